@@ -1,0 +1,337 @@
+#include "daemon/engine/request_cache.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAreArray;
+
+struct Request {
+  int id = 0;
+};
+
+// Preallocated objects and their addresses, as the engine keeps them.
+class Requests {
+ public:
+  explicit Requests(size_t n) : storage_(n) {
+    for (size_t i = 0; i < n; ++i) {
+      storage_[i].id = static_cast<int>(i);
+      ptrs_.push_back(&storage_[i]);
+    }
+  }
+  Request* operator[](size_t i) { return ptrs_[i]; }
+  Request* const* data() const { return ptrs_.data(); }
+  const std::vector<Request*>& all() const { return ptrs_; }
+  size_t size() const { return ptrs_.size(); }
+
+ private:
+  std::vector<Request> storage_;
+  std::vector<Request*> ptrs_;
+};
+
+template <typename Cache>
+std::vector<Request*> DrainCache(Cache& cache) {
+  std::vector<Request*> out;
+  while (Request* r = cache.Get()) out.push_back(r);
+  return out;
+}
+
+TEST(SharedRequestPoolTest, LifoGetPutAndBatches) {
+  Requests reqs(5);
+  SharedRequestPool<Request> pool(5);
+  EXPECT_EQ(pool.capacity(), 5);
+  EXPECT_EQ(pool.Get(), nullptr);
+  pool.Put(reqs[0]);
+  pool.Put(reqs[1]);
+  pool.PutBatch(reqs.data() + 2, 3);  // reqs[4] ends on top
+  EXPECT_EQ(pool.size(), 5);
+  EXPECT_EQ(pool.Get(), reqs[4]);
+
+  Request* out[8] = {};
+  ASSERT_EQ(pool.GetBatch(out, 2), 2);
+  // out[1] is the most recent, so popping from the back keeps LIFO order.
+  EXPECT_EQ(out[0], reqs[2]);
+  EXPECT_EQ(out[1], reqs[3]);
+  ASSERT_EQ(pool.GetBatch(out, 8), 2);  // fewer than asked
+  EXPECT_EQ(out[0], reqs[0]);
+  EXPECT_EQ(out[1], reqs[1]);
+  EXPECT_EQ(pool.GetBatch(out, 8), 0);
+  EXPECT_EQ(pool.Get(), nullptr);
+  EXPECT_EQ(pool.size(), 0);
+}
+
+TEST(SharedRequestPoolTest, OverfillAborts) {
+  Requests reqs(2);
+  SharedRequestPool<Request> pool(1);
+  pool.Put(reqs[0]);
+  EXPECT_DEATH(pool.Put(reqs[1]), "overfilled");
+  EXPECT_DEATH(pool.PutBatch(reqs.data(), 2), "overfilled");
+}
+
+TEST(SharedRequestPoolTest, TwoThreadsLoseNothing) {
+  constexpr size_t kN = 256;
+  Requests reqs(kN);
+  SharedRequestPool<Request> pool(kN);
+  pool.PutBatch(reqs.data(), kN);
+
+  auto worker = [&pool](uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Request*> held;
+    Request* batch[16];
+    for (int i = 0; i < 200'000; ++i) {
+      switch (rng() % 4) {
+        case 0:
+          if (Request* r = pool.Get()) held.push_back(r);
+          break;
+        case 1: {
+          const size_t k = pool.GetBatch(batch, 1 + rng() % 16);
+          held.insert(held.end(), batch, batch + k);
+          break;
+        }
+        case 2:
+          if (!held.empty()) {
+            pool.Put(held.back());
+            held.pop_back();
+          }
+          break;
+        case 3: {
+          const size_t k = std::min<size_t>(held.size(), 1 + rng() % 16);
+          pool.PutBatch(held.data() + held.size() - k, k);
+          held.resize(held.size() - k);
+          break;
+        }
+      }
+    }
+    pool.PutBatch(held.data(), held.size());
+  };
+  std::thread a(worker, 1);
+  std::thread b(worker, 2);
+  a.join();
+  b.join();
+
+  EXPECT_EQ(pool.size(), kN);
+  std::vector<Request*> drained = DrainCache(pool);
+  EXPECT_EQ(std::set<Request*>(drained.begin(), drained.end()).size(), kN);
+  EXPECT_THAT(drained, UnorderedElementsAreArray(reqs.all()));
+}
+
+TEST(PerCpuRequestCacheTest, ExhaustionReturnsNull) {
+  Requests reqs(3);
+  SharedRequestPool<Request> pool(3);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  EXPECT_EQ(cache.Get(), nullptr);  // both empty
+  EXPECT_EQ(cache.misses(), 1);
+
+  cache.Fill(reqs.data(), 3);
+  EXPECT_EQ(cache.size(), 3);
+  EXPECT_EQ(pool.size(), 0);
+  std::vector<Request*> got = DrainCache(cache);
+  EXPECT_THAT(got, ElementsAre(reqs[2], reqs[1], reqs[0]));
+  EXPECT_EQ(cache.Get(), nullptr);
+  EXPECT_EQ(cache.hits(), 3);
+  EXPECT_EQ(cache.misses(), 3);  // the first Get plus two on empty
+}
+
+TEST(PerCpuRequestCacheTest, ReuseIsLifo) {
+  Requests reqs(4);
+  SharedRequestPool<Request> pool(4);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  cache.Fill(reqs.data(), 4);
+  Request* a = cache.Get();
+  Request* b = cache.Get();
+  EXPECT_EQ(a, reqs[3]);
+  EXPECT_EQ(b, reqs[2]);
+  cache.Put(a);
+  cache.Put(b);
+  EXPECT_EQ(cache.Get(), b);  // last put, first out
+  EXPECT_EQ(cache.Get(), a);
+}
+
+TEST(PerCpuRequestCacheTest, FillOverflowsToBacking) {
+  Requests reqs(10);
+  SharedRequestPool<Request> pool(10);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  cache.Fill(reqs.data(), 10);
+  EXPECT_EQ(cache.size(), 4);
+  EXPECT_EQ(pool.size(), 6);
+  EXPECT_EQ(cache.hits(), 0);
+  EXPECT_EQ(cache.misses(), 0);
+}
+
+TEST(PerCpuRequestCacheTest, RefillFromBackingCountsAMiss) {
+  Requests reqs(6);
+  SharedRequestPool<Request> pool(6);
+  pool.PutBatch(reqs.data(), 6);  // reqs[5] on top
+  PerCpuRequestCache<Request> cache(4, &pool);
+
+  // Local is empty: one miss refills half the capacity (2) in LIFO order.
+  EXPECT_EQ(cache.Get(), reqs[5]);
+  EXPECT_EQ(cache.misses(), 1);
+  EXPECT_EQ(cache.hits(), 0);
+  EXPECT_EQ(cache.size(), 1);
+  EXPECT_EQ(pool.size(), 4);
+
+  EXPECT_EQ(cache.Get(), reqs[4]);
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(cache.misses(), 1);
+}
+
+TEST(PerCpuRequestCacheTest, OverflowFlushesColdestHalfToBacking) {
+  Requests reqs(5);
+  SharedRequestPool<Request> pool(5);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  cache.Fill(reqs.data(), 4);  // local full: reqs[0] coldest
+  ASSERT_EQ(pool.size(), 0);
+
+  cache.Put(reqs[4]);  // full: flush reqs[0], reqs[1], keep the rest
+  EXPECT_EQ(pool.size(), 2);
+  EXPECT_EQ(cache.size(), 3);
+  EXPECT_THAT(DrainCache(cache),
+              ElementsAre(reqs[4], reqs[3], reqs[2],  // local hits
+                          reqs[1], reqs[0]));         // one refill
+  EXPECT_EQ(cache.hits(), 4);    // 3 local + 1 from the refilled pair
+  EXPECT_EQ(cache.misses(), 2);  // the refill and the final empty Get
+  EXPECT_EQ(pool.size(), 0);
+}
+
+TEST(PerCpuRequestCacheTest, ScriptedHitsAndMisses) {
+  Requests reqs(8);
+  SharedRequestPool<Request> pool(8);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  cache.Fill(reqs.data(), 8);  // 4 local, 4 in the pool
+
+  std::vector<Request*> held;
+  // 4 local hits, then each miss refills 2 of which it returns one.
+  for (int i = 0; i < 4; ++i) held.push_back(cache.Get());
+  held.push_back(cache.Get());      // miss: refill 2
+  held.push_back(cache.Get());      // hit
+  held.push_back(cache.Get());      // miss: refill 2
+  held.push_back(cache.Get());      // hit
+  EXPECT_EQ(cache.Get(), nullptr);  // miss: pool empty
+  EXPECT_EQ(cache.hits(), 6);
+  EXPECT_EQ(cache.misses(), 3);
+  EXPECT_THAT(held, UnorderedElementsAreArray(reqs.all()));
+
+  // Put all 8 back. Puts 1-4 fill the local array; put 5 flushes 2 (local
+  // 3), put 6 fills it, put 7 flushes 2 more, put 8 fills it again. Puts
+  // count neither hits nor misses.
+  for (Request* r : held) cache.Put(r);
+  EXPECT_EQ(cache.size(), 4);
+  EXPECT_EQ(pool.size(), 4);
+  EXPECT_EQ(cache.hits(), 6);
+  EXPECT_EQ(cache.misses(), 3);
+}
+
+TEST(PerCpuRequestCacheTest, CapacityOneStillRefillsAndFlushes) {
+  Requests reqs(3);
+  SharedRequestPool<Request> pool(3);
+  PerCpuRequestCache<Request> cache(0, &pool);  // treated as 1
+  EXPECT_EQ(cache.capacity(), 1);
+  cache.Fill(reqs.data(), 3);
+  EXPECT_EQ(cache.size(), 1);
+  cache.Put(cache.Get());
+  EXPECT_THAT(DrainCache(cache), ElementsAre(reqs[0], reqs[2], reqs[1]));
+}
+
+TEST(PerCpuRequestCacheTest, RandomSequencesLoseAndDuplicateNothing) {
+  constexpr size_t kN = 100;
+  Requests reqs(kN);
+  SharedRequestPool<Request> pool(kN);
+  PerCpuRequestCache<Request> cache(8, &pool);
+  cache.Fill(reqs.data(), kN);
+
+  std::mt19937_64 rng(99);
+  std::set<Request*> held;
+  uint64_t gets = 0;
+  for (int i = 0; i < 100'000; ++i) {
+    // Bias towards Get while few are held so both ends get exercised.
+    if (held.empty() || rng() % 100 < 50) {
+      ++gets;
+      Request* r = cache.Get();
+      if (r == nullptr) {
+        ASSERT_EQ(held.size(), kN);
+        continue;
+      }
+      ASSERT_TRUE(held.insert(r).second) << "handed out twice: " << r->id;
+    } else {
+      auto it = held.begin();
+      std::advance(it, rng() % held.size());
+      cache.Put(*it);
+      held.erase(it);
+    }
+    ASSERT_EQ(held.size() + cache.size() + pool.size(), kN);
+    ASSERT_LE(cache.size(), cache.capacity());
+  }
+  EXPECT_EQ(cache.hits() + cache.misses(), gets);
+  for (Request* r : held) cache.Put(r);
+  std::vector<Request*> all = DrainCache(cache);
+  EXPECT_THAT(all, UnorderedElementsAreArray(reqs.all()));
+}
+
+TEST(SharedRequestCacheTest, EveryGetIsAMiss) {
+  Requests reqs(3);
+  SharedRequestPool<Request> pool(3);
+  SharedRequestCache<Request> cache(&pool);
+  cache.Fill(reqs.data(), 3);
+  EXPECT_EQ(pool.size(), 3);
+  Request* r = cache.Get();
+  EXPECT_EQ(r, reqs[2]);
+  cache.Put(r);
+  EXPECT_THAT(DrainCache(cache), ElementsAre(reqs[2], reqs[1], reqs[0]));
+  EXPECT_EQ(cache.hits(), 0);
+  EXPECT_EQ(cache.misses(), 5);  // 1 + 3 + the empty Get
+}
+
+// The engine's code path, written once against either cache type.
+template <typename Cache>
+size_t RunFakeQueue(Cache& cache, int depth) {
+  std::vector<Request*> inflight;
+  for (int round = 0; round < 10; ++round) {
+    while (static_cast<int>(inflight.size()) < depth) {
+      Request* r = cache.Get();
+      if (r == nullptr) break;
+      inflight.push_back(r);
+    }
+    while (!inflight.empty()) {
+      cache.Put(inflight.back());
+      inflight.pop_back();
+    }
+  }
+  return inflight.size();
+}
+
+TEST(RequestCacheTest, BothCacheTypesServeTheSameEngineCode) {
+  Requests reqs(16);
+  SharedRequestPool<Request> pool_a(16), pool_b(16);
+  PerCpuRequestCache<Request> percpu(8, &pool_a);
+  SharedRequestCache<Request> shared(&pool_b);
+  percpu.Fill(reqs.data(), 16);
+  shared.Fill(reqs.data(), 16);
+  EXPECT_EQ(RunFakeQueue(percpu, 12), 0);
+  EXPECT_EQ(RunFakeQueue(shared, 12), 0);
+  EXPECT_EQ(percpu.hits() + percpu.misses(), 120);
+  EXPECT_EQ(shared.misses(), 120);
+  EXPECT_GT(percpu.hits(), percpu.misses());
+  EXPECT_THAT(DrainCache(percpu), UnorderedElementsAreArray(reqs.all()));
+  EXPECT_THAT(DrainCache(shared), UnorderedElementsAreArray(reqs.all()));
+}
+
+TEST(RequestCacheTest, CachesAreCacheLineAligned) {
+  EXPECT_EQ(alignof(PerCpuRequestCache<Request>), ABSL_CACHELINE_SIZE);
+  EXPECT_EQ(alignof(SharedRequestCache<Request>), ABSL_CACHELINE_SIZE);
+}
+
+}  // namespace
+}  // namespace blkperf

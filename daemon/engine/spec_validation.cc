@@ -1,0 +1,277 @@
+#include "daemon/engine/spec_validation.h"
+
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "daemon/common/status_macros.h"
+
+namespace blkperf {
+namespace {
+
+constexpr uint32_t kDefaultBatch = 32;
+
+absl::Status Invalid(absl::string_view field, absl::string_view reason) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", reason));
+}
+
+std::string CpuListText(const std::vector<int>& cpus) {
+  return absl::StrJoin(cpus, ",");
+}
+
+bool Contains(const std::vector<int>& values, int value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// Checks that need no target: ranges, batches, CPUs, times.
+absl::Status ValidateFields(const WorkloadSpec& spec,
+                            const EngineLimits& limits,
+                            const std::vector<int>& online) {
+  if (spec.targets.empty()) {
+    return Invalid("targets", "is empty: at least one target is required");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetSpec& t = spec.targets[i];
+    const std::string field = absl::StrCat("targets[", i, "].path");
+    if (t.path.empty()) return Invalid(field, "is empty");
+    if (!seen.insert(t.path).second) {
+      return Invalid(field, absl::StrCat(t.path, " is listed twice"));
+    }
+    if (t.create_size != 0 && !t.allow_write) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("targets[", i, "].create_size: creating or filling ",
+                       t.path, " is a write and needs allow_write"));
+    }
+  }
+  if (spec.read_percent > 100) {
+    return Invalid("read_percent",
+                   absl::StrCat(spec.read_percent, " is not in 0..100"));
+  }
+  if (spec.block_size == 0) return Invalid("block_size", "must be > 0");
+  if (spec.block_size > limits.max_block_size) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " exceeds the limit ",
+                                limits.max_block_size));
+  }
+  if (spec.queue_depth == 0) return Invalid("queue_depth", "must be > 0");
+  if (spec.queue_depth > limits.max_queue_depth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("queue_depth ", spec.queue_depth,
+                     " exceeds the limit max_queue_depth ",
+                     limits.max_queue_depth));
+  }
+  if (spec.submit_batch > spec.queue_depth) {
+    return Invalid("submit_batch",
+                   absl::StrCat(spec.submit_batch, " exceeds queue_depth ",
+                                spec.queue_depth));
+  }
+  if (spec.complete_batch > spec.queue_depth) {
+    return Invalid("complete_batch",
+                   absl::StrCat(spec.complete_batch, " exceeds queue_depth ",
+                                spec.queue_depth));
+  }
+  for (size_t i = 0; i < spec.cpus.size(); ++i) {
+    if (!Contains(online, spec.cpus[i])) {
+      return Invalid(absl::StrCat("cpus[", i, "]"),
+                     absl::StrCat(spec.cpus[i], " is not online (online: ",
+                                  CpuListText(online), ")"));
+    }
+  }
+  if (spec.threads != 0 && !spec.cpus.empty() &&
+      spec.threads != spec.cpus.size()) {
+    return Invalid("threads",
+                   absl::StrCat(spec.threads, " does not match the ",
+                                spec.cpus.size(), " entries of cpus"));
+  }
+  const uint32_t threads =
+      spec.threads != 0 ? spec.threads
+                        : std::max<uint32_t>(1, spec.cpus.size());
+  if (threads > limits.max_threads) {
+    return Invalid("threads", absl::StrCat(threads, " exceeds the limit ",
+                                           limits.max_threads));
+  }
+  if (spec.runtime < absl::ZeroDuration()) {
+    return Invalid("runtime", "must not be negative");
+  }
+  if (spec.runtime == absl::ZeroDuration() && spec.io_count == 0) {
+    return Invalid("runtime", "is 0 and io_count is 0: the workload would never end");
+  }
+  if (spec.runtime > limits.max_runtime) {
+    return Invalid("runtime",
+                   absl::StrCat(absl::FormatDuration(spec.runtime),
+                                " exceeds the limit max_runtime ",
+                                absl::FormatDuration(limits.max_runtime)));
+  }
+  if (spec.ramp_time < absl::ZeroDuration()) {
+    return Invalid("ramp_time", "must not be negative");
+  }
+  if (spec.polled == PollMode::kOn && !spec.direct) {
+    return Invalid("polled", "on needs direct I/O (direct is false)");
+  }
+  if (spec.sqpoll_cpu >= 0 && !spec.sqpoll) {
+    return Invalid("sqpoll_cpu", "is set but sqpoll is off");
+  }
+  if (spec.sqpoll_cpu >= 0 && !Contains(online, spec.sqpoll_cpu)) {
+    return Invalid("sqpoll_cpu",
+                   absl::StrCat(spec.sqpoll_cpu, " is not online (online: ",
+                                CpuListText(online), ")"));
+  }
+  if (spec.sqpoll_cpu < -1) {
+    return Invalid("sqpoll_cpu", absl::StrCat(spec.sqpoll_cpu,
+                                              " is not a CPU (-1 = any)"));
+  }
+  const uint64_t buffer_bytes =
+      uint64_t{threads} * spec.queue_depth * spec.block_size;
+  if (buffer_bytes > limits.max_buffer_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "threads x queue_depth x block_size = ", buffer_bytes,
+        " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
+        limits.max_buffer_bytes));
+  }
+  if (spec.verify && spec.op == Op::kRandRW) {
+    return Invalid("verify", "is not supported with randrw (reads may see "
+                             "blocks another thread is writing)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
+                                   const TargetInfo& info) {
+  const std::string name = spec.targets[index].path;
+  const uint32_t lbs = std::max<uint32_t>(info.logical_block_size, 1);
+  if (spec.direct && spec.block_size % lbs != 0) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " is not a multiple of ",
+                                name, "'s logical block size ", lbs,
+                                " (required for direct I/O)"));
+  }
+  if (spec.direct && spec.alignment % lbs != 0) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " is not a multiple of ",
+                                name, "'s logical block size ", lbs,
+                                " (required for direct I/O)"));
+  }
+  if (spec.split.kind == SplitStrategy::Kind::kFixed &&
+      spec.split.fixed_bytes % lbs != 0) {
+    return Invalid("split",
+                   absl::StrCat(SplitStrategyName(spec.split),
+                                ": piece size ", spec.split.fixed_bytes,
+                                " is not a multiple of ", name,
+                                "'s logical block size ", lbs));
+  }
+  if (info.size_bytes < spec.block_size) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " is larger than ", name,
+                                " (", info.size_bytes, " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<int> OnlineCpus() {
+  std::vector<int> cpus;
+  std::ifstream in("/sys/devices/system/cpu/online");
+  std::string line;
+  if (in && std::getline(in, line)) {
+    for (absl::string_view range : absl::StrSplit(line, ',')) {
+      std::vector<absl::string_view> ends = absl::StrSplit(range, '-');
+      int lo = 0, hi = 0;
+      if (ends.empty() || !absl::SimpleAtoi(ends[0], &lo)) continue;
+      hi = lo;
+      if (ends.size() == 2 && !absl::SimpleAtoi(ends[1], &hi)) continue;
+      for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+    }
+  }
+  if (cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+      }
+    }
+  }
+  return cpus;
+}
+
+absl::Status ValidateSpecFields(const WorkloadSpec& spec,
+                                const EngineLimits& limits) {
+  return ValidateFields(spec, limits, OnlineCpus());
+}
+
+absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) {
+  const std::vector<int> online = OnlineCpus();
+  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, online));
+
+  ResolvedSpec resolved;
+  WorkloadSpec& out = resolved.spec;
+  out = spec;
+  if (out.alignment == 0) out.alignment = out.block_size;
+  if (out.submit_batch == 0) {
+    out.submit_batch = std::min(kDefaultBatch, out.queue_depth);
+  }
+  if (out.complete_batch == 0) {
+    out.complete_batch = std::min(kDefaultBatch, out.queue_depth);
+  }
+  if (out.threads == 0) {
+    out.threads = std::max<uint32_t>(1, out.cpus.size());
+  }
+  if (out.cpus.empty()) {
+    for (uint32_t i = 0; i < out.threads; ++i) {
+      out.cpus.push_back(online[i % online.size()]);
+    }
+  }
+  if (out.polled == PollMode::kAuto && !out.direct) {
+    out.polled = PollMode::kOff;
+  }
+  resolved.writes = OpWrites(out.op, out.read_percent);
+
+  for (size_t i = 0; i < out.targets.size(); ++i) {
+    const TargetSpec& t = out.targets[i];
+    if (resolved.writes && !t.allow_write) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "targets[", i, "] ", t.path, ": op ", OpName(out.op),
+          " writes, and writing this target was not allowed (allow_write)"));
+    }
+    absl::StatusOr<TargetInfo> info = ProbeTarget(t.path);
+    if (!info.ok()) {
+      if (absl::IsNotFound(info.status())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("targets[", i, "].path ", t.path,
+                         " does not exist (set create_size to create a file)"));
+      }
+      return absl::Status(info.status().code(),
+                          absl::StrCat("targets[", i, "].path: ",
+                                       info.status().message()));
+    }
+    if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
+      return Invalid(absl::StrCat("targets[", i, "].create_size"),
+                     absl::StrCat("applies to regular files only; ", t.path,
+                                  " is a block device"));
+    }
+    BLKPERF_RETURN_IF_ERROR(ValidateAgainstTarget(out, i, *info));
+    resolved.targets.push_back(*std::move(info));
+  }
+  uint64_t min_size = UINT64_MAX;
+  for (const TargetInfo& info : resolved.targets) {
+    min_size = std::min(min_size, info.size_bytes);
+  }
+  resolved.min_target_bytes = min_size;
+  return resolved;
+}
+
+}  // namespace blkperf

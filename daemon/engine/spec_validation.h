@@ -1,0 +1,59 @@
+// Checks a WorkloadSpec against the system and fills in its defaults.
+//
+//   absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(spec, EngineLimits{});
+//   if (!resolved.ok()) return resolved.status();  // names field and reason
+//
+// Every impossible or unsafe combination is an error whose message starts
+// with the field, e.g. "block_size 3000 is not a multiple of /dev/zram0's
+// logical block size 4096". Writes need TargetSpec::allow_write
+// (PermissionDenied otherwise).
+#ifndef BLKPERF_DAEMON_ENGINE_SPEC_VALIDATION_H_
+#define BLKPERF_DAEMON_ENGINE_SPEC_VALIDATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "daemon/engine/target.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+// Bounds an operator (or the defaults) puts on one workload.
+struct EngineLimits {
+  uint32_t max_queue_depth = 4096;
+  uint32_t max_block_size = 64u << 20;
+  uint32_t max_threads = 256;
+  // I/O buffer memory of one workload: threads x queue_depth x block_size.
+  uint64_t max_buffer_bytes = 4ull << 30;
+  absl::Duration max_runtime = absl::Hours(24);
+};
+
+// A spec whose defaults are filled in (alignment, batches, threads, cpus) and
+// whose targets were probed. Fields of `spec` are final.
+struct ResolvedSpec {
+  WorkloadSpec spec;
+  std::vector<TargetInfo> targets;  // one per spec.targets entry
+  bool writes = false;              // any I/O of the op writes
+  // Smallest target size rounded down to the alignment: offsets stay below.
+  uint64_t min_target_bytes = 0;
+};
+
+// The checks that need no target (ranges, batches, CPUs, times, permission
+// to create files). ResolveSpec runs them first.
+absl::Status ValidateSpecFields(const WorkloadSpec& spec,
+                                const EngineLimits& limits);
+
+// Validates without touching any target's data (creating a file target is
+// left to the workload). A target with create_size that does not exist yet
+// is probed as a future regular file of that size in its directory.
+absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
+                                         const EngineLimits& limits);
+
+// CPUs online now (from /sys/devices/system/cpu/online or the affinity mask).
+std::vector<int> OnlineCpus();
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_ENGINE_SPEC_VALIDATION_H_

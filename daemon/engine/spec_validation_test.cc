@@ -1,0 +1,219 @@
+#include "daemon/engine/spec_validation.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SpecValidationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* dir = std::getenv("TEST_TMPDIR");
+    path_ = absl::StrCat(dir != nullptr ? dir : "/tmp", "/spec_target_",
+                         getpid(), ".dat");
+    const int fd = open(path_.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(ftruncate(fd, 1 << 20), 0);
+    close(fd);
+    spec_.targets.push_back({.path = path_});
+    spec_.runtime = absl::Seconds(1);
+  }
+  void TearDown() override { unlink(path_.c_str()); }
+
+  // Expects `code` with a message that starts with (names) `field`.
+  void ExpectRejected(absl::StatusCode code, const std::string& field) {
+    absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+    ASSERT_FALSE(r.ok()) << "accepted a bad " << field;
+    EXPECT_EQ(r.status().code(), code) << r.status();
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(field));
+  }
+
+  std::string path_;
+  WorkloadSpec spec_;
+  EngineLimits limits_;
+};
+
+TEST_F(SpecValidationTest, FillsDefaults) {
+  spec_.queue_depth = 8;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->spec.alignment, 4096u);
+  EXPECT_EQ(r->spec.submit_batch, 8u);
+  EXPECT_EQ(r->spec.complete_batch, 8u);
+  EXPECT_EQ(r->spec.threads, 1u);
+  ASSERT_EQ(r->spec.cpus.size(), 1u);
+  EXPECT_EQ(r->spec.cpus[0], OnlineCpus()[0]);
+  EXPECT_FALSE(r->writes);
+  ASSERT_EQ(r->targets.size(), 1u);
+  EXPECT_EQ(r->targets[0].size_bytes, 1u << 20);
+}
+
+TEST_F(SpecValidationTest, RejectsNoTargets) {
+  spec_.targets.clear();
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets");
+}
+
+TEST_F(SpecValidationTest, RejectsMissingTarget) {
+  spec_.targets[0].path = path_ + ".missing";
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[0].path");
+}
+
+TEST_F(SpecValidationTest, RejectsDuplicateTarget) {
+  spec_.targets.push_back({.path = path_});
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[1].path");
+}
+
+TEST_F(SpecValidationTest, RejectsReadPercentOver100) {
+  spec_.op = Op::kRandRW;
+  spec_.read_percent = 101;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "read_percent");
+}
+
+TEST_F(SpecValidationTest, RejectsZeroBlockSize) {
+  spec_.block_size = 0;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "block_size");
+}
+
+TEST_F(SpecValidationTest, RejectsBlockSizeNotMultipleOfLogicalBlock) {
+  spec_.block_size = 3000;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("block_size 3000 is not a multiple of"));
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(path_));
+}
+
+TEST_F(SpecValidationTest, BufferedIoNeedsNoAlignment) {
+  spec_.block_size = 3000;
+  spec_.direct = false;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, RejectsBlockSizeOverLimit) {
+  spec_.block_size = limits_.max_block_size * 2;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "block_size");
+}
+
+TEST_F(SpecValidationTest, RejectsBlockSizeLargerThanTarget) {
+  spec_.block_size = 2 << 20;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "block_size");
+}
+
+TEST_F(SpecValidationTest, RejectsMisalignedAlignment) {
+  spec_.alignment = 1000;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "alignment");
+}
+
+TEST_F(SpecValidationTest, RejectsQueueDepthZeroAndOverLimit) {
+  spec_.queue_depth = 0;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "queue_depth");
+  spec_.queue_depth = limits_.max_queue_depth + 1;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "queue_depth");
+}
+
+TEST_F(SpecValidationTest, RejectsBatchesOverQueueDepth) {
+  spec_.queue_depth = 16;
+  spec_.submit_batch = 17;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "submit_batch");
+  spec_.submit_batch = 0;
+  spec_.complete_batch = 17;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "complete_batch");
+}
+
+TEST_F(SpecValidationTest, RejectsOfflineCpu) {
+  spec_.cpus = {100000};
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "cpus[0]");
+}
+
+TEST_F(SpecValidationTest, RejectsThreadsNotMatchingCpus) {
+  spec_.cpus = {OnlineCpus()[0]};
+  spec_.threads = 2;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "threads");
+}
+
+TEST_F(SpecValidationTest, RejectsRuntimes) {
+  spec_.runtime = absl::Seconds(-1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "runtime");
+  spec_.runtime = absl::ZeroDuration();
+  spec_.io_count = 0;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "runtime");
+  spec_.runtime = limits_.max_runtime + absl::Seconds(1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "runtime");
+  spec_.runtime = absl::Seconds(1);
+  spec_.ramp_time = absl::Seconds(-1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "ramp_time");
+}
+
+TEST_F(SpecValidationTest, RejectsPolledWithoutDirect) {
+  spec_.polled = PollMode::kOn;
+  spec_.direct = false;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "polled");
+}
+
+TEST_F(SpecValidationTest, AutoPollingBecomesOffWhenBuffered) {
+  spec_.polled = PollMode::kAuto;
+  spec_.direct = false;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->spec.polled, PollMode::kOff);
+}
+
+TEST_F(SpecValidationTest, RejectsSqpollCpuWithoutSqpoll) {
+  spec_.sqpoll_cpu = 0;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "sqpoll_cpu");
+  spec_.sqpoll = true;
+  spec_.sqpoll_cpu = 100000;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "sqpoll_cpu");
+}
+
+TEST_F(SpecValidationTest, RejectsWritesWithoutPermission) {
+  spec_.op = Op::kRandWrite;
+  ExpectRejected(absl::StatusCode::kPermissionDenied, "targets[0]");
+  spec_.op = Op::kRandRW;
+  spec_.read_percent = 99;
+  ExpectRejected(absl::StatusCode::kPermissionDenied, "allow_write");
+  spec_.targets[0].allow_write = true;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, RejectsCreateWithoutPermission) {
+  spec_.targets[0].create_size = 1 << 20;
+  ExpectRejected(absl::StatusCode::kPermissionDenied, "targets[0].create_size");
+}
+
+TEST_F(SpecValidationTest, RejectsBufferMemoryOverLimit) {
+  limits_.max_buffer_bytes = 1 << 20;
+  spec_.queue_depth = 512;
+  ExpectRejected(absl::StatusCode::kResourceExhausted, "max_buffer_bytes");
+}
+
+TEST_F(SpecValidationTest, RejectsFixedSplitNotMultipleOfLogicalBlock) {
+  spec_.split = {SplitStrategy::Kind::kFixed, 1000};
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "split");
+}
+
+TEST_F(SpecValidationTest, RejectsVerifyWithRandrw) {
+  spec_.op = Op::kRandRW;
+  spec_.verify = true;
+  spec_.targets[0].allow_write = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify");
+}
+
+TEST_F(SpecValidationTest, RejectsCharacterDevice) {
+  spec_.targets[0].path = "/dev/null";
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[0].path");
+}
+
+}  // namespace
+}  // namespace blkperf

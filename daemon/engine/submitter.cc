@@ -1,0 +1,733 @@
+#include "daemon/engine/submitter.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/engine/verify_pattern.h"
+
+namespace blkperf::internal {
+namespace {
+
+constexpr size_t kHugePageSize = size_t{2} << 20;
+constexpr unsigned kHugePageShift = 21;
+constexpr uint32_t kMaxRingEntries = 32768;  // IORING_MAX_ENTRIES
+constexpr unsigned kMaxReapBatch = 256;
+
+uint32_t NextPowerOfTwo(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+absl::Status ErrnoStatus(int error_number, absl::string_view what) {
+  return absl::ErrnoToStatus(error_number, what);
+}
+
+struct FlagName {
+  unsigned flag;
+  const char* name;
+};
+constexpr FlagName kSetupFlagNames[] = {
+    {IORING_SETUP_IOPOLL, "IOPOLL"},
+    {IORING_SETUP_SQPOLL, "SQPOLL"},
+    {IORING_SETUP_SQ_AFF, "SQ_AFF"},
+    {IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN"},
+    {IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER"},
+    {IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN"},
+};
+
+std::vector<std::string> SetupFlagNames(unsigned flags) {
+  std::vector<std::string> names;
+  for (const FlagName& f : kSetupFlagNames) {
+    if (flags & f.flag) names.push_back(f.name);
+  }
+  return names;
+}
+
+std::string ErrnoName(int error_number) {
+  // glibc >= 2.32: "EIO" for EIO; nullptr for unknown values.
+  const char* name = strerrorname_np(error_number);
+  return name != nullptr ? name : absl::StrCat("errno ", error_number);
+}
+
+std::string SlotName(int slot) {
+  if (slot == kShortTransferSlot) return "short transfer";
+  if (slot == kVerifyMismatchSlot) return "verify mismatch";
+  return ErrnoName(slot);
+}
+
+int SlotErrno(int slot) {
+  if (slot == kShortTransferSlot) return kShortTransferErrno;
+  if (slot == kVerifyMismatchSlot) return kVerifyMismatchErrno;
+  return slot;
+}
+
+// utime and stime of one of this process's threads, from procfs.
+bool ReadTaskCpu(pid_t tid, double* user_seconds, double* system_seconds) {
+  std::ifstream in(absl::StrCat("/proc/self/task/", tid, "/stat"));
+  std::string text;
+  if (!in || !std::getline(in, text)) return false;
+  // Fields after the parenthesized command name; it may contain spaces.
+  const size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return false;
+  std::istringstream rest(text.substr(paren + 2));
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  // Field 3 is state; utime and stime are fields 14 and 15.
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  *user_seconds = utime / tick;
+  *system_seconds = stime / tick;
+  return true;
+}
+
+}  // namespace
+
+int64_t MonotonicNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
+                                 std::vector<int> fds,
+                                 SubmitterControl* control)
+    : spec_(spec),
+      index_(index),
+      cpu_(spec.spec.cpus[index]),
+      fds_(std::move(fds)),
+      control_(control),
+      queue_depth_(spec.spec.queue_depth),
+      submit_batch_(spec.spec.submit_batch),
+      complete_batch_(spec.spec.complete_batch),
+      block_size_(spec.spec.block_size),
+      fixed_buffers_(spec.spec.fixed_buffers),
+      registered_files_(spec.spec.registered_files),
+      latency_tracking_(spec.spec.latency_tracking),
+      verify_(spec.spec.verify),
+      continue_on_error_(spec.spec.continue_on_error),
+      random_offsets_(spec.spec.op == Op::kRandRead ||
+                      spec.spec.op == Op::kRandWrite ||
+                      spec.spec.op == Op::kRandRW),
+      read_percent_(spec.spec.op == Op::kRandRW ? spec.spec.read_percent
+                    : OpWrites(spec.spec.op, 100) ? 0
+                                                  : 100) {}
+
+SubmitterThread::~SubmitterThread() {
+  TearDownRing();
+  if (buffers_ != nullptr) munmap(buffers_, buffer_bytes_);
+}
+
+void SubmitterThread::ThreadMain() {
+  tid_ = static_cast<pid_t>(syscall(SYS_gettid));
+  setup_status_ = Setup();
+  ring_setup_.huge_pages = huge_pages_;
+  ready_.Notify();
+  control_->go.WaitForNotification();
+  if (setup_status_.ok() && !control_->abort.load()) {
+    if (per_cpu_cache_ != nullptr) {
+      Run(*per_cpu_cache_);
+    } else {
+      Run(*shared_cache_);
+    }
+  }
+  rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) == 0) {
+    final_user_seconds_.store(usage.ru_utime.tv_sec +
+                              usage.ru_utime.tv_usec / 1e6);
+    final_system_seconds_.store(usage.ru_stime.tv_sec +
+                                usage.ru_stime.tv_usec / 1e6);
+  }
+  TearDownRing();
+  exited_.store(true, std::memory_order_release);
+}
+
+absl::Status SubmitterThread::Setup() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu_, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    return ErrnoStatus(errno, absl::StrCat("cpus[", index_, "] ", cpu_,
+                                           ": sched_setaffinity"));
+  }
+  BLKPERF_RETURN_IF_ERROR(AllocateBuffers());
+
+  // Request objects and buffer slots, allocated here so the hot path never
+  // does. Both pools hold queue_depth entries: one per in-flight I/O.
+  requests_ = std::make_unique<Request[]>(queue_depth_);
+  free_buffers_.resize(queue_depth_);
+  for (uint32_t i = 0; i < queue_depth_; ++i) {
+    free_buffers_[i] = static_cast<uint16_t>(queue_depth_ - 1 - i);
+  }
+  free_buffer_count_ = queue_depth_;
+  std::vector<Request*> objects(queue_depth_);
+  for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
+  if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
+    per_cpu_cache_ = std::make_unique<PerCpuRequestCache<Request>>(
+        queue_depth_, control_->shared_requests);
+    per_cpu_cache_->Fill(objects.data(), objects.size());
+  } else {
+    control_->shared_requests->PutBatch(objects.data(), objects.size());
+    shared_cache_ =
+        std::make_unique<SharedRequestCache<Request>>(control_->shared_requests);
+  }
+
+  // Split planning per target, and the ring size it implies.
+  max_pieces_ = 1;
+  for (const TargetInfo& target : spec_.targets) {
+    const QueueLimits& q = target.limits;
+    DeviceSplitLimits limits;
+    limits.logical_block_size = std::max<uint32_t>(512, target.logical_block_size);
+    limits.max_io_bytes = uint64_t{q.max_sectors_kb} * 1024;
+    limits.max_segments = q.max_segments;
+    limits.max_segment_size = q.max_segment_size;
+    limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
+    limits.virt_boundary_mask = q.virt_boundary_mask;
+    BLKPERF_ASSIGN_OR_RETURN(
+        Splitter splitter,
+        Splitter::Create(spec_.spec.split, limits, page_shift_));
+    max_pieces_ = std::max(
+        max_pieces_, splitter.MaxPieces(block_size_, spec_.spec.alignment));
+    splitters_.push_back(std::move(splitter));
+  }
+  split_none_ = spec_.spec.split.kind == SplitStrategy::Kind::kNone;
+  const uint64_t pieces_in_flight = uint64_t{queue_depth_} * max_pieces_;
+  if (pieces_in_flight > kMaxRingEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "queue_depth ", queue_depth_, " x ", max_pieces_,
+        " pieces per I/O (split ", SplitStrategyName(spec_.spec.split),
+        ") exceeds the ring's maximum of ", kMaxRingEntries, " entries"));
+  }
+  ring_entries_ = NextPowerOfTwo(static_cast<uint32_t>(pieces_in_flight));
+  if (!fixed_buffers_) piece_iovecs_.resize(2 * ring_entries_);
+
+  const bool want_poll = spec_.spec.polled != PollMode::kOff;
+  BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
+  BLKPERF_RETURN_IF_ERROR(RegisterResources());
+  if (want_poll) {
+    BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
+    if (!can_poll) {
+      std::vector<std::string> names;
+      for (const TargetSpec& t : spec_.spec.targets) names.push_back(t.path);
+      const std::string who = absl::StrJoin(names, ", ");
+      if (spec_.spec.polled == PollMode::kOn) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "polled: on, but ", who,
+            " cannot do polled I/O (a polled probe read completed with "
+            "EOPNOTSUPP: the driver has no poll queues); use polled: auto "
+            "or off"));
+      }
+      notes_.push_back(absl::StrCat(
+          "polled: auto fell back to interrupt-driven completions: ", who,
+          " cannot do polled I/O (probe read returned EOPNOTSUPP)"));
+      TearDownRing();
+      BLKPERF_RETURN_IF_ERROR(SetUpRing(false));
+      BLKPERF_RETURN_IF_ERROR(RegisterResources());
+    }
+  }
+
+  // Offsets: slot k of target t is at k * alignment, for I/Os that end
+  // inside the target.
+  const uint64_t alignment = spec_.spec.alignment;
+  for (const TargetInfo& target : spec_.targets) {
+    const uint64_t slots = (target.size_bytes - block_size_) / alignment + 1;
+    target_slots_.push_back(slots);
+    // Sequential threads start spread over the target.
+    seq_cursor_.push_back(slots * index_ / spec_.spec.threads);
+  }
+  const uint64_t total = spec_.spec.io_count;
+  const uint32_t threads = spec_.spec.threads;
+  io_quota_ = total / threads + (static_cast<uint64_t>(index_) < total % threads);
+  if (total != 0 && io_quota_ == 0) {
+    notes_.push_back(absl::StrCat("thread ", index_,
+                                  " has no I/O: io_count < threads"));
+  }
+  rng_state_ = spec_.spec.seed ^ (0x9e3779b97f4a7c15ULL * (index_ + 1));
+  ring_setup_.fixed_buffers = fixed_buffers_;
+  ring_setup_.registered_files = registered_files_;
+  ring_setup_.sqpoll = spec_.spec.sqpoll;
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::AllocateBuffers() {
+  const size_t wanted = size_t{queue_depth_} * block_size_;
+  // Huge pages first: fewer TLB misses and fewer segments per I/O. Only worth
+  // it (and only possible to fill) when the region spans a huge page.
+  if (wanted >= kHugePageSize) {
+    const size_t bytes = (wanted + kHugePageSize - 1) & ~(kHugePageSize - 1);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE,
+                   -1, 0);
+    if (p != MAP_FAILED) {
+      buffers_ = static_cast<char*>(p);
+      buffer_bytes_ = bytes;
+      huge_pages_ = true;
+      page_shift_ = kHugePageShift;
+    }
+  }
+  if (buffers_ == nullptr) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = (wanted + page - 1) & ~(page - 1);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      return ErrnoStatus(errno, absl::StrCat("mmap of ", bytes,
+                                             " bytes of I/O buffers"));
+    }
+    buffers_ = static_cast<char*>(p);
+    buffer_bytes_ = bytes;
+    page_shift_ = 12;
+    // Transparent huge pages may still back it; splitting assumes 4 KiB.
+    madvise(buffers_, bytes, MADV_HUGEPAGE);
+    if (!notes_.empty() || wanted >= kHugePageSize) {
+      notes_.push_back(
+          "I/O buffers use normal pages (no hugetlb pages reserved; see "
+          "/proc/sys/vm/nr_hugepages)");
+    }
+  }
+  // Touch every page on this (pinned) thread, and give writes non-zero,
+  // incompressible data: compressing devices (zram) treat zeros specially.
+  uint64_t x = spec_.spec.seed | 1;
+  for (size_t i = 0; i + 8 <= buffer_bytes_; i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    memcpy(buffers_ + i, &x, 8);
+  }
+  buffer_iovecs_.resize(queue_depth_);
+  for (uint32_t i = 0; i < queue_depth_; ++i) {
+    buffer_iovecs_[i].iov_base = buffers_ + size_t{i} * block_size_;
+    buffer_iovecs_[i].iov_len = block_size_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::SetUpRing(bool polled) {
+  unsigned base = polled ? IORING_SETUP_IOPOLL : 0;
+  io_uring_params params{};
+  if (spec_.spec.sqpoll) {
+    base |= IORING_SETUP_SQPOLL;
+    if (spec_.spec.sqpoll_cpu >= 0) {
+      base |= IORING_SETUP_SQ_AFF;
+      params.sq_thread_cpu = static_cast<unsigned>(spec_.spec.sqpoll_cpu);
+    }
+    params.sq_thread_idle = 1000;  // ms before the poller sleeps
+  }
+  // Most capable first; each fallback drops one optional flag (fio's
+  // fio_ioring_queue_init does the same). DEFER_TASKRUN excludes SQPOLL.
+  std::vector<unsigned> candidates;
+  if (!spec_.spec.sqpoll) {
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
+                         IORING_SETUP_DEFER_TASKRUN);
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
+                         IORING_SETUP_COOP_TASKRUN);
+    candidates.push_back(base | IORING_SETUP_COOP_TASKRUN);
+  } else {
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER);
+  }
+  candidates.push_back(base);
+  int ret = -EINVAL;
+  for (unsigned flags : candidates) {
+    io_uring_params p = params;
+    p.flags = flags;
+    ret = io_uring_queue_init_params(ring_entries_, &ring_, &p);
+    if (ret == 0) {
+      ring_ready_ = true;
+      polled_ = polled;
+      ring_setup_.setup_flags = SetupFlagNames(flags);
+      ring_setup_.polled = polled;
+      return absl::OkStatus();
+    }
+    if (ret != -EINVAL) break;
+  }
+  return ErrnoStatus(-ret, absl::StrCat("io_uring_queue_init_params(",
+                                        ring_entries_, " entries)"));
+}
+
+absl::Status SubmitterThread::RegisterResources() {
+  if (fixed_buffers_) {
+    const int ret = io_uring_register_buffers(&ring_, buffer_iovecs_.data(),
+                                              buffer_iovecs_.size());
+    if (ret < 0) {
+      return ErrnoStatus(-ret, absl::StrCat("fixed_buffers: registering ",
+                                            buffer_iovecs_.size(),
+                                            " buffers"));
+    }
+  }
+  if (registered_files_) {
+    const int ret = io_uring_register_files(&ring_, fds_.data(), fds_.size());
+    if (ret < 0) {
+      return ErrnoStatus(-ret, "registered_files: registering the targets");
+    }
+  }
+  // Saves the fdget/fdput of the ring itself on every io_uring_enter.
+  ring_setup_.registered_ring_fd = io_uring_register_ring_fd(&ring_) == 1;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SubmitterThread::ProbePolling() {
+  // A read is harmless on any target; its result tells whether the driver
+  // can complete polled I/O (-EOPNOTSUPP when it has no poll queues).
+  for (uint16_t t = 0; t < fds_.size(); ++t) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    const uint32_t length = std::max<uint32_t>(
+        512, spec_.targets[t].logical_block_size);
+    if (fixed_buffers_) {
+      io_uring_prep_read_fixed(sqe, registered_files_ ? t : fds_[t], buffers_,
+                               length, 0, 0);
+    } else {
+      io_uring_prep_read(sqe, registered_files_ ? t : fds_[t], buffers_,
+                         length, 0);
+    }
+    if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
+    int ret = io_uring_submit_and_wait(&ring_, 1);
+    if (ret < 0) return ErrnoStatus(-ret, "polled probe: io_uring_enter");
+    io_uring_cqe* cqe = nullptr;
+    ret = io_uring_wait_cqe(&ring_, &cqe);
+    if (ret < 0) return ErrnoStatus(-ret, "polled probe: waiting");
+    const int res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (res == -EOPNOTSUPP) return false;
+    if (res < 0) {
+      return ErrnoStatus(-res, absl::StrCat("polled probe read of ",
+                                            spec_.spec.targets[t].path));
+    }
+  }
+  return true;
+}
+
+void SubmitterThread::TearDownRing() {
+  if (!ring_ready_) return;
+  // Exiting the ring unregisters buffers and files.
+  io_uring_queue_exit(&ring_);
+  ring_ready_ = false;
+}
+
+inline uint64_t SubmitterThread::NextRandom() {
+  // xorshift64*: a few cycles, plenty for offsets.
+  uint64_t x = rng_state_;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  rng_state_ = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
+  const uint64_t slots = target_slots_[target];
+  uint64_t slot;
+  if (random_offsets_) {
+    // Lemire's multiply-shift maps a 64-bit random onto [0, slots).
+    slot = static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(NextRandom()) * slots) >> 64);
+  } else {
+    slot = seq_cursor_[target];
+    seq_cursor_[target] = slot + 1 == slots ? 0 : slot + 1;
+  }
+  return slot * spec_.spec.alignment;
+}
+
+inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
+                                       uint64_t piece_offset,
+                                       uint32_t piece_length) {
+  char* addr = buffers_ + size_t{req->buffer} * block_size_ +
+               (piece_offset - req->offset);
+  const int fd = registered_files_ ? req->target : fds_[req->target];
+  if (fixed_buffers_) {
+    if (req->is_write) {
+      io_uring_prep_write_fixed(sqe, fd, addr, piece_length, piece_offset,
+                                req->buffer);
+    } else {
+      io_uring_prep_read_fixed(sqe, fd, addr, piece_length, piece_offset,
+                               req->buffer);
+    }
+  } else {
+    // The kernel copies the iovec when it consumes the SQE; a ring of twice
+    // the SQ size guarantees a slot is reused only after that.
+    iovec* iov = &piece_iovecs_[piece_iovec_next_];
+    piece_iovec_next_ =
+        piece_iovec_next_ + 1 == piece_iovecs_.size() ? 0 : piece_iovec_next_ + 1;
+    iov->iov_base = addr;
+    iov->iov_len = piece_length;
+    if (req->is_write) {
+      io_uring_prep_writev(sqe, fd, iov, 1, piece_offset);
+    } else {
+      io_uring_prep_readv(sqe, fd, iov, 1, piece_offset);
+    }
+  }
+  if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data(sqe, req);
+}
+
+template <typename Cache>
+uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
+                                  int64_t now_ns) {
+  uint32_t ios = 0;
+  uint32_t sqes = 0;
+  const uint16_t targets = static_cast<uint16_t>(fds_.size());
+  while (ios < max_ios && io_uring_sq_space_left(&ring_) >= max_pieces_) {
+    Request* req = cache.Get();
+    if (ABSL_PREDICT_FALSE(req == nullptr)) break;
+    req->buffer = free_buffers_[--free_buffer_count_];
+    req->target = static_cast<uint16_t>(target_cursor_);
+    target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+    req->offset = NextOffset(req->target);
+    req->length = block_size_;
+    req->is_write =
+        read_percent_ == 100 ? false
+        : read_percent_ == 0
+            ? true
+            : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+    req->submit_ns = now_ns;
+    req->result = 0;
+    req->done_bytes = 0;
+    if (ABSL_PREDICT_FALSE(verify_ && req->is_write)) {
+      FillPattern(spec_.spec.seed, req->offset,
+                  buffers_ + size_t{req->buffer} * block_size_, block_size_);
+    }
+    if (split_none_) {
+      req->pieces_left = 1;
+      PrepPiece(io_uring_get_sqe(&ring_), req, req->offset, block_size_);
+      ++sqes;
+    } else {
+      const Splitter& splitter = splitters_[req->target];
+      const uint64_t buffer_base = size_t{req->buffer} * block_size_;
+      uint32_t done = 0;
+      uint32_t pieces = 0;
+      while (done < block_size_) {
+        const uint32_t length = splitter.NextPieceLength(
+            req->offset + done, buffer_base + done, block_size_ - done);
+        PrepPiece(io_uring_get_sqe(&ring_), req, req->offset + done, length);
+        done += length;
+        ++pieces;
+      }
+      req->pieces_left = pieces;
+      sqes += pieces;
+    }
+    ++ios;
+  }
+  inflight_ += ios;
+  stats_.sqes.Add(sqes);
+  return ios;
+}
+
+template <typename Cache>
+uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
+  io_uring_cqe* cqes[kMaxReapBatch];
+  const unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, kMaxReapBatch);
+  if (n == 0) return 0;
+  uint64_t read_ios = 0, write_ios = 0;
+  uint32_t completed = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    Request* req = static_cast<Request*>(io_uring_cqe_get_data(cqes[i]));
+    const int32_t res = cqes[i]->res;
+    if (ABSL_PREDICT_FALSE(res < 0)) {
+      if (req->result == 0) req->result = res;
+    } else {
+      req->done_bytes += static_cast<uint32_t>(res);
+    }
+    if (--req->pieces_left != 0) continue;  // more pieces of it in flight
+    // The logical I/O is complete: all of its pieces were reaped.
+    ++completed;
+    if (ABSL_PREDICT_FALSE(req->result != 0 ||
+                           req->done_bytes != req->length)) {
+      OnIoError(req, measuring);
+    } else if (ABSL_PREDICT_FALSE(verify_ && !req->is_write) &&
+               !VerifyRead(req)) {
+      if (measuring) ++finished_ios_;
+    } else if (measuring) {
+      if (req->is_write) {
+        ++write_ios;
+      } else {
+        ++read_ios;
+      }
+      if (latency_tracking_) {
+        stats_.latency.Record(static_cast<uint64_t>(now_ns - req->submit_ns));
+      }
+    }
+    free_buffers_[free_buffer_count_++] = req->buffer;
+    cache.Put(req);
+  }
+  io_uring_cq_advance(&ring_, n);
+  inflight_ -= completed;
+  if (measuring) {
+    const uint64_t ios = read_ios + write_ios;
+    finished_ios_ += ios;
+    stats_.ios.Add(ios);
+    stats_.bytes.Add(ios * block_size_);
+    stats_.read_ios.Add(read_ios);
+    stats_.read_bytes.Add(read_ios * block_size_);
+    stats_.write_ios.Add(write_ios);
+    stats_.write_bytes.Add(write_ios * block_size_);
+  }
+  return completed;
+}
+
+template <typename Cache>
+void SubmitterThread::Run(Cache& cache) {
+  const int64_t measure_start = control_->measure_start_ns;
+  const int64_t end = control_->end_ns;
+  int64_t now = MonotonicNanos();
+  bool measuring = now >= measure_start;
+  uint64_t enter_calls = 0;
+  for (;;) {
+    if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
+        (end != 0 && now >= end)) {
+      break;
+    }
+    uint32_t room = queue_depth_ - inflight_;
+    if (io_quota_ != 0) {
+      const uint64_t left = io_quota_ - std::min(io_quota_, finished_ios_ + inflight_);
+      room = static_cast<uint32_t>(std::min<uint64_t>(room, left));
+      if (room == 0 && inflight_ == 0) break;
+    }
+    const uint32_t prepped = Prepare(cache, std::min(room, submit_batch_), now);
+    // As t/io_uring: while there is room to submit more, do not wait;
+    // otherwise wait for a batch of completions in the same syscall.
+    unsigned to_wait = 0;
+    if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
+      to_wait = std::min(complete_batch_, inflight_);
+    }
+    const int ret = io_uring_submit_and_wait(&ring_, to_wait);
+    enter_calls += measuring;  // calls during ramp-up are not measured
+    if (ABSL_PREDICT_FALSE(ret < 0) && ret != -EINTR && ret != -EAGAIN &&
+        ret != -EBUSY) {
+      Request fake{};
+      fake.result = ret;
+      OnIoError(&fake, true);
+      control_->stop.store(true);
+      break;
+    }
+    now = MonotonicNanos();
+    Reap(cache, measuring, now);
+    stats_.inflight.Set(inflight_);
+    stats_.enter_calls.Set(enter_calls);
+    if (ABSL_PREDICT_FALSE(!measuring) && now >= measure_start) {
+      measuring = true;
+    }
+    last_reap_ns_.store(now, std::memory_order_relaxed);
+  }
+  last_reap_ns_.store(now, std::memory_order_release);
+  Drain(cache);
+}
+
+template <typename Cache>
+void SubmitterThread::Drain(Cache& cache) {
+  // Completions after the end are not measured; they are only collected so
+  // buffers can be unregistered with no I/O in flight.
+  while (inflight_ > 0) {
+    const int ret = io_uring_submit_and_wait(&ring_, 1);
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) break;
+    Reap(cache, /*measuring=*/false, MonotonicNanos());
+  }
+  stats_.inflight.Set(inflight_);
+}
+
+void SubmitterThread::OnIoError(Request* req, bool measuring) {
+  int slot;
+  int error_number;
+  if (req->result < 0) {
+    error_number = -req->result;
+    slot = error_number < kMaxErrno ? error_number : EIO;
+  } else {
+    slot = kShortTransferSlot;
+    error_number = kShortTransferErrno;
+  }
+  if (measuring) ++finished_ios_;
+  stats_.errors[slot].Add(1);
+  stats_.error_total.Add(1);
+  const std::string& path = spec_.spec.targets[req->target].path;
+  if (!control_->first_error_claimed.exchange(true)) {
+    FirstError& first = control_->first_error;
+    first.errno_value = error_number;
+    first.target = path;
+    first.offset = req->offset;
+    if (slot == kShortTransferSlot) {
+      first.message = absl::StrCat("short transfer: ", req->done_bytes, " of ",
+                                   req->length, " bytes at ", path,
+                                   " offset ", req->offset);
+    } else {
+      first.message = absl::StrCat(SlotName(slot), " (", strerror(error_number),
+                                   ") at ", path, " offset ", req->offset,
+                                   req->is_write ? " (write)" : " (read)");
+    }
+    control_->first_error_published.store(true, std::memory_order_release);
+  }
+  if (!continue_on_error_) control_->stop.store(true);
+}
+
+bool SubmitterThread::VerifyRead(Request* req) {
+  const char* data = buffers_ + size_t{req->buffer} * block_size_;
+  const int64_t bad =
+      FindPatternMismatch(spec_.spec.seed, req->offset, data, req->length);
+  if (bad < 0) return true;
+  stats_.errors[kVerifyMismatchSlot].Add(1);
+  stats_.error_total.Add(1);
+  const std::string& path = spec_.spec.targets[req->target].path;
+  if (!control_->first_error_claimed.exchange(true)) {
+    FirstError& first = control_->first_error;
+    first.errno_value = kVerifyMismatchErrno;
+    first.target = path;
+    first.offset = req->offset + static_cast<uint64_t>(bad);
+    first.message = absl::StrCat("verify mismatch at ", path, " offset ",
+                                 first.offset, ": data differs from the "
+                                 "pattern of seed ", spec_.spec.seed);
+    control_->first_error_published.store(true, std::memory_order_release);
+  }
+  if (!continue_on_error_) control_->stop.store(true);
+  return false;
+}
+
+void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
+  out->thread_index = index_;
+  out->cpu = cpu_;
+  out->ios = stats_.ios.Get();
+  out->bytes = stats_.bytes.Get();
+  out->read_ios = stats_.read_ios.Get();
+  out->read_bytes = stats_.read_bytes.Get();
+  out->write_ios = stats_.write_ios.Get();
+  out->write_bytes = stats_.write_bytes.Get();
+  out->sqes = stats_.sqes.Get();
+  out->enter_calls = stats_.enter_calls.Get();
+  out->inflight = stats_.inflight.Get();
+  if (per_cpu_cache_ != nullptr) {
+    out->cache_hits = per_cpu_cache_->hits();
+    out->cache_misses = per_cpu_cache_->misses();
+  } else if (shared_cache_ != nullptr) {
+    out->cache_hits = shared_cache_->hits();
+    out->cache_misses = shared_cache_->misses();
+  }
+  if (exited()) {
+    out->user_cpu_seconds = final_user_seconds_.load();
+    out->system_cpu_seconds = final_system_seconds_.load();
+  } else if (tid_ != 0) {
+    ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
+  }
+  out->errors.clear();
+  for (int slot = 0; slot < kErrorSlots; ++slot) {
+    const uint64_t count = stats_.errors[slot].Get();
+    if (count != 0) {
+      out->errors.push_back({SlotErrno(slot), SlotName(slot), count});
+    }
+  }
+  stats_.latency.SnapshotTo(&out->latency);
+}
+
+}  // namespace blkperf::internal

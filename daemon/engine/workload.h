@@ -1,0 +1,85 @@
+// A running workload: the engine's one entry point for the control plane and
+// for `blkperfd run`.
+//
+//   absl::StatusOr<std::unique_ptr<Workload>> w =
+//       Workload::Start(spec, EngineLimits{});
+//   if (!w.ok()) return w.status();          // bad spec, setup failure
+//   while (!(*w)->WaitFor(absl::Seconds(1))) Print((*w)->Snapshot());
+//   WorkloadSnapshot result = (*w)->Snapshot();   // final once finished
+//
+// Start() validates the spec against the system, opens the targets, and
+// starts one pinned submitter thread per CPU; each thread sets up its own
+// ring, buffers and request objects. Snapshot() may be called from any thread
+// at any time and never slows the submitters: it only reads their
+// single-writer counters.
+#ifndef BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
+#define BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/submitter.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+class Workload {
+ public:
+  // Validates `spec`, sets every thread up and starts I/O. Returns once all
+  // threads run, or the first error (InvalidArgument naming the field,
+  // PermissionDenied for an unallowed write, FailedPrecondition for a target
+  // that cannot poll with `polled: on`, ...). Nothing is left running on
+  // error.
+  static absl::StatusOr<std::unique_ptr<Workload>> Start(
+      const WorkloadSpec& spec, const EngineLimits& limits);
+
+  ~Workload();  // Stops and joins.
+  Workload(const Workload&) = delete;
+  Workload& operator=(const Workload&) = delete;
+
+  // Asks every submitter to stop; in-flight I/O drains. Thread-safe.
+  void RequestStop();
+  // Blocks until every submitter has exited.
+  void Wait();
+  // Waits up to `timeout`; true when finished.
+  bool WaitFor(absl::Duration timeout);
+  bool Finished() const;
+
+  // Live or final figures. Thread-safe.
+  WorkloadSnapshot Snapshot() const;
+
+  // The spec with defaults filled in and each target probed.
+  const ResolvedSpec& spec() const { return spec_; }
+
+ private:
+  explicit Workload(ResolvedSpec spec);
+  absl::Status OpenTargets();
+  absl::Status Launch();
+
+  const ResolvedSpec spec_;
+  std::unique_ptr<SharedRequestPool<internal::Request>> shared_requests_;
+  internal::SubmitterControl control_;
+  std::vector<std::unique_ptr<internal::SubmitterThread>> submitters_;
+  std::vector<std::thread> threads_;
+  std::vector<int> fds_;
+  absl::Time start_time_;
+  std::atomic<int> running_threads_{0};
+  absl::Notification finished_;
+  mutable absl::Mutex mu_;
+  bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> notes_;  // fixed once Launch() returns
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_ENGINE_WORKLOAD_H_

@@ -1,0 +1,83 @@
+#include "daemon/engine/workload_spec.h"
+
+#include <array>
+#include <utility>
+
+namespace blkperf {
+namespace {
+
+template <typename E, size_t N>
+absl::string_view NameOf(const std::array<std::pair<E, const char*>, N>& names,
+                         E value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+template <typename E, size_t N>
+bool Parse(const std::array<std::pair<E, const char*>, N>& names,
+           absl::string_view text, E* value) {
+  for (const auto& [v, name] : names) {
+    if (text == name) {
+      *value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr std::array<std::pair<Op, const char*>, 5> kOpNames = {{
+    {Op::kRead, "read"},
+    {Op::kWrite, "write"},
+    {Op::kRandRead, "randread"},
+    {Op::kRandWrite, "randwrite"},
+    {Op::kRandRW, "randrw"},
+}};
+
+constexpr std::array<std::pair<PollMode, const char*>, 3> kPollNames = {{
+    {PollMode::kOff, "off"},
+    {PollMode::kOn, "on"},
+    {PollMode::kAuto, "auto"},
+}};
+
+constexpr std::array<std::pair<RequestCacheMode, const char*>, 2>
+    kCacheNames = {{
+        {RequestCacheMode::kPerCpu, "per_cpu"},
+        {RequestCacheMode::kShared, "shared"},
+    }};
+
+}  // namespace
+
+absl::string_view OpName(Op op) { return NameOf(kOpNames, op); }
+bool ParseOp(absl::string_view text, Op* op) {
+  return Parse(kOpNames, text, op);
+}
+absl::string_view PollModeName(PollMode mode) {
+  return NameOf(kPollNames, mode);
+}
+bool ParsePollMode(absl::string_view text, PollMode* mode) {
+  return Parse(kPollNames, text, mode);
+}
+absl::string_view RequestCacheModeName(RequestCacheMode mode) {
+  return NameOf(kCacheNames, mode);
+}
+bool ParseRequestCacheMode(absl::string_view text, RequestCacheMode* mode) {
+  return Parse(kCacheNames, text, mode);
+}
+
+bool OpWrites(Op op, uint32_t read_percent) {
+  switch (op) {
+    case Op::kWrite:
+    case Op::kRandWrite:
+      return true;
+    case Op::kRandRW:
+      return read_percent < 100;
+    case Op::kRead:
+    case Op::kRandRead:
+      return false;
+  }
+  return true;
+}
+
+}  // namespace blkperf

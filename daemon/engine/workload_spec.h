@@ -1,0 +1,94 @@
+// What a workload does: the engine's plain-C++ view of a spec. The control
+// plane converts its protobuf into this; `blkperfd run` fills it from flags.
+//
+//   WorkloadSpec spec;
+//   spec.targets.push_back({.path = "/dev/zram0"});
+//   spec.op = Op::kRandRead;
+//   spec.queue_depth = 128;
+//   absl::StatusOr<ValidatedSpec> ok = ValidateSpec(spec, limits);
+#ifndef BLKPERF_DAEMON_ENGINE_WORKLOAD_SPEC_H_
+#define BLKPERF_DAEMON_ENGINE_WORKLOAD_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "daemon/engine/split_strategy.h"
+
+namespace blkperf {
+
+enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW };
+enum class PollMode { kOff, kOn, kAuto };
+enum class RequestCacheMode { kPerCpu, kShared };
+
+absl::string_view OpName(Op op);
+bool ParseOp(absl::string_view text, Op* op);
+absl::string_view PollModeName(PollMode mode);
+bool ParsePollMode(absl::string_view text, PollMode* mode);
+absl::string_view RequestCacheModeName(RequestCacheMode mode);
+bool ParseRequestCacheMode(absl::string_view text, RequestCacheMode* mode);
+
+// True for ops that issue writes.
+bool OpWrites(Op op, uint32_t read_percent);
+
+struct TargetSpec {
+  // A block device or a regular file.
+  std::string path;
+  // Regular files only: create the file if missing and pre-fill it (with the
+  // verification pattern of `WorkloadSpec::seed`) up to this many bytes.
+  // 0 leaves the file as it is. Creating is writing: it needs allow_write.
+  uint64_t create_size = 0;
+  // The user's explicit permission to write to this target. Without it every
+  // write (and creation) is refused.
+  bool allow_write = false;
+};
+
+struct WorkloadSpec {
+  std::vector<TargetSpec> targets;
+  Op op = Op::kRandRead;
+  // randrw only: percentage of I/Os that are reads, 0..100.
+  uint32_t read_percent = 50;
+  uint32_t block_size = 4096;
+  // Offsets are multiples of this; 0 means block_size.
+  uint32_t alignment = 0;
+  // Logical I/Os in flight per thread.
+  uint32_t queue_depth = 32;
+  // SQEs prepared per io_uring_enter (t/io_uring -s); 0 = min(32, depth).
+  uint32_t submit_batch = 0;
+  // CQEs waited for per io_uring_enter (t/io_uring -c); 0 = min(32, depth).
+  uint32_t complete_batch = 0;
+  // Submitter threads. 0 = one per entry of `cpus` (or 1 when cpus is empty).
+  uint32_t threads = 0;
+  // CPUs to pin the threads to, one entry per thread. Empty: online CPUs in
+  // order, round-robin.
+  std::vector<int> cpus;
+  // Measured run time (after ramp). Zero with io_count set: run until count.
+  absl::Duration runtime = absl::Seconds(10);
+  // Total logical I/Os to measure across all threads; 0 = no limit.
+  uint64_t io_count = 0;
+  // Time run before measuring starts; I/Os then are not counted.
+  absl::Duration ramp_time = absl::ZeroDuration();
+  bool direct = true;
+  uint64_t seed = 0x626c6b70657266ULL;  // "blkperf"
+  bool fixed_buffers = true;
+  bool registered_files = true;
+  PollMode polled = PollMode::kOff;
+  bool sqpoll = false;
+  // CPU of the SQPOLL kernel thread; -1 lets the kernel choose.
+  int sqpoll_cpu = -1;
+  RequestCacheMode request_cache = RequestCacheMode::kPerCpu;
+  // Time every I/O into the latency histogram.
+  bool latency_tracking = true;
+  // Writes carry a pattern derived from (seed, offset); reads check it.
+  bool verify = false;
+  // Count I/O errors and keep going instead of stopping at the first.
+  bool continue_on_error = false;
+  // How logical I/Os are cut into SQEs; switchable while running.
+  SplitStrategy split;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_ENGINE_WORKLOAD_SPEC_H_

@@ -1,0 +1,268 @@
+// Runs real workloads through io_uring on temporary files.
+#include "daemon/engine/workload.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kFileBytes = 16 << 20;
+
+class WorkloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* dir = std::getenv("TEST_TMPDIR");
+    path_ = absl::StrCat(dir != nullptr ? dir : "/tmp", "/workload_", getpid(),
+                         ".dat");
+    unlink(path_.c_str());
+  }
+  void TearDown() override { unlink(path_.c_str()); }
+
+  // A spec over a fresh pre-filled file.
+  WorkloadSpec FileSpec() {
+    WorkloadSpec spec;
+    spec.targets.push_back(
+        {.path = path_, .create_size = kFileBytes, .allow_write = true});
+    spec.queue_depth = 16;
+    spec.runtime = absl::ZeroDuration();
+    spec.io_count = 2000;
+    return spec;
+  }
+
+  static WorkloadSnapshot RunToEnd(const WorkloadSpec& spec) {
+    absl::StatusOr<std::unique_ptr<Workload>> w =
+        Workload::Start(spec, EngineLimits{});
+    EXPECT_TRUE(w.ok()) << w.status();
+    if (!w.ok()) return {};
+    (*w)->Wait();
+    return (*w)->Snapshot();
+  }
+
+  static void ExpectClean(const WorkloadSnapshot& s, uint32_t block_size) {
+    EXPECT_EQ(s.state, WorkloadState::kFinished);
+    EXPECT_FALSE(s.has_error) << s.error.message;
+    EXPECT_EQ(s.total.ErrorTotal(), 0u);
+    EXPECT_EQ(s.total.bytes, s.total.ios * block_size);
+    EXPECT_EQ(s.total.read_ios + s.total.write_ios, s.total.ios);
+    EXPECT_EQ(s.total.latency.Count(), s.total.ios);
+    EXPECT_EQ(s.total.inflight, 0u);
+    EXPECT_GT(s.elapsed, absl::ZeroDuration());
+  }
+
+  std::string path_;
+};
+
+TEST_F(WorkloadTest, CountedRandomReadsMoveExactlyTheirBytes) {
+  const WorkloadSnapshot s = RunToEnd(FileSpec());
+  ExpectClean(s, 4096);
+  EXPECT_EQ(s.total.ios, 2000u);
+  EXPECT_EQ(s.total.read_ios, 2000u);
+  EXPECT_GE(s.total.sqes, 2000u);
+  EXPECT_GT(s.total.enter_calls, 0u);
+  EXPECT_LE(s.total.enter_calls, s.total.ios);
+  EXPECT_GT(s.total.latency.Percentile(50), 0u);
+  EXPECT_LE(s.total.latency.Percentile(50), s.total.latency.Percentile(99));
+}
+
+TEST_F(WorkloadTest, TimedRunStopsOnTime) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Milliseconds(300);
+  spec.ramp_time = absl::Milliseconds(100);
+  const absl::Time start = absl::Now();
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, 4096);
+  EXPECT_GT(s.total.ios, 0u);
+  EXPECT_GE(s.elapsed, absl::Milliseconds(300));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+}
+
+TEST_F(WorkloadTest, WriteThenVerifiedReadBackFindsTheData) {
+  WorkloadSpec write = FileSpec();
+  write.op = Op::kWrite;
+  write.verify = true;
+  write.seed = 42;
+  write.block_size = 64 << 10;
+  write.io_count = kFileBytes / write.block_size;  // every block once
+  write.threads = 1;
+  ExpectClean(RunToEnd(write), write.block_size);
+
+  WorkloadSpec read = write;
+  read.op = Op::kRandRead;
+  read.block_size = 4096;
+  read.io_count = 3000;
+  read.targets[0].create_size = 0;
+  read.targets[0].allow_write = false;
+  const WorkloadSnapshot s = RunToEnd(read);
+  ExpectClean(s, 4096);
+  EXPECT_EQ(s.total.ios, 3000u);
+}
+
+TEST_F(WorkloadTest, VerifyCatchesDataOfAnotherSeed) {
+  WorkloadSpec spec = FileSpec();  // pre-filled with the default seed
+  spec.verify = true;
+  spec.seed = 7;
+  spec.targets[0].create_size = 0;
+  spec.targets[0].allow_write = false;
+  // Fill it first with the default seed.
+  WorkloadSpec fill = FileSpec();
+  fill.io_count = 1;
+  RunToEnd(fill);
+  const WorkloadSnapshot s = RunToEnd(spec);
+  EXPECT_EQ(s.state, WorkloadState::kFailed);
+  ASSERT_TRUE(s.has_error);
+  EXPECT_EQ(s.error.errno_value, kVerifyMismatchErrno);
+  EXPECT_EQ(s.error.target, path_);
+  EXPECT_THAT(s.error.message, HasSubstr("verify mismatch"));
+}
+
+TEST_F(WorkloadTest, ShortReadsStopTheWorkloadWithTargetAndOffset) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  // Reads past the end of a file transfer nothing: a short transfer.
+  ASSERT_EQ(truncate(path_.c_str(), 0), 0);
+  ASSERT_TRUE((*w)->WaitFor(absl::Seconds(10)));
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFailed);
+  ASSERT_TRUE(s.has_error);
+  EXPECT_EQ(s.error.errno_value, kShortTransferErrno);
+  EXPECT_EQ(s.error.target, path_);
+  EXPECT_EQ(s.error.offset % 4096, 0u);
+  EXPECT_THAT(s.error.message, HasSubstr("short transfer"));
+  EXPECT_GE(s.total.ErrorTotal(), 1u);
+}
+
+TEST_F(WorkloadTest, PolledOnFailsClearlyOnATargetThatCannotPoll) {
+  WorkloadSpec spec = FileSpec();
+  spec.polled = PollMode::kOn;
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  if (w.ok()) {
+    GTEST_SKIP() << "this machine's disk under " << path_
+                 << " supports polled I/O";
+  }
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(w.status().message()),
+              HasSubstr("cannot do polled I/O"));
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr(path_));
+}
+
+TEST_F(WorkloadTest, PolledAutoFallsBackAndSaysSo) {
+  WorkloadSpec spec = FileSpec();
+  spec.polled = PollMode::kAuto;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, 4096);
+  EXPECT_EQ(s.total.ios, 2000u);
+  if (s.ring.polled) GTEST_SKIP() << "the disk supports polled I/O";
+  EXPECT_THAT(absl::StrJoin(s.notes, "\n"),
+              HasSubstr("polled: auto fell back to interrupt-driven"));
+}
+
+TEST_F(WorkloadTest, PerCpuCacheHitsAndSharedPoolMisses) {
+  WorkloadSpec spec = FileSpec();
+  const WorkloadSnapshot per_cpu = RunToEnd(spec);
+  ExpectClean(per_cpu, 4096);
+  EXPECT_EQ(per_cpu.total.cache_misses, 0u);
+  EXPECT_GE(per_cpu.total.cache_hits, 2000u);
+
+  spec.request_cache = RequestCacheMode::kShared;
+  spec.targets[0].create_size = 0;
+  const WorkloadSnapshot shared = RunToEnd(spec);
+  ExpectClean(shared, 4096);
+  EXPECT_EQ(shared.total.cache_hits, 0u);
+  EXPECT_GE(shared.total.cache_misses, 2000u);
+}
+
+TEST_F(WorkloadTest, PlainBuffersAndUnregisteredFilesWork) {
+  WorkloadSpec spec = FileSpec();
+  spec.fixed_buffers = false;
+  spec.registered_files = false;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, 4096);
+  EXPECT_EQ(s.total.ios, 2000u);
+  EXPECT_FALSE(s.ring.fixed_buffers);
+  EXPECT_FALSE(s.ring.registered_files);
+}
+
+TEST_F(WorkloadTest, ThreadsSplitTheIoCountExactly) {
+  WorkloadSpec spec = FileSpec();
+  const std::vector<int> online = OnlineCpus();
+  spec.cpus = {online[0], online[online.size() - 1]};
+  spec.io_count = 2001;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, 4096);
+  ASSERT_EQ(s.threads.size(), 2u);
+  EXPECT_EQ(s.threads[0].ios, 1001u);
+  EXPECT_EQ(s.threads[1].ios, 1000u);
+  EXPECT_EQ(s.threads[1].cpu, online[online.size() - 1]);
+  EXPECT_EQ(s.total.ios, 2001u);
+}
+
+TEST_F(WorkloadTest, RequestStopEndsAWorkloadEarly) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Seconds(60);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_EQ((*w)->Snapshot().state, WorkloadState::kRunning);
+  (*w)->RequestStop();
+  ASSERT_TRUE((*w)->WaitFor(absl::Seconds(5)));
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kStopped);
+  EXPECT_GT(s.total.ios, 0u);
+  EXPECT_EQ(s.total.bytes, s.total.ios * 4096);
+  EXPECT_EQ(s.total.inflight, 0u);
+}
+
+TEST_F(WorkloadTest, BadSpecCreatesNoFile) {
+  WorkloadSpec spec = FileSpec();
+  spec.queue_depth = 0;
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(access(path_.c_str(), F_OK), 0) << "a rejected spec created "
+                                            << path_;
+}
+
+TEST_F(WorkloadTest, SnapshotsWhileRunningAreMonotonic) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Milliseconds(400);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  uint64_t last = 0;
+  while (!(*w)->WaitFor(absl::Milliseconds(50))) {
+    const WorkloadSnapshot s = (*w)->Snapshot();
+    EXPECT_GE(s.total.ios, last);
+    // Counters and histogram are read at slightly different moments: they
+    // may differ by at most one reap batch.
+    const uint64_t count = s.total.latency.Count();
+    EXPECT_LE(count > s.total.ios ? count - s.total.ios : s.total.ios - count,
+              uint64_t{spec.queue_depth});
+    last = s.total.ios;
+  }
+  EXPECT_GE((*w)->Snapshot().total.ios, last);
+}
+
+}  // namespace
+}  // namespace blkperf

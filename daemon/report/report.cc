@@ -1,0 +1,285 @@
+#include "daemon/report/report.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/units.h"
+#include "daemon/engine/split_strategy.h"
+
+namespace blkperf {
+namespace {
+
+std::string PercentileName(double p) {
+  return absl::StrCat("p", absl::StrFormat("%g", p));
+}
+
+std::string Percent(double part, double whole) {
+  return whole > 0 ? absl::StrFormat("%.1f%%", 100.0 * part / whole) : "-";
+}
+
+std::string JsonEscape(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Quote(absl::string_view text) {
+  return absl::StrCat("\"", JsonEscape(text), "\"");
+}
+
+std::string Number(double value) {
+  if (!std::isfinite(value)) return "0";
+  return absl::StrFormat("%.6g", value);
+}
+
+std::string LatencyLine(const LatencyHistogram& h) {
+  std::vector<std::string> parts;
+  for (double p : kReportPercentiles) {
+    parts.push_back(absl::StrCat(PercentileName(p), "=",
+                                 FormatNanos(static_cast<double>(h.Percentile(p)))));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::string ErrorsText(const ThreadSnapshot& t) {
+  if (t.errors.empty()) return "none";
+  std::vector<std::string> parts;
+  for (const ErrorCount& e : t.errors) {
+    parts.push_back(absl::StrCat(e.name, "=", e.count));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::string TargetLine(const TargetInfo& t) {
+  const char* kind =
+      t.kind == TargetKind::kBlockDevice ? "block device" : "regular file";
+  std::string line = absl::StrCat(t.path, " (", kind, ", ",
+                                  FormatBytes(static_cast<double>(t.size_bytes)),
+                                  ", logical block ", t.logical_block_size);
+  if (!t.device_name.empty()) absl::StrAppend(&line, ", on ", t.device_name);
+  if (!t.limits.scheduler.empty()) {
+    absl::StrAppend(&line, ", scheduler ", t.limits.scheduler);
+  }
+  absl::StrAppend(&line, ")");
+  return line;
+}
+
+std::string JsonLatency(const LatencyHistogram& h) {
+  std::vector<std::string> parts = {
+      absl::StrCat("\"count\":", h.Count()),
+      absl::StrCat("\"min_ns\":", h.Min()),
+      absl::StrCat("\"mean_ns\":", Number(h.Mean())),
+      absl::StrCat("\"max_ns\":", h.Max()),
+  };
+  for (double p : kReportPercentiles) {
+    parts.push_back(absl::StrCat("\"", PercentileName(p), "_ns\":",
+                                 h.Percentile(p)));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
+  std::vector<std::string> errors;
+  for (const ErrorCount& e : t.errors) {
+    errors.push_back(absl::StrCat("{\"errno\":", e.errno_value,
+                                  ",\"name\":", Quote(e.name),
+                                  ",\"count\":", e.count, "}"));
+  }
+  return absl::StrCat(
+      "{\"thread\":", t.thread_index, ",\"cpu\":", t.cpu,
+      ",\"ios\":", t.ios, ",\"bytes\":", t.bytes,
+      ",\"read_ios\":", t.read_ios, ",\"read_bytes\":", t.read_bytes,
+      ",\"write_ios\":", t.write_ios, ",\"write_bytes\":", t.write_bytes,
+      ",\"iops\":", Number(t.Iops(elapsed)),
+      ",\"bytes_per_second\":", Number(t.BytesPerSecond(elapsed)),
+      ",\"sqes\":", t.sqes, ",\"enter_calls\":", t.enter_calls,
+      ",\"ios_per_call\":", Number(t.IosPerCall()),
+      ",\"inflight\":", t.inflight,
+      ",\"cache_hits\":", t.cache_hits, ",\"cache_misses\":", t.cache_misses,
+      ",\"user_cpu_seconds\":", Number(t.user_cpu_seconds),
+      ",\"system_cpu_seconds\":", Number(t.system_cpu_seconds),
+      ",\"errors\":[", absl::StrJoin(errors, ","), "]",
+      ",\"latency\":", JsonLatency(t.latency), "}");
+}
+
+}  // namespace
+
+std::string SpecSummary(const WorkloadSpec& spec) {
+  std::string line = absl::StrCat(
+      OpName(spec.op), spec.op == Op::kRandRW
+                           ? absl::StrCat(" read_percent=", spec.read_percent)
+                           : "",
+      " bs=", FormatBytes(spec.block_size), " qd=", spec.queue_depth,
+      " batch=", spec.submit_batch, "/", spec.complete_batch,
+      " threads=", spec.threads, " cpus=", absl::StrJoin(spec.cpus, ","));
+  if (spec.runtime > absl::ZeroDuration()) {
+    absl::StrAppend(&line, " runtime=", absl::FormatDuration(spec.runtime));
+  }
+  if (spec.io_count != 0) absl::StrAppend(&line, " io_count=", spec.io_count);
+  if (spec.ramp_time > absl::ZeroDuration()) {
+    absl::StrAppend(&line, " ramp=", absl::FormatDuration(spec.ramp_time));
+  }
+  absl::StrAppend(&line, spec.direct ? " direct" : " buffered",
+                  " fixed_buffers=", spec.fixed_buffers ? "on" : "off",
+                  " registered_files=", spec.registered_files ? "on" : "off",
+                  " polled=", PollModeName(spec.polled),
+                  " request_cache=", RequestCacheModeName(spec.request_cache),
+                  " split=", SplitStrategyName(spec.split));
+  if (spec.sqpoll) absl::StrAppend(&line, " sqpoll");
+  if (spec.verify) absl::StrAppend(&line, " verify");
+  return line;
+}
+
+std::string FormatTextReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& s) {
+  const ThreadSnapshot& t = s.total;
+  const double seconds = absl::ToDoubleSeconds(s.elapsed);
+  std::string out = absl::StrCat("blkperf: ", SpecSummary(spec), "\n");
+  for (const TargetInfo& target : targets) {
+    absl::StrAppend(&out, "target: ", TargetLine(target), "\n");
+  }
+  std::vector<std::string> ring = s.ring.setup_flags;
+  if (ring.empty()) ring.push_back("no setup flags");
+  absl::StrAppend(
+      &out, "ring: ", absl::StrJoin(ring, "|"),
+      s.ring.registered_ring_fd ? ", registered ring fd" : "",
+      s.ring.fixed_buffers ? ", fixed buffers" : ", plain buffers (iovecs)",
+      s.ring.registered_files ? ", registered files" : "",
+      s.ring.polled ? ", polled completions" : ", interrupt completions",
+      s.ring.sqpoll ? ", sqpoll" : "",
+      s.ring.huge_pages ? ", huge-page buffers" : "", "\n");
+  absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
+                  absl::StrFormat("%.2fs", seconds), "\n");
+  absl::StrAppend(&out, "  IOPS=", FormatCount(t.Iops(s.elapsed)),
+                  "  BW=", FormatBytes(t.BytesPerSecond(s.elapsed)), "/s",
+                  "  ios=", t.ios, "  bytes=", t.bytes, " (",
+                  FormatBytes(static_cast<double>(t.bytes)), ")\n");
+  if (t.read_ios != 0 && t.write_ios != 0) {
+    absl::StrAppend(
+        &out, "  read: IOPS=", FormatCount(t.read_ios / std::max(seconds, 1e-9)),
+        " BW=", FormatBytes(t.read_bytes / std::max(seconds, 1e-9)), "/s",
+        "  write: IOPS=", FormatCount(t.write_ios / std::max(seconds, 1e-9)),
+        " BW=", FormatBytes(t.write_bytes / std::max(seconds, 1e-9)), "/s\n");
+  }
+  absl::StrAppend(&out, "  IOs per syscall: ",
+                  absl::StrFormat("%.2f", t.IosPerCall()), " (", t.enter_calls,
+                  " io_uring_enter calls, ", t.sqes, " SQEs)\n");
+  const double cpu_wall = seconds * static_cast<double>(s.threads.size());
+  absl::StrAppend(&out, "  cpu: usr=", Percent(t.user_cpu_seconds, cpu_wall),
+                  " sys=", Percent(t.system_cpu_seconds, cpu_wall),
+                  " (of ", s.threads.size(), " submitter thread(s))\n");
+  const LatencyHistogram& h = t.latency;
+  if (h.Count() != 0) {
+    absl::StrAppend(&out, "  lat: min=", FormatNanos(static_cast<double>(h.Min())),
+                    " mean=", FormatNanos(h.Mean()),
+                    " max=", FormatNanos(static_cast<double>(h.Max())), "\n");
+    absl::StrAppend(&out, "  lat percentiles: ", LatencyLine(h), "\n");
+  } else if (!spec.latency_tracking) {
+    absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
+  }
+  const uint64_t gets = t.cache_hits + t.cache_misses;
+  absl::StrAppend(&out, "  request cache: ",
+                  RequestCacheModeName(spec.request_cache),
+                  " hits=", t.cache_hits, " misses=", t.cache_misses,
+                  " (hit rate ", Percent(static_cast<double>(t.cache_hits),
+                                         static_cast<double>(gets)),
+                  ")\n");
+  absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
+  if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
+  for (const ThreadSnapshot& th : s.threads) {
+    absl::StrAppend(
+        &out, "  thread ", th.thread_index, " cpu ", th.cpu,
+        ": IOPS=", FormatCount(th.Iops(s.elapsed)),
+        " BW=", FormatBytes(th.BytesPerSecond(s.elapsed)), "/s",
+        " IOs/call=", absl::StrFormat("%.2f", th.IosPerCall()),
+        " p50=", FormatNanos(static_cast<double>(th.latency.Percentile(50))),
+        " p99=", FormatNanos(static_cast<double>(th.latency.Percentile(99))),
+        " usr=", Percent(th.user_cpu_seconds, seconds),
+        " sys=", Percent(th.system_cpu_seconds, seconds), "\n");
+  }
+  for (const std::string& note : s.notes) {
+    absl::StrAppend(&out, "note: ", note, "\n");
+  }
+  return out;
+}
+
+std::string FormatJsonReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& s) {
+  std::vector<std::string> target_json;
+  for (const TargetInfo& t : targets) {
+    target_json.push_back(absl::StrCat(
+        "{\"path\":", Quote(t.path), ",\"kind\":",
+        Quote(t.kind == TargetKind::kBlockDevice ? "block" : "file"),
+        ",\"size_bytes\":", t.size_bytes,
+        ",\"logical_block_size\":", t.logical_block_size,
+        ",\"device\":", Quote(t.device_name), "}"));
+  }
+  std::vector<std::string> threads;
+  for (const ThreadSnapshot& t : s.threads) {
+    threads.push_back(JsonThread(t, s.elapsed));
+  }
+  std::vector<std::string> notes;
+  for (const std::string& n : s.notes) notes.push_back(Quote(n));
+  std::vector<std::string> flags;
+  for (const std::string& f : s.ring.setup_flags) flags.push_back(Quote(f));
+  std::string error = "null";
+  if (s.has_error) {
+    error = absl::StrCat("{\"errno\":", s.error.errno_value,
+                         ",\"target\":", Quote(s.error.target),
+                         ",\"offset\":", s.error.offset,
+                         ",\"message\":", Quote(s.error.message), "}");
+  }
+  return absl::StrCat(
+      "{\"spec\":", Quote(SpecSummary(spec)),
+      ",\"state\":", Quote(WorkloadStateName(s.state)),
+      ",\"elapsed_seconds\":", Number(absl::ToDoubleSeconds(s.elapsed)),
+      ",\"targets\":[", absl::StrJoin(target_json, ","), "]",
+      ",\"ring\":{\"setup_flags\":[", absl::StrJoin(flags, ","), "]",
+      ",\"registered_ring_fd\":", s.ring.registered_ring_fd ? "true" : "false",
+      ",\"fixed_buffers\":", s.ring.fixed_buffers ? "true" : "false",
+      ",\"registered_files\":", s.ring.registered_files ? "true" : "false",
+      ",\"polled\":", s.ring.polled ? "true" : "false",
+      ",\"sqpoll\":", s.ring.sqpoll ? "true" : "false",
+      ",\"huge_pages\":", s.ring.huge_pages ? "true" : "false", "}",
+      ",\"total\":", JsonThread(s.total, s.elapsed),
+      ",\"threads\":[", absl::StrJoin(threads, ","), "]",
+      ",\"notes\":[", absl::StrJoin(notes, ","), "]",
+      ",\"error\":", error, "}\n");
+}
+
+std::string FormatStatusLine(const WorkloadSnapshot& previous,
+                             const WorkloadSnapshot& current) {
+  ThreadSnapshot delta = current.total;
+  const ThreadSnapshot& before = previous.total;
+  delta.ios -= std::min(delta.ios, before.ios);
+  delta.bytes -= std::min(delta.bytes, before.bytes);
+  LatencyHistogram interval = current.total.latency;
+  interval.Subtract(before.latency);
+  const absl::Duration span = current.elapsed - previous.elapsed;
+  return absl::StrCat(
+      "[", WorkloadStateName(current.state), " ",
+      absl::StrFormat("%.0fs", absl::ToDoubleSeconds(current.elapsed)),
+      "] IOPS=", FormatCount(delta.Iops(span)),
+      " BW=", FormatBytes(delta.BytesPerSecond(span)), "/s",
+      " p50=", FormatNanos(static_cast<double>(interval.Percentile(50))),
+      " p99=", FormatNanos(static_cast<double>(interval.Percentile(99))),
+      " errors=", current.total.ErrorTotal());
+}
+
+}  // namespace blkperf

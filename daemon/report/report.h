@@ -1,0 +1,45 @@
+// Human and JSON reports of a workload, in the spirit of fio's and
+// t/io_uring's output: IOPS, bandwidth, IOs per syscall, CPU, latency
+// percentiles and per-thread lines. Used by `blkperfd run` and the client.
+//
+//   std::cout << FormatTextReport(resolved.spec, resolved.targets, snapshot);
+//   std::cout << FormatJsonReport(resolved.spec, resolved.targets, snapshot);
+//   std::cerr << FormatStatusLine(previous, current) << "\r";
+#ifndef BLKPERF_DAEMON_REPORT_REPORT_H_
+#define BLKPERF_DAEMON_REPORT_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "daemon/engine/snapshot.h"
+#include "daemon/engine/target.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+// The percentiles every report shows, in this order.
+inline constexpr double kReportPercentiles[] = {50, 90, 99, 99.9, 99.99};
+
+// One line of the spec: "randread bs=4KiB qd=32 batch=32/32 threads=1 ...".
+std::string SpecSummary(const WorkloadSpec& spec);
+
+// The final (or live) result as a multi-line table.
+std::string FormatTextReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& snapshot);
+
+// The same as one JSON object (one line, newline-terminated). Latency values
+// are nanoseconds; rates are per second.
+std::string FormatJsonReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& snapshot);
+
+// A one-line live status over the interval between two snapshots of one
+// workload, like fio's status line: state, interval IOPS and bandwidth,
+// p50/p99 of the interval.
+std::string FormatStatusLine(const WorkloadSnapshot& previous,
+                             const WorkloadSnapshot& current);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_REPORT_REPORT_H_

@@ -1,0 +1,25 @@
+// `blkperfd run`: one workload in the foreground, spec from flags, result
+// printed as a table (or JSON with --json).
+//
+//   blkperfd run                                  # default file target
+//   blkperfd run --target=/dev/zram0 --qd=128 --submit_batch=32 --cpus=0
+//
+// With no --target, runs the embedded default: a 1 GiB file created and
+// pre-filled in --data_dir, 4 KiB random reads, queue depth 32, 10 s.
+#ifndef BLKPERF_DAEMON_RUN_RUN_COMMAND_H_
+#define BLKPERF_DAEMON_RUN_RUN_COMMAND_H_
+
+#include "absl/status/statusor.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+// The spec the run flags describe (field errors name the flag).
+absl::StatusOr<WorkloadSpec> SpecFromRunFlags();
+
+// Runs the workload the flags describe; returns the process exit code.
+int RunCommand();
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_RUN_RUN_COMMAND_H_

@@ -1,0 +1,75 @@
+// WorkloadBackend over the real engine (daemon/engine).
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/engine/workload.h"
+#include "daemon/service/workload_backend.h"
+
+namespace blkperf {
+namespace {
+
+class EngineWorkload final : public RunningWorkload {
+ public:
+  explicit EngineWorkload(std::unique_ptr<Workload> workload)
+      : workload_(std::move(workload)) {}
+
+  void RequestStop() override { workload_->RequestStop(); }
+  bool Finished() const override { return workload_->Finished(); }
+  bool WaitFor(absl::Duration timeout) override {
+    return workload_->WaitFor(timeout);
+  }
+  WorkloadSnapshot Snapshot() const override { return workload_->Snapshot(); }
+  absl::Status SetSplitStrategy(const SplitStrategy& strategy) override {
+    return workload_->SetSplitStrategy(strategy);
+  }
+
+ private:
+  std::unique_ptr<Workload> workload_;
+};
+
+class EngineBackend final : public WorkloadBackend {
+ public:
+  absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
+                                       const EngineLimits& limits) override {
+    return ResolveSpec(spec, limits);
+  }
+
+  absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
+    return ProbeTarget(path);
+  }
+
+  absl::Status ProbeExclusive(absl::string_view path) override {
+    const std::string name(path);
+    const int fd = open(name.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    if (fd < 0) {
+      const int error_number = errno;
+      return absl::ErrnoToStatus(
+          error_number, absl::StrCat(name, ": exclusive claim (O_EXCL)"));
+    }
+    close(fd);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
+      const WorkloadSpec& spec, const EngineLimits& limits) override {
+    absl::StatusOr<std::unique_ptr<Workload>> workload =
+        Workload::Start(spec, limits);
+    if (!workload.ok()) return workload.status();
+    return std::make_unique<EngineWorkload>(*std::move(workload));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<WorkloadBackend> NewEngineBackend() {
+  return std::make_unique<EngineBackend>();
+}
+
+}  // namespace blkperf

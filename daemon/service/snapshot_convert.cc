@@ -1,0 +1,259 @@
+#include "daemon/service/snapshot_convert.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/timestamp.pb.h"
+
+namespace blkperf {
+namespace {
+
+constexpr char kLayoutName[] = "log-linear-64";
+
+uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+void TimeToProto(absl::Time time, google::protobuf::Timestamp* proto) {
+  const int64_t nanos = absl::ToUnixNanos(time);
+  int64_t seconds = nanos / 1000000000;
+  int64_t rest = nanos % 1000000000;
+  if (rest < 0) {
+    rest += 1000000000;
+    --seconds;
+  }
+  proto->set_seconds(seconds);
+  proto->set_nanos(static_cast<int32_t>(rest));
+}
+
+void DurationToProto(absl::Duration duration,
+                     google::protobuf::Duration* proto) {
+  const int64_t nanos = absl::ToInt64Nanoseconds(duration);
+  proto->set_seconds(nanos / 1000000000);
+  proto->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+v1::WorkloadState StateToProto(WorkloadState state) {
+  switch (state) {
+    case WorkloadState::kRamping: return v1::WORKLOAD_STATE_RAMPING;
+    case WorkloadState::kRunning: return v1::WORKLOAD_STATE_RUNNING;
+    case WorkloadState::kStopping: return v1::WORKLOAD_STATE_STOPPING;
+    case WorkloadState::kFinished: return v1::WORKLOAD_STATE_FINISHED;
+    case WorkloadState::kStopped: return v1::WORKLOAD_STATE_STOPPED;
+    case WorkloadState::kFailed: return v1::WORKLOAD_STATE_FAILED;
+  }
+  return v1::WORKLOAD_STATE_UNSPECIFIED;
+}
+
+v1::HistogramLayout HistogramLayoutProto() {
+  v1::HistogramLayout layout;
+  layout.set_name(kLayoutName);
+  layout.set_linear_buckets(128);
+  layout.set_sub_buckets(64);
+  layout.set_num_buckets(LatencyHistogram::kNumBuckets);
+  layout.set_max_trackable_ns(LatencyHistogram::kMaxTrackableNs);
+  return layout;
+}
+
+void HistogramToProto(const LatencyHistogram& histogram,
+                      v1::LatencyHistogram* proto) {
+  proto->Clear();
+  *proto->mutable_layout() = HistogramLayoutProto();
+  for (const auto& [index, count] : histogram.NonEmptyBuckets()) {
+    v1::HistogramBucket* bucket = proto->add_buckets();
+    bucket->set_index(static_cast<uint32_t>(index));
+    bucket->set_count(count);
+    bucket->set_lower_bound_ns(LatencyHistogram::BucketLowerBound(index));
+    bucket->set_upper_bound_ns(LatencyHistogram::BucketUpperBound(index));
+  }
+  proto->set_count(histogram.Count());
+  proto->set_sum_ns(histogram.Sum());
+  proto->set_min_ns(histogram.Min());
+  proto->set_max_ns(histogram.Max());
+}
+
+absl::StatusOr<LatencyHistogram> HistogramFromProto(
+    const v1::LatencyHistogram& proto) {
+  if (proto.layout().name() != kLayoutName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("histogram.layout.name \"", proto.layout().name(),
+                     "\" is not the layout of this build (", kLayoutName,
+                     ")"));
+  }
+  std::vector<std::pair<int, uint64_t>> buckets;
+  uint64_t total = 0;
+  for (int i = 0; i < proto.buckets_size(); ++i) {
+    const v1::HistogramBucket& b = proto.buckets(i);
+    if (b.index() >= static_cast<uint32_t>(LatencyHistogram::kNumBuckets)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "histogram.buckets[", i, "].index ", b.index(), " is not below ",
+          LatencyHistogram::kNumBuckets));
+    }
+    buckets.emplace_back(static_cast<int>(b.index()), b.count());
+    total += b.count();
+  }
+  if (total != proto.count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("histogram.count ", proto.count(),
+                     " is not the sum of the bucket counts ", total));
+  }
+  std::sort(buckets.begin(), buckets.end());
+  return LatencyHistogram::FromBuckets(buckets, proto.sum_ns(), proto.min_ns(),
+                                       proto.max_ns());
+}
+
+void PercentilesToProto(const LatencyHistogram& h,
+                        v1::LatencyPercentiles* proto) {
+  proto->set_p50_ns(h.Percentile(50));
+  proto->set_p90_ns(h.Percentile(90));
+  proto->set_p99_ns(h.Percentile(99));
+  proto->set_p99_9_ns(h.Percentile(99.9));
+  proto->set_p99_99_ns(h.Percentile(99.99));
+  proto->set_max_ns(h.Max());
+  proto->set_min_ns(h.Min());
+  proto->set_mean_ns(h.Mean());
+  proto->set_count(h.Count());
+}
+
+void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
+                   bool with_histogram, v1::ThreadStats* proto) {
+  proto->Clear();
+  proto->set_thread_index(t.thread_index);
+  proto->set_cpu(t.cpu);
+  proto->set_ios(t.ios);
+  proto->set_bytes(t.bytes);
+  proto->set_read_ios(t.read_ios);
+  proto->set_read_bytes(t.read_bytes);
+  proto->set_write_ios(t.write_ios);
+  proto->set_write_bytes(t.write_bytes);
+  proto->set_sqes(t.sqes);
+  proto->set_enter_calls(t.enter_calls);
+  proto->set_inflight(t.inflight);
+  proto->set_cache_hits(t.cache_hits);
+  proto->set_cache_misses(t.cache_misses);
+  proto->set_user_cpu_seconds(t.user_cpu_seconds);
+  proto->set_system_cpu_seconds(t.system_cpu_seconds);
+  for (const ErrorCount& e : t.errors) {
+    v1::ErrorCount* out = proto->add_errors();
+    out->set_errno_value(e.errno_value);
+    out->set_name(e.name);
+    out->set_count(e.count);
+  }
+  proto->set_error_total(t.ErrorTotal());
+  proto->set_iops(t.Iops(elapsed));
+  proto->set_bytes_per_second(t.BytesPerSecond(elapsed));
+  proto->set_ios_per_call(t.IosPerCall());
+  PercentilesToProto(t.latency, proto->mutable_latency());
+  if (with_histogram) HistogramToProto(t.latency, proto->mutable_histogram());
+}
+
+void SnapshotToProto(const WorkloadSnapshot& s,
+                     const SnapshotProtoOptions& options, v1::Snapshot* proto) {
+  proto->Clear();
+  TimeToProto(s.taken, proto->mutable_taken());
+  DurationToProto(s.elapsed, proto->mutable_elapsed());
+  ThreadToProto(s.total, s.elapsed, /*with_histogram=*/true,
+                proto->mutable_total());
+  proto->mutable_total()->set_thread_index(-1);
+  proto->mutable_total()->set_cpu(-1);
+  for (const ThreadSnapshot& t : s.threads) {
+    ThreadToProto(t, s.elapsed, options.thread_histograms,
+                  proto->add_threads());
+  }
+  v1::RingSetup* ring = proto->mutable_ring();
+  for (const std::string& flag : s.ring.setup_flags) ring->add_setup_flags(flag);
+  ring->set_registered_ring_fd(s.ring.registered_ring_fd);
+  ring->set_fixed_buffers(s.ring.fixed_buffers);
+  ring->set_registered_files(s.ring.registered_files);
+  ring->set_polled(s.ring.polled);
+  ring->set_sqpoll(s.ring.sqpoll);
+  ring->set_huge_pages(s.ring.huge_pages);
+  for (const std::string& note : s.notes) proto->add_notes(note);
+  if (s.has_error) {
+    v1::FirstError* error = proto->mutable_error();
+    error->set_errno_value(s.error.errno_value);
+    error->set_target(s.error.target);
+    error->set_offset(s.error.offset);
+    error->set_message(s.error.message);
+  }
+}
+
+ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
+                             const ThreadSnapshot& before) {
+  ThreadSnapshot d = now;
+  d.ios = Minus(now.ios, before.ios);
+  d.bytes = Minus(now.bytes, before.bytes);
+  d.read_ios = Minus(now.read_ios, before.read_ios);
+  d.read_bytes = Minus(now.read_bytes, before.read_bytes);
+  d.write_ios = Minus(now.write_ios, before.write_ios);
+  d.write_bytes = Minus(now.write_bytes, before.write_bytes);
+  d.sqes = Minus(now.sqes, before.sqes);
+  d.enter_calls = Minus(now.enter_calls, before.enter_calls);
+  d.cache_hits = Minus(now.cache_hits, before.cache_hits);
+  d.cache_misses = Minus(now.cache_misses, before.cache_misses);
+  d.user_cpu_seconds =
+      std::max(0.0, now.user_cpu_seconds - before.user_cpu_seconds);
+  d.system_cpu_seconds =
+      std::max(0.0, now.system_cpu_seconds - before.system_cpu_seconds);
+  d.errors.clear();
+  for (const ErrorCount& e : now.errors) {
+    uint64_t earlier = 0;
+    for (const ErrorCount& b : before.errors) {
+      if (b.errno_value == e.errno_value) earlier = b.count;
+    }
+    if (e.count > earlier) {
+      ErrorCount delta = e;
+      delta.count = e.count - earlier;
+      d.errors.push_back(std::move(delta));
+    }
+  }
+  d.latency.Subtract(before.latency);
+  return d;
+}
+
+void TargetInfoToProto(const TargetInfo& info, v1::TargetInfo* proto) {
+  proto->set_path(info.path);
+  proto->set_resolved_path(info.resolved_path);
+  proto->set_path_is_symlink(info.path_is_symlink);
+  proto->set_kind(info.kind == TargetKind::kBlockDevice
+                      ? v1::TARGET_KIND_BLOCK_DEVICE
+                      : v1::TARGET_KIND_REGULAR_FILE);
+  proto->set_size_bytes(info.size_bytes);
+  proto->set_logical_block_size(info.logical_block_size);
+  proto->set_physical_block_size(info.physical_block_size);
+  proto->set_device_name(info.device_name);
+  proto->set_partition_name(info.partition_name);
+  const QueueLimits& q = info.limits;
+  v1::QueueLimits* limits = proto->mutable_limits();
+  limits->set_logical_block_size(q.logical_block_size);
+  limits->set_physical_block_size(q.physical_block_size);
+  limits->set_max_sectors_kb(q.max_sectors_kb);
+  limits->set_max_hw_sectors_kb(q.max_hw_sectors_kb);
+  limits->set_max_segments(q.max_segments);
+  limits->set_max_segment_size(q.max_segment_size);
+  limits->set_chunk_sectors(q.chunk_sectors);
+  limits->set_optimal_io_size(q.optimal_io_size);
+  limits->set_nr_requests(q.nr_requests);
+  limits->set_virt_boundary_mask(q.virt_boundary_mask);
+  limits->set_io_poll(q.io_poll);
+  limits->set_rotational(q.rotational);
+  limits->set_scheduler(q.scheduler);
+  limits->set_nomerges(q.nomerges);
+  limits->set_rq_affinity(q.rq_affinity);
+  limits->set_write_cache(q.write_cache);
+  limits->set_poll_queues(q.poll_queues);
+  proto->set_mounted(info.mounted);
+  proto->set_has_holders(info.has_holders);
+  proto->set_is_swap(info.is_swap);
+  proto->set_backs_loop(info.backs_loop);
+  proto->set_can_poll(info.kind == TargetKind::kBlockDevice && q.io_poll);
+  proto->set_in_use(info.mounted || info.has_holders || info.is_swap ||
+                    !info.backs_loop.empty());
+}
+
+}  // namespace blkperf

@@ -1,0 +1,256 @@
+#include "daemon/service/spec_convert.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/engine/split_strategy.h"
+#include "google/protobuf/duration.pb.h"
+
+namespace blkperf {
+namespace {
+
+absl::Status Invalid(absl::string_view field, absl::string_view reason) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", reason));
+}
+
+// google.protobuf.Duration's own rules: seconds within +-10000 years, nanos
+// within +-999,999,999 and of the same sign as seconds; then not negative.
+absl::StatusOr<absl::Duration> DurationFromProto(
+    const google::protobuf::Duration& d, absl::string_view field) {
+  constexpr int64_t kMaxSeconds = 315576000000;
+  if (d.seconds() > kMaxSeconds || d.seconds() < -kMaxSeconds ||
+      d.nanos() > 999999999 || d.nanos() < -999999999 ||
+      (d.seconds() > 0 && d.nanos() < 0) ||
+      (d.seconds() < 0 && d.nanos() > 0)) {
+    return Invalid(field, absl::StrCat("{seconds: ", d.seconds(), ", nanos: ",
+                                       d.nanos(),
+                                       "} is not a valid duration"));
+  }
+  const absl::Duration value =
+      absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
+  if (value < absl::ZeroDuration()) {
+    return Invalid(field, absl::StrCat(absl::FormatDuration(value),
+                                       " must not be negative"));
+  }
+  return value;
+}
+
+void DurationToProto(absl::Duration value, google::protobuf::Duration* d) {
+  const int64_t nanos = absl::ToInt64Nanoseconds(value);
+  d->set_seconds(nanos / 1000000000);
+  d->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+absl::StatusOr<Op> OpFromProto(v1::Op op) {
+  switch (op) {
+    case v1::OP_UNSPECIFIED:
+    case v1::OP_RANDREAD: return Op::kRandRead;
+    case v1::OP_READ: return Op::kRead;
+    case v1::OP_WRITE: return Op::kWrite;
+    case v1::OP_RANDWRITE: return Op::kRandWrite;
+    case v1::OP_RANDRW: return Op::kRandRW;
+    default:
+      return Invalid("spec.op",
+                     absl::StrCat(static_cast<int>(op),
+                                  " is not a known Op (OP_READ, OP_WRITE, "
+                                  "OP_RANDREAD, OP_RANDWRITE, OP_RANDRW)"));
+  }
+}
+
+absl::StatusOr<PollMode> PollModeFromProto(v1::PollMode mode) {
+  switch (mode) {
+    case v1::POLL_MODE_UNSPECIFIED:
+    case v1::POLL_MODE_OFF: return PollMode::kOff;
+    case v1::POLL_MODE_ON: return PollMode::kOn;
+    case v1::POLL_MODE_AUTO: return PollMode::kAuto;
+    default:
+      return Invalid("spec.polled",
+                     absl::StrCat(static_cast<int>(mode),
+                                  " is not a known PollMode (POLL_MODE_OFF, "
+                                  "POLL_MODE_ON, POLL_MODE_AUTO)"));
+  }
+}
+
+absl::StatusOr<RequestCacheMode> RequestCacheModeFromProto(
+    v1::RequestCacheMode mode) {
+  switch (mode) {
+    case v1::REQUEST_CACHE_MODE_UNSPECIFIED:
+    case v1::REQUEST_CACHE_MODE_PER_CPU: return RequestCacheMode::kPerCpu;
+    case v1::REQUEST_CACHE_MODE_SHARED: return RequestCacheMode::kShared;
+    default:
+      return Invalid(
+          "spec.request_cache",
+          absl::StrCat(static_cast<int>(mode),
+                       " is not a known RequestCacheMode "
+                       "(REQUEST_CACHE_MODE_PER_CPU, "
+                       "REQUEST_CACHE_MODE_SHARED)"));
+  }
+}
+
+}  // namespace
+
+v1::Op OpToProto(Op op) {
+  switch (op) {
+    case Op::kRead: return v1::OP_READ;
+    case Op::kWrite: return v1::OP_WRITE;
+    case Op::kRandRead: return v1::OP_RANDREAD;
+    case Op::kRandWrite: return v1::OP_RANDWRITE;
+    case Op::kRandRW: return v1::OP_RANDRW;
+  }
+  return v1::OP_UNSPECIFIED;
+}
+
+v1::PollMode PollModeToProto(PollMode mode) {
+  switch (mode) {
+    case PollMode::kOff: return v1::POLL_MODE_OFF;
+    case PollMode::kOn: return v1::POLL_MODE_ON;
+    case PollMode::kAuto: return v1::POLL_MODE_AUTO;
+  }
+  return v1::POLL_MODE_UNSPECIFIED;
+}
+
+v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode) {
+  switch (mode) {
+    case RequestCacheMode::kPerCpu: return v1::REQUEST_CACHE_MODE_PER_CPU;
+    case RequestCacheMode::kShared: return v1::REQUEST_CACHE_MODE_SHARED;
+  }
+  return v1::REQUEST_CACHE_MODE_UNSPECIFIED;
+}
+
+absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
+  WorkloadSpec spec;
+  if (proto.targets().empty()) {
+    return Invalid("spec.targets", "is empty: at least one target is required");
+  }
+  for (int i = 0; i < proto.targets_size(); ++i) {
+    const v1::TargetSpec& t = proto.targets(i);
+    const std::string field = absl::StrCat("spec.targets[", i, "].path");
+    if (t.path().empty()) return Invalid(field, "is empty");
+    if (t.path().find('\0') != std::string::npos) {
+      return Invalid(field, absl::StrCat("\"", absl::CHexEscape(t.path()),
+                                         "\" contains a NUL byte"));
+    }
+    if (t.path()[0] != '/') {
+      return Invalid(field, absl::StrCat("\"", t.path(),
+                                         "\" is not an absolute path"));
+    }
+    spec.targets.push_back({.path = t.path(),
+                            .create_size = t.create_size(),
+                            .allow_write = t.allow_write()});
+  }
+  BLKPERF_ASSIGN_OR_RETURN(spec.op, OpFromProto(proto.op()));
+  if (proto.has_read_percent()) {
+    if (proto.read_percent() > 100) {
+      return Invalid("spec.read_percent",
+                     absl::StrCat(proto.read_percent(), " is not in 0..100"));
+    }
+    spec.read_percent = proto.read_percent();
+  }
+  if (proto.has_block_size()) {
+    if (proto.block_size() == 0) return Invalid("spec.block_size", "must be > 0");
+    spec.block_size = proto.block_size();
+  }
+  if (proto.has_alignment()) spec.alignment = proto.alignment();
+  if (proto.has_queue_depth()) {
+    if (proto.queue_depth() == 0) {
+      return Invalid("spec.queue_depth", "must be > 0");
+    }
+    spec.queue_depth = proto.queue_depth();
+  }
+  if (proto.has_submit_batch()) spec.submit_batch = proto.submit_batch();
+  if (proto.has_complete_batch()) spec.complete_batch = proto.complete_batch();
+  if (proto.has_threads()) spec.threads = proto.threads();
+  for (int i = 0; i < proto.cpus_size(); ++i) {
+    if (proto.cpus(i) < 0) {
+      return Invalid(absl::StrCat("spec.cpus[", i, "]"),
+                     absl::StrCat(proto.cpus(i), " is not a CPU number"));
+    }
+    spec.cpus.push_back(proto.cpus(i));
+  }
+  if (proto.has_runtime()) {
+    BLKPERF_ASSIGN_OR_RETURN(spec.runtime,
+                             DurationFromProto(proto.runtime(), "spec.runtime"));
+  }
+  if (proto.has_io_count()) spec.io_count = proto.io_count();
+  if (proto.has_runtime() && spec.runtime == absl::ZeroDuration() &&
+      spec.io_count == 0) {
+    return Invalid("spec.runtime",
+                   "is 0 and spec.io_count is 0: the workload would never end");
+  }
+  if (proto.has_ramp_time()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec.ramp_time, DurationFromProto(proto.ramp_time(), "spec.ramp_time"));
+  }
+  if (proto.has_direct()) spec.direct = proto.direct();
+  if (proto.has_seed()) spec.seed = proto.seed();
+  if (proto.has_fixed_buffers()) spec.fixed_buffers = proto.fixed_buffers();
+  if (proto.has_registered_files()) {
+    spec.registered_files = proto.registered_files();
+  }
+  BLKPERF_ASSIGN_OR_RETURN(spec.polled, PollModeFromProto(proto.polled()));
+  if (proto.has_sqpoll()) spec.sqpoll = proto.sqpoll();
+  if (proto.has_sqpoll_cpu()) {
+    if (proto.sqpoll_cpu() < -1) {
+      return Invalid("spec.sqpoll_cpu",
+                     absl::StrCat(proto.sqpoll_cpu(),
+                                  " is not a CPU number (-1 = any)"));
+    }
+    spec.sqpoll_cpu = proto.sqpoll_cpu();
+  }
+  BLKPERF_ASSIGN_OR_RETURN(spec.request_cache,
+                           RequestCacheModeFromProto(proto.request_cache()));
+  if (proto.has_latency_tracking()) {
+    spec.latency_tracking = proto.latency_tracking();
+  }
+  if (proto.has_verify()) spec.verify = proto.verify();
+  if (proto.has_continue_on_error()) {
+    spec.continue_on_error = proto.continue_on_error();
+  }
+  if (!proto.split().empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(spec.split,
+                             ParseSplitStrategy(proto.split(), "spec.split"));
+  }
+  return spec;
+}
+
+void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
+  proto->Clear();
+  for (const TargetSpec& t : spec.targets) {
+    v1::TargetSpec* out = proto->add_targets();
+    out->set_path(t.path);
+    out->set_create_size(t.create_size);
+    out->set_allow_write(t.allow_write);
+  }
+  proto->set_op(OpToProto(spec.op));
+  proto->set_read_percent(spec.read_percent);
+  proto->set_block_size(spec.block_size);
+  proto->set_alignment(spec.alignment);
+  proto->set_queue_depth(spec.queue_depth);
+  proto->set_submit_batch(spec.submit_batch);
+  proto->set_complete_batch(spec.complete_batch);
+  proto->set_threads(spec.threads);
+  for (int cpu : spec.cpus) proto->add_cpus(cpu);
+  DurationToProto(spec.runtime, proto->mutable_runtime());
+  proto->set_io_count(spec.io_count);
+  DurationToProto(spec.ramp_time, proto->mutable_ramp_time());
+  proto->set_direct(spec.direct);
+  proto->set_seed(spec.seed);
+  proto->set_fixed_buffers(spec.fixed_buffers);
+  proto->set_registered_files(spec.registered_files);
+  proto->set_polled(PollModeToProto(spec.polled));
+  proto->set_sqpoll(spec.sqpoll);
+  proto->set_sqpoll_cpu(spec.sqpoll_cpu);
+  proto->set_request_cache(RequestCacheModeToProto(spec.request_cache));
+  proto->set_latency_tracking(spec.latency_tracking);
+  proto->set_verify(spec.verify);
+  proto->set_continue_on_error(spec.continue_on_error);
+  proto->set_split(SplitStrategyName(spec.split));
+}
+
+}  // namespace blkperf

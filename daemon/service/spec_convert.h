@@ -1,0 +1,37 @@
+// Converts workload specs between the wire (blkperf.v1.WorkloadSpec) and the
+// engine (blkperf::WorkloadSpec).
+//
+//   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request.spec());
+//   if (!spec.ok()) return ToGrpcStatus(spec.status());  // names the field
+//   ...
+//   SpecToProto(workload.spec().spec, response.mutable_spec());
+//
+// SpecFromProto checks what the wire form can get wrong on its own: unknown
+// enum numbers, malformed or negative durations, empty or relative paths,
+// out-of-range numbers, an unparsable split strategy. Each error is
+// InvalidArgument whose message starts with the field path ("spec.op",
+// "spec.targets[1].path") and gives the value and the reason. Checks that
+// need the system (online CPUs, block sizes, limits) stay in the engine's
+// ResolveSpec. Unset optional fields keep the engine's defaults.
+#ifndef BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
+#define BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
+
+#include "absl/status/statusor.h"
+#include "daemon/engine/workload_spec.h"
+#include "proto/blkperf.pb.h"
+
+namespace blkperf {
+
+absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto);
+
+// Writes every field of `spec` (optional ones included) to `*proto`, so a
+// resolved spec shows all its values. SpecFromProto(SpecToProto(s)) == s.
+void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto);
+
+v1::Op OpToProto(Op op);
+v1::PollMode PollModeToProto(PollMode mode);
+v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_

@@ -1,0 +1,60 @@
+// The seam between the WorkloadManager and the engine, so the manager's
+// bookkeeping (ids, conflicts, limits, permissions, retention) runs against a
+// fake in unit tests. Production code uses NewEngineBackend().
+//
+//   std::unique_ptr<WorkloadBackend> backend = NewEngineBackend();
+//   absl::StatusOr<ResolvedSpec> resolved = backend->Resolve(spec, limits);
+//   absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
+//       backend->Start(spec, limits);
+#ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
+#define BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/split_strategy.h"
+#include "daemon/engine/target.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+// A started workload, as the manager sees it. Thread-safe like Workload.
+class RunningWorkload {
+ public:
+  virtual ~RunningWorkload() = default;
+  virtual void RequestStop() = 0;
+  virtual bool Finished() const = 0;
+  // True when finished within `timeout`.
+  virtual bool WaitFor(absl::Duration timeout) = 0;
+  virtual WorkloadSnapshot Snapshot() const = 0;
+  virtual absl::Status SetSplitStrategy(const SplitStrategy& strategy) = 0;
+};
+
+class WorkloadBackend {
+ public:
+  virtual ~WorkloadBackend() = default;
+  // ResolveSpec: defaults filled in, targets probed, fields validated.
+  virtual absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
+                                               const EngineLimits& limits) = 0;
+  // ProbeTarget.
+  virtual absl::StatusOr<TargetInfo> Probe(absl::string_view path) = 0;
+  // Whether the kernel would grant an exclusive claim (O_EXCL) on block
+  // device `path` now; the claim is released again at once (the engine takes
+  // its own for the run). An errno-derived error when refused.
+  virtual absl::Status ProbeExclusive(absl::string_view path) = 0;
+  // Workload::Start.
+  virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
+      const WorkloadSpec& spec, const EngineLimits& limits) = 0;
+};
+
+// The real engine.
+std::unique_ptr<WorkloadBackend> NewEngineBackend();
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
