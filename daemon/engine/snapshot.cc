@@ -36,6 +36,7 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
   cache_misses += other.cache_misses;
   user_cpu_seconds += other.user_cpu_seconds;
   system_cpu_seconds += other.system_cpu_seconds;
+  io_worker_cpu_seconds += other.io_worker_cpu_seconds;
   for (const ErrorCount& e : other.errors) {
     auto it = std::find_if(errors.begin(), errors.end(), [&](const ErrorCount& x) {
       return x.errno_value == e.errno_value;
@@ -47,6 +48,30 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
     }
   }
   latency.Merge(other.latency);
+}
+
+void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
+  auto minus = [](uint64_t& a, uint64_t b) { a = a > b ? a - b : 0; };
+  minus(ios, earlier.ios);
+  minus(bytes, earlier.bytes);
+  minus(read_ios, earlier.read_ios);
+  minus(read_bytes, earlier.read_bytes);
+  minus(write_ios, earlier.write_ios);
+  minus(write_bytes, earlier.write_bytes);
+  minus(sqes, earlier.sqes);
+  minus(enter_calls, earlier.enter_calls);
+  minus(cache_hits, earlier.cache_hits);
+  minus(cache_misses, earlier.cache_misses);
+  user_cpu_seconds -= earlier.user_cpu_seconds;
+  system_cpu_seconds -= earlier.system_cpu_seconds;
+  io_worker_cpu_seconds -= earlier.io_worker_cpu_seconds;
+  for (const ErrorCount& e : earlier.errors) {
+    for (ErrorCount& mine : errors) {
+      if (mine.errno_value == e.errno_value) minus(mine.count, e.count);
+    }
+  }
+  std::erase_if(errors, [](const ErrorCount& e) { return e.count == 0; });
+  latency.Subtract(earlier.latency);
 }
 
 double ThreadSnapshot::Iops(absl::Duration elapsed) const {

@@ -66,12 +66,19 @@ struct ThreadSnapshot {
   uint64_t cache_misses = 0; // request objects from the shared pool
   double user_cpu_seconds = 0;
   double system_cpu_seconds = 0;
+  // CPU of the kernel threads working for this submitter's ring: io-wq
+  // workers ("iou-wrk-<tid>", where I/O the device cannot issue without
+  // blocking is punted) and the SQPOLL thread ("iou-sqp-<tid>").
+  double io_worker_cpu_seconds = 0;
   std::vector<ErrorCount> errors;
   LatencyHistogram latency;  // logical I/O latency, nanoseconds
 
   uint64_t ErrorTotal() const;
   // Adds `other` (counters, errors by errno, histogram).
   void Merge(const ThreadSnapshot& other);
+  // Removes what an earlier snapshot of the same counters had, leaving the
+  // activity in between. `inflight` stays the later value.
+  void Subtract(const ThreadSnapshot& earlier);
   double Iops(absl::Duration elapsed) const;
   double BytesPerSecond(absl::Duration elapsed) const;
   double IosPerCall() const;
@@ -88,6 +95,43 @@ struct RingSetup {
   bool huge_pages = false;  // I/O buffers backed by huge pages
 };
 
+// What the block device(s) under the targets did, from /sys/block/<dev>/stat
+// deltas: direct evidence of kernel splitting. Other users of the same device
+// are counted too; the engine cannot know whether there are any.
+struct DeviceCounters {
+  bool available = false;   // false: a target has no block device (tmpfs...)
+  uint64_t requests = 0;    // reads + writes completed by the device
+  uint64_t merges = 0;      // requests the block layer merged
+  uint64_t sectors = 0;
+  // requests per SQE submitted in the same span (0 without SQEs).
+  double requests_per_sqe = 0;
+};
+
+// One period of a single split strategy (a workload switches with
+// SetSplitStrategy or its A/B schedule). Totals over phases equal the
+// workload's totals exactly.
+struct PhaseSnapshot {
+  int index = 0;
+  std::string strategy;        // SplitStrategyName
+  absl::Duration start;        // since the workload's measuring began
+  absl::Duration end;          // == start + elapsed
+  absl::Duration elapsed;
+  ThreadSnapshot total;        // counters of this phase only
+  DeviceCounters device;
+  double PiecesPerIo() const {
+    return total.ios != 0 ? static_cast<double>(total.sqes) / total.ios : 0;
+  }
+};
+
+// A/B result per strategy: the median over its slices.
+struct AbStrategyResult {
+  std::string strategy;
+  int slices = 0;
+  double median_iops = 0;
+  double median_bytes_per_second = 0;
+  double ratio_to_first = 0;   // median_iops / the first strategy's
+};
+
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
   absl::Time taken;
@@ -100,6 +144,10 @@ struct WorkloadSnapshot {
   std::vector<std::string> notes;
   bool has_error = false;
   FirstError error;
+  std::string split_strategy;  // the strategy in force now
+  DeviceCounters device;       // whole measured run
+  std::vector<PhaseSnapshot> phases;
+  std::vector<AbStrategyResult> ab;  // A/B mode only
 };
 
 }  // namespace blkperf

@@ -140,6 +140,21 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
         " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
         limits.max_buffer_bytes));
   }
+  if (!spec.ab_strategies.empty()) {
+    if (spec.ab_strategies.size() < 2) {
+      return Invalid("ab_strategies", "needs at least two strategies to compare");
+    }
+    if (spec.ab_slice <= absl::ZeroDuration()) {
+      return Invalid("ab_slice", "must be > 0");
+    }
+    if (spec.runtime < spec.ab_slice * static_cast<int64_t>(spec.ab_strategies.size())) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice), " x ",
+                                  spec.ab_strategies.size(),
+                                  " strategies does not fit in runtime ",
+                                  absl::FormatDuration(spec.runtime)));
+    }
+  }
   if (spec.verify && spec.op == Op::kRandRW) {
     return Invalid("verify", "is not supported with randrw (reads may see "
                              "blocks another thread is writing)");
@@ -163,13 +178,10 @@ absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
                                 name, "'s logical block size ", lbs,
                                 " (required for direct I/O)"));
   }
-  if (spec.split.kind == SplitStrategy::Kind::kFixed &&
-      spec.split.fixed_bytes % lbs != 0) {
-    return Invalid("split",
-                   absl::StrCat(SplitStrategyName(spec.split),
-                                ": piece size ", spec.split.fixed_bytes,
-                                " is not a multiple of ", name,
-                                "'s logical block size ", lbs));
+  BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(spec.split, "split", info));
+  for (size_t k = 0; k < spec.ab_strategies.size(); ++k) {
+    BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(
+        spec.ab_strategies[k], absl::StrCat("ab_strategies[", k, "]"), info));
   }
   if (info.size_bytes < spec.block_size) {
     return Invalid("block_size",
@@ -180,6 +192,20 @@ absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
 }
 
 }  // namespace
+
+absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
+                                 absl::string_view field,
+                                 const TargetInfo& target) {
+  const uint32_t lbs = std::max<uint32_t>(target.logical_block_size, 1);
+  if (strategy.kind == SplitStrategy::Kind::kFixed &&
+      (strategy.fixed_bytes == 0 || strategy.fixed_bytes % lbs != 0)) {
+    return Invalid(field, absl::StrCat(SplitStrategyName(strategy),
+                                       ": piece size ", strategy.fixed_bytes,
+                                       " is not a multiple of ", target.path,
+                                       "'s logical block size ", lbs));
+  }
+  return absl::OkStatus();
+}
 
 std::vector<int> OnlineCpus() {
   std::vector<int> cpus;

@@ -51,6 +51,12 @@ absl::Status ValidateSpecFields(const WorkloadSpec& spec,
 absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                                          const EngineLimits& limits);
 
+// A fixed piece size must be a multiple of the target's logical block size.
+// InvalidArgument naming `field` otherwise.
+absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
+                                 absl::string_view field,
+                                 const TargetInfo& target);
+
 // CPUs online now (from /sys/devices/system/cpu/online or the affinity mask).
 std::vector<int> OnlineCpus();
 

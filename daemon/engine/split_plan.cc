@@ -28,14 +28,13 @@ absl::StatusOr<Splitter> Splitter::Create(const SplitStrategy& strategy,
                                           unsigned page_shift) {
   if (page_shift < kMinPageShift || page_shift > kMaxPageShift) {
     return absl::InvalidArgumentError(
-        absl::StrCat("page_shift ", page_shift, " is outside [",
-                     kMinPageShift, ", ", kMaxPageShift, "]"));
+        absl::StrCat("page_shift ", page_shift, " is outside [", kMinPageShift,
+                     ", ", kMaxPageShift, "]"));
   }
   const uint32_t block = limits.logical_block_size;
   if (block < 512 || !std::has_single_bit(block)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("limits.logical_block_size ", block,
-                     " is not a power of two >= 512"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "limits.logical_block_size ", block, " is not a power of two >= 512"));
   }
 
   Splitter splitter;
@@ -65,9 +64,9 @@ absl::StatusOr<Splitter> Splitter::Create(const SplitStrategy& strategy,
   }
 
   if (limits.chunk_bytes % block != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "limits.chunk_bytes ", limits.chunk_bytes,
-        " is not a multiple of the logical block size ", block));
+    return absl::InvalidArgumentError(
+        absl::StrCat("limits.chunk_bytes ", limits.chunk_bytes,
+                     " is not a multiple of the logical block size ", block));
   }
   const uint64_t page_bytes = uint64_t{1} << page_shift;
   const uint64_t virt = limits.virt_boundary_mask;
@@ -120,7 +119,8 @@ uint32_t Splitter::MaxPieces(uint32_t io_len, uint32_t alignment) const {
   // are never shorter than a block. So within one chunk section of s bytes
   // there are at most ceil(s / min_piece) pieces.
   uint64_t min_piece = kUnlimited;
-  if (max_io_bytes_ != kUnlimited) min_piece = max_io_bytes_ & block_round_mask_;
+  if (max_io_bytes_ != kUnlimited)
+    min_piece = max_io_bytes_ & block_round_mask_;
   if (max_segments_ != 0) {
     const uint64_t unit = uint64_t{1} << unit_shift_;
     const uint64_t room = segment_window_ + std::min(block, unit);
@@ -160,8 +160,8 @@ uint32_t Splitter::MaxPieces(uint32_t io_len, uint32_t alignment) const {
         // than the rest would need on its own. More boundaries never give
         // fewer pieces, so the most that fit is the worst case.
         const uint64_t middle = (boundaries - 1) * chunk;
-        pieces = (boundaries - 1) * per_chunk +
-                 CeilDiv(len - middle, min_piece) + 1;
+        pieces =
+            (boundaries - 1) * per_chunk + CeilDiv(len - middle, min_piece) + 1;
       }
     }
   }

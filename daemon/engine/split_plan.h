@@ -6,8 +6,8 @@
 //   // Ring sizing, once: splitter->MaxPieces(block_size, block_size).
 //   // Hot path, per piece:
 //   for (uint32_t done = 0; done < len;) {
-//     const uint32_t piece =
-//         splitter->NextPieceLength(dev_off + done, buf_off + done, len - done);
+//     const uint32_t piece = splitter->NextPieceLength(
+//         dev_off + done, buf_off + done, len - done);
 //     PrepareSqe(dev_off + done, buf_off + done, piece);
 //     done += piece;
 //   }
@@ -102,9 +102,8 @@ class Splitter {
   // min(N, remaining); for `none` remaining.
   // REQUIRES: remaining > 0. For the limits to hold: dev_off and buf_off are
   // multiples of the logical block size, and one block alone fits them.
-  [[nodiscard]] ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t
-  NextPieceLength(uint64_t dev_off, uint64_t buf_off,
-                  uint32_t remaining) const {
+  [[nodiscard]] ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t NextPieceLength(
+      uint64_t dev_off, uint64_t buf_off, uint32_t remaining) const {
     switch (strategy_.kind) {
       case SplitStrategy::Kind::kNone:
         return remaining;
@@ -119,8 +118,8 @@ class Splitter {
     // Bytes to the next chunk boundary; a division only for chunk sizes that
     // are not powers of two.
     if (chunk_bytes_ != 0) {
-      const uint64_t into_chunk = chunk_mask_ != 0 ? dev_off & chunk_mask_
-                                                   : dev_off % chunk_bytes_;
+      const uint64_t into_chunk =
+          chunk_mask_ != 0 ? dev_off & chunk_mask_ : dev_off % chunk_bytes_;
       const uint64_t to_boundary = chunk_bytes_ - into_chunk;
       if (to_boundary < cap) cap = to_boundary;
     }
@@ -142,8 +141,9 @@ class Splitter {
   // bytes into, for every start whose dev_off and buf_off are multiples of
   // `alignment` (a power of two; pass the logical block size when nothing
   // better is known, smaller values count as the logical block size). Exact
-  // for aligned I/Os under a single binding limit; for ring sizing, not the
-  // hot path. 0 for io_len 0.
+  // for I/Os cut by max_io_bytes or chunk_bytes alone; for the segment limit
+  // it allows each piece to start up to a page (or unit) minus a block into
+  // its first segment. For ring sizing, not the hot path. 0 for io_len 0.
   [[nodiscard]] uint32_t MaxPieces(uint32_t io_len, uint32_t alignment) const;
 
   const SplitStrategy& strategy() const { return strategy_; }
@@ -156,11 +156,11 @@ class Splitter {
   uint64_t block_round_mask_ = ~uint64_t{511};  // rounds down to a block
   // kLimits only:
   uint64_t max_io_bytes_ = kUnlimited;
-  uint64_t chunk_bytes_ = 0;       // 0 = none
-  uint64_t chunk_mask_ = 0;        // chunk_bytes_ - 1 if a power of two
+  uint64_t chunk_bytes_ = 0;              // 0 = none
+  uint64_t chunk_mask_ = 0;               // chunk_bytes_ - 1 if a power of two
   uint64_t segment_window_ = kUnlimited;  // max_segments << unit_shift
-  uint64_t unit_mask_ = 0;         // (1 << unit_shift) - 1; 0 = unlimited
-  uint32_t max_segments_ = 0;      // 0 = unlimited
+  uint64_t unit_mask_ = 0;     // (1 << unit_shift) - 1; 0 = unlimited
+  uint32_t max_segments_ = 0;  // 0 = unlimited
   unsigned unit_shift_ = 0;
 };
 

@@ -109,8 +109,12 @@ void BM_Cut1MiB(benchmark::State& state) {
       static_cast<double>(pieces) / static_cast<double>(state.iterations()));
 }
 
-BENCHMARK_TEMPLATE(BM_Cut1MiB, false)->Name("BM_Cut1MiB/arithmetic")->DenseRange(0, 2);
-BENCHMARK_TEMPLATE(BM_Cut1MiB, true)->Name("BM_Cut1MiB/reference")->DenseRange(0, 2);
+BENCHMARK_TEMPLATE(BM_Cut1MiB, false)
+    ->Name("BM_Cut1MiB/arithmetic")
+    ->DenseRange(0, 2);
+BENCHMARK_TEMPLATE(BM_Cut1MiB, true)
+    ->Name("BM_Cut1MiB/reference")
+    ->DenseRange(0, 2);
 
 }  // namespace
 }  // namespace blkperf

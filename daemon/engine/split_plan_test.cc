@@ -193,8 +193,7 @@ TEST(SplitterCreateTest, RejectsLimitsThePlanCannotHonour) {
 TEST(SplitterCreateTest, KeepsTheStrategy) {
   EXPECT_EQ(MustCreate(Fixed(8192), DeviceSplitLimits{}, 12).strategy(),
             Fixed(8192));
-  EXPECT_EQ(MustCreate(Limits(), DeviceSplitLimits{}, 21).strategy(),
-            Limits());
+  EXPECT_EQ(MustCreate(Limits(), DeviceSplitLimits{}, 21).strategy(), Limits());
   EXPECT_EQ(Splitter().strategy(), None());
 }
 
@@ -238,8 +237,9 @@ TEST(SplitterTest, LimitsBySegmentsOnFourKiBPages) {
   EXPECT_EQ(s.NextPieceLength(0, 512, kMiB), 16 * kKiB - 512);
   EXPECT_EQ(s.NextPieceLength(0, 4096 - 512, kMiB), 12 * kKiB + 512);
   // The rest of the I/O restarts page aligned.
-  EXPECT_THAT(Cut(s, 0, 512, 40 * kKiB),
-              ::testing::ElementsAre(16 * kKiB - 512, 16 * kKiB, 8 * kKiB + 512));
+  EXPECT_THAT(
+      Cut(s, 0, 512, 40 * kKiB),
+      ::testing::ElementsAre(16 * kKiB - 512, 16 * kKiB, 8 * kKiB + 512));
 }
 
 TEST(SplitterTest, LimitsBySegmentSizeOnHugePages) {
@@ -258,9 +258,8 @@ TEST(SplitterTest, LimitsBySegmentSizeOnHugePages) {
   limits.max_segment_size = 0;
   EXPECT_EQ(MustCreate(Limits(), limits, 21).NextPieceLength(0, 0, 8 * kMiB),
             4 * kMiB);
-  EXPECT_EQ(
-      MustCreate(Limits(), limits, 21).NextPieceLength(0, 4096, 8 * kMiB),
-      4 * kMiB - 4096);
+  EXPECT_EQ(MustCreate(Limits(), limits, 21).NextPieceLength(0, 4096, 8 * kMiB),
+            4 * kMiB - 4096);
 }
 
 TEST(SplitterTest, LimitsByChunk) {
@@ -284,7 +283,7 @@ TEST(SplitterTest, TheTightestLimitWins) {
   limits.max_segments = 33;
   limits.virt_boundary_mask = 4095;
   const Splitter s = MustCreate(Limits(), limits, 12);
-  EXPECT_EQ(s.NextPieceLength(0, 0, kMiB), 132 * kKiB);        // segments
+  EXPECT_EQ(s.NextPieceLength(0, 0, kMiB), 132 * kKiB);          // segments
   EXPECT_EQ(s.NextPieceLength(500 * kKiB, 0, kMiB), 12 * kKiB);  // chunk
   limits.max_segments = 128;
   EXPECT_EQ(MustCreate(Limits(), limits, 12).NextPieceLength(0, 0, kMiB),
@@ -393,9 +392,9 @@ class CaseGenerator {
                       : static_cast<uint32_t>(LogUniform(4096, 0xffffffff));
     }
     if (Chance(0.4)) {
-      l.chunk_bytes = l.logical_block_size *
-                      (Chance(0.5) ? uint64_t{1} << Uniform(0, 16)
-                                   : LogUniform(1, 1 << 16));
+      l.chunk_bytes =
+          l.logical_block_size * (Chance(0.5) ? uint64_t{1} << Uniform(0, 16)
+                                              : LogUniform(1, 1 << 16));
     }
     if (Chance(0.5)) l.virt_boundary_mask = Pick<uint64_t>({511, 4095});
     return l;
@@ -475,9 +474,9 @@ TEST(SplitterPropertyTest, ArithmeticMatchesTheReferenceWalkExactly) {
     const uint64_t align =
         realistic || gen.Chance(0.5) ? limits.logical_block_size : 1;
     const uint64_t dev_off = gen.Offset(align, 40, limits.chunk_bytes);
-    const uint64_t buf_off =
-        gen.Offset(align, 30, gen.Chance(0.5) ? uint64_t{1} << page_shift
-                                              : limits.max_segment_size);
+    const uint64_t buf_off = gen.Offset(
+        align, 30,
+        gen.Chance(0.5) ? uint64_t{1} << page_shift : limits.max_segment_size);
     const uint32_t remaining = gen.Length(limits.logical_block_size);
 
     absl::StatusOr<Splitter> splitter =
@@ -489,8 +488,8 @@ TEST(SplitterPropertyTest, ArithmeticMatchesTheReferenceWalkExactly) {
         strategy, limits, page_shift, dev_off, buf_off, remaining);
     if (fast != slow || fast == 0 || fast > remaining) {
       ++failures;
-      ADD_FAILURE() << "case " << i << ": arithmetic " << fast
-                    << " reference " << slow << " for "
+      ADD_FAILURE() << "case " << i << ": arithmetic " << fast << " reference "
+                    << slow << " for "
                     << Describe(strategy, limits, page_shift, dev_off, buf_off,
                                 remaining);
     }
@@ -507,9 +506,8 @@ std::string PieceBreaks(const DeviceSplitLimits& limits, unsigned page_shift,
   if (limits.max_io_bytes != 0 && len > limits.max_io_bytes) {
     return absl::StrCat("length ", len, " > max_io_bytes");
   }
-  if (limits.chunk_bytes != 0 &&
-      dev_off / limits.chunk_bytes !=
-          (dev_off + len - 1) / limits.chunk_bytes) {
+  if (limits.chunk_bytes != 0 && dev_off / limits.chunk_bytes !=
+                                     (dev_off + len - 1) / limits.chunk_bytes) {
     return "crosses a chunk boundary";
   }
   const uint64_t page = uint64_t{1} << page_shift;
@@ -519,10 +517,10 @@ std::string PieceBreaks(const DeviceSplitLimits& limits, unsigned page_shift,
     const uint64_t page_end = (p / page + 1) * page;
     const uint64_t bvec_end = std::min(end, page_end);
     const uint64_t bytes = bvec_end - p;
-    segments += limits.max_segment_size == 0
-                    ? 1
-                    : (bytes + limits.max_segment_size - 1) /
-                          limits.max_segment_size;
+    segments +=
+        limits.max_segment_size == 0
+            ? 1
+            : (bytes + limits.max_segment_size - 1) / limits.max_segment_size;
     // virt boundary: inner bio_vec edges must be on the boundary.
     if (p != buf_off && (p & limits.virt_boundary_mask) != 0) {
       return "a bio_vec starts off the virt boundary";
@@ -543,9 +541,8 @@ std::string PieceBreaks(const DeviceSplitLimits& limits, unsigned page_shift,
 bool FitsTheModel(const DeviceSplitLimits& limits, unsigned page_shift,
                   uint64_t dev_off, uint64_t buf_off, uint64_t len) {
   if (limits.max_io_bytes != 0 && len > limits.max_io_bytes) return false;
-  if (limits.chunk_bytes != 0 &&
-      dev_off / limits.chunk_bytes !=
-          (dev_off + len - 1) / limits.chunk_bytes) {
+  if (limits.chunk_bytes != 0 && dev_off / limits.chunk_bytes !=
+                                     (dev_off + len - 1) / limits.chunk_bytes) {
     return false;
   }
   uint64_t unit = uint64_t{1} << page_shift;
@@ -570,17 +567,17 @@ TEST(SplitterPropertyTest, CuttingWholeIosKeepsEveryLimit) {
         gen.Pick<uint64_t>({block, 4096, 64 * kKiB, kMiB, 2 * kMiB}));
     const uint64_t dev_off = gen.Offset(alignment, 40, 0);
     const uint64_t buf_off = gen.Offset(alignment, 30, 0);
-    uint32_t len = static_cast<uint32_t>(gen.Uniform(1, 4 * kMiB / block) *
-                                         block);
-    if (gen.Chance(0.05)) len += static_cast<uint32_t>(gen.Uniform(1, block - 1));
+    uint32_t len =
+        static_cast<uint32_t>(gen.Uniform(1, 4 * kMiB / block) * block);
+    if (gen.Chance(0.05))
+      len += static_cast<uint32_t>(gen.Uniform(1, block - 1));
     const std::string what =
         Describe(strategy, limits, page_shift, dev_off, buf_off, len);
 
     absl::StatusOr<Splitter> splitter =
         Splitter::Create(strategy, limits, page_shift);
     ASSERT_TRUE(splitter.ok()) << splitter.status();
-    const std::vector<uint32_t> pieces =
-        Cut(*splitter, dev_off, buf_off, len);
+    const std::vector<uint32_t> pieces = Cut(*splitter, dev_off, buf_off, len);
     total_pieces += pieces.size();
 
     uint64_t done = 0;
@@ -592,13 +589,12 @@ TEST(SplitterPropertyTest, CuttingWholeIosKeepsEveryLimit) {
                       << " is not whole blocks: " << what;
       }
       if (strategy.kind == SplitStrategy::Kind::kLimits) {
-        const std::string broken = PieceBreaks(limits, page_shift,
-                                               dev_off + done, buf_off + done,
-                                               piece);
+        const std::string broken = PieceBreaks(
+            limits, page_shift, dev_off + done, buf_off + done, piece);
         if (!broken.empty()) {
           ++failures;
-          ADD_FAILURE() << "piece " << piece << " at " << done << " "
-                        << broken << ": " << what;
+          ADD_FAILURE() << "piece " << piece << " at " << done << " " << broken
+                        << ": " << what;
         }
         if (piece + uint64_t{block} <= left &&
             FitsTheModel(limits, page_shift, dev_off + done, buf_off + done,
@@ -615,8 +611,7 @@ TEST(SplitterPropertyTest, CuttingWholeIosKeepsEveryLimit) {
       ADD_FAILURE() << "pieces sum to " << done << ": " << what;
     }
     const uint32_t bound = splitter->MaxPieces(len, alignment);
-    if (pieces.size() > bound ||
-        bound > splitter->MaxPieces(len, block)) {
+    if (pieces.size() > bound || bound > splitter->MaxPieces(len, block)) {
       ++failures;
       ADD_FAILURE() << pieces.size() << " pieces, MaxPieces says " << bound
                     << " (" << splitter->MaxPieces(len, block)

@@ -91,9 +91,9 @@ absl::StatusOr<SplitStrategy> ParseSplitStrategy(absl::string_view text,
 
   if (value == 0) return Invalid(field, text, "size must be greater than 0");
   if (value % kMinBlockSize != 0) {
-    return Invalid(field, text,
-                   absl::StrCat("size ", value, " is not a multiple of ",
-                                kMinBlockSize));
+    return Invalid(
+        field, text,
+        absl::StrCat("size ", value, " is not a multiple of ", kMinBlockSize));
   }
   strategy.kind = SplitStrategy::Kind::kFixed;
   strategy.fixed_bytes = value;

@@ -62,14 +62,13 @@ TEST(ParseSplitStrategyTest, NameRoundTrips) {
   EXPECT_EQ(SplitStrategyName(limits), "limits");
   EXPECT_EQ(SplitStrategyName(Fixed(128 * 1024)), "fixed:131072");
 
-  for (const char* text : {"none", "limits", "fixed:512", "fixed:128k",
-                           "fixed:1m", "fixed:4g"}) {
+  for (const char* text :
+       {"none", "limits", "fixed:512", "fixed:128k", "fixed:1m", "fixed:4g"}) {
     absl::StatusOr<SplitStrategy> s = ParseSplitStrategy(text);
     ASSERT_TRUE(s.ok()) << text << ": " << s.status();
     absl::StatusOr<SplitStrategy> again =
         ParseSplitStrategy(SplitStrategyName(*s));
-    ASSERT_TRUE(again.ok()) << SplitStrategyName(*s) << ": "
-                            << again.status();
+    ASSERT_TRUE(again.ok()) << SplitStrategyName(*s) << ": " << again.status();
     EXPECT_EQ(*again, *s) << text;
   }
 }
@@ -123,8 +122,7 @@ TEST(ParseSplitStrategyTest, RejectsMalformedText) {
   for (const auto& c : kCases) {
     absl::StatusOr<SplitStrategy> s = ParseSplitStrategy(c.text);
     ASSERT_FALSE(s.ok()) << "\"" << c.text << "\" parsed";
-    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument)
-        << c.text;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
     const std::string message(s.status().message());
     EXPECT_THAT(message, StartsWith("split \"")) << c.text;
     EXPECT_THAT(message, HasSubstr(c.problem)) << c.text;

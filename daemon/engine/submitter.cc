@@ -1,6 +1,8 @@
 #include "daemon/engine/submitter.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -98,7 +100,42 @@ bool ReadTaskCpu(pid_t tid, double* user_seconds, double* system_seconds) {
   return true;
 }
 
+// CPU seconds of the io_uring kernel threads named after `tid`: io-wq
+// workers ("iou-wrk-<tid>") and the SQPOLL thread ("iou-sqp-<tid>").
+double IoWorkerCpuSeconds(pid_t tid) {
+  const std::string worker = absl::StrCat("iou-wrk-", tid);
+  const std::string poller = absl::StrCat("iou-sqp-", tid);
+  double total = 0;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return 0;
+  while (dirent* entry = readdir(dir)) {
+    const pid_t task = static_cast<pid_t>(atoi(entry->d_name));
+    if (task <= 0) continue;
+    std::ifstream comm(absl::StrCat("/proc/self/task/", task, "/comm"));
+    std::string name;
+    if (!comm || !std::getline(comm, name)) continue;
+    if (name != worker && name != poller) continue;
+    double user = 0, system = 0;
+    if (ReadTaskCpu(task, &user, &system)) total += user + system;
+  }
+  closedir(dir);
+  return total;
+}
+
 }  // namespace
+
+DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
+  const QueueLimits& q = target.limits;
+  DeviceSplitLimits limits;
+  limits.logical_block_size =
+      std::max<uint32_t>(512, target.logical_block_size);
+  limits.max_io_bytes = uint64_t{q.max_sectors_kb} * 1024;
+  limits.max_segments = q.max_segments;
+  limits.max_segment_size = q.max_segment_size;
+  limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
+  limits.virt_boundary_mask = q.virt_boundary_mask;
+  return limits;
+}
 
 int64_t MonotonicNanos() {
   timespec ts;
@@ -120,6 +157,9 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       block_size_(spec.spec.block_size),
       fixed_buffers_(spec.spec.fixed_buffers),
       registered_files_(spec.spec.registered_files),
+      sqe_flags_(static_cast<uint8_t>(
+          (spec.spec.registered_files ? IOSQE_FIXED_FILE : 0) |
+          (spec.spec.force_async ? IOSQE_ASYNC : 0))),
       latency_tracking_(spec.spec.latency_tracking),
       verify_(spec.spec.verify),
       continue_on_error_(spec.spec.continue_on_error),
@@ -137,6 +177,9 @@ SubmitterThread::~SubmitterThread() {
 
 void SubmitterThread::ThreadMain() {
   tid_ = static_cast<pid_t>(syscall(SYS_gettid));
+  // io_uring names its io-wq workers "iou-wrk-<tid>" after this thread.
+  pthread_setname_np(pthread_self(),
+                     absl::StrCat("blkperf-sub", index_).substr(0, 15).c_str());
   setup_status_ = Setup();
   ring_setup_.huge_pages = huge_pages_;
   ready_.Notify();
@@ -148,6 +191,8 @@ void SubmitterThread::ThreadMain() {
       Run(*shared_cache_);
     }
   }
+  // Before the ring goes away its kernel threads (and their CPU) go too.
+  final_worker_seconds_.store(IoWorkerCpuSeconds(tid_));
   rusage usage;
   if (getrusage(RUSAGE_THREAD, &usage) == 0) {
     final_user_seconds_.store(usage.ru_utime.tv_sec +
@@ -189,33 +234,17 @@ absl::Status SubmitterThread::Setup() {
         std::make_unique<SharedRequestCache<Request>>(control_->shared_requests);
   }
 
-  // Split planning per target, and the ring size it implies.
-  max_pieces_ = 1;
-  for (const TargetInfo& target : spec_.targets) {
-    const QueueLimits& q = target.limits;
-    DeviceSplitLimits limits;
-    limits.logical_block_size = std::max<uint32_t>(512, target.logical_block_size);
-    limits.max_io_bytes = uint64_t{q.max_sectors_kb} * 1024;
-    limits.max_segments = q.max_segments;
-    limits.max_segment_size = q.max_segment_size;
-    limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
-    limits.virt_boundary_mask = q.virt_boundary_mask;
-    BLKPERF_ASSIGN_OR_RETURN(
-        Splitter splitter,
-        Splitter::Create(spec_.spec.split, limits, page_shift_));
-    max_pieces_ = std::max(
-        max_pieces_, splitter.MaxPieces(block_size_, spec_.spec.alignment));
-    splitters_.push_back(std::move(splitter));
-  }
-  split_none_ = spec_.spec.split.kind == SplitStrategy::Kind::kNone;
-  const uint64_t pieces_in_flight = uint64_t{queue_depth_} * max_pieces_;
-  if (pieces_in_flight > kMaxRingEntries) {
+  // The ring holds every piece of every in-flight I/O, for any strategy
+  // the workload may switch to (Workload checked the product's bound).
+  ring_entries_ = NextPowerOfTwo(queue_depth_ * control_->piece_capacity);
+  if (ring_entries_ > kMaxRingEntries) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "queue_depth ", queue_depth_, " x ", max_pieces_,
-        " pieces per I/O (split ", SplitStrategyName(spec_.spec.split),
-        ") exceeds the ring's maximum of ", kMaxRingEntries, " entries"));
+        "queue_depth ", queue_depth_, " x ", control_->piece_capacity,
+        " pieces per I/O exceeds the ring's maximum of ", kMaxRingEntries,
+        " entries"));
   }
-  ring_entries_ = NextPowerOfTwo(static_cast<uint32_t>(pieces_in_flight));
+  BLKPERF_RETURN_IF_ERROR(ApplyStrategy(
+      control_->split_strategies[control_->split_generation.load()]));
   if (!fixed_buffers_) piece_iovecs_.resize(2 * ring_entries_);
 
   const bool want_poll = spec_.spec.polled != PollMode::kOff;
@@ -263,6 +292,24 @@ absl::Status SubmitterThread::Setup() {
   ring_setup_.fixed_buffers = fixed_buffers_;
   ring_setup_.registered_files = registered_files_;
   ring_setup_.sqpoll = spec_.spec.sqpoll;
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
+  splitters_.clear();  // capacity stays: no allocation after the first time
+  max_pieces_ = 1;
+  for (const TargetInfo& target : spec_.targets) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        Splitter splitter,
+        Splitter::Create(strategy, SplitLimitsFor(target), page_shift_));
+    // Offsets are multiples of the alignment and buffers of the block size:
+    // the largest power of two dividing both bounds the start alignment.
+    const uint32_t alignment = spec_.spec.alignment | block_size_;
+    max_pieces_ = std::max(
+        max_pieces_, splitter.MaxPieces(block_size_, alignment & -alignment));
+    splitters_.push_back(splitter);
+  }
+  split_none_ = strategy.kind == SplitStrategy::Kind::kNone;
   return absl::OkStatus();
 }
 
@@ -472,13 +519,13 @@ inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
       io_uring_prep_readv(sqe, fd, iov, 1, piece_offset);
     }
   }
-  if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
+  sqe->flags |= sqe_flags_;
   io_uring_sqe_set_data(sqe, req);
 }
 
 template <typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
-                                  int64_t now_ns) {
+                                  int64_t now_ns, bool measuring) {
   uint32_t ios = 0;
   uint32_t sqes = 0;
   const uint16_t targets = static_cast<uint16_t>(fds_.size());
@@ -524,7 +571,7 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     ++ios;
   }
   inflight_ += ios;
-  stats_.sqes.Add(sqes);
+  if (measuring) stats_.sqes.Add(sqes);
   return ios;
 }
 
@@ -598,7 +645,17 @@ void SubmitterThread::Run(Cache& cache) {
       room = static_cast<uint32_t>(std::min<uint64_t>(room, left));
       if (room == 0 && inflight_ == 0) break;
     }
-    const uint32_t prepped = Prepare(cache, std::min(room, submit_batch_), now);
+    const uint32_t generation =
+        control_->split_generation.load(std::memory_order_relaxed);
+    if (ABSL_PREDICT_FALSE(generation != split_generation_)) {
+      // Pairs with the release store that published the strategy. Pieces
+      // in flight finish as they were cut; new I/Os use the new strategy.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      split_generation_ = generation;
+      ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
+    }
+    const uint32_t prepped =
+        Prepare(cache, std::min(room, submit_batch_), now, measuring);
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
@@ -717,8 +774,10 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   if (exited()) {
     out->user_cpu_seconds = final_user_seconds_.load();
     out->system_cpu_seconds = final_system_seconds_.load();
+    out->io_worker_cpu_seconds = final_worker_seconds_.load();
   } else if (tid_ != 0) {
     ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
+    out->io_worker_cpu_seconds = IoWorkerCpuSeconds(tid_);
   }
   out->errors.clear();
   for (int slot = 0; slot < kErrorSlots; ++slot) {

@@ -100,7 +100,19 @@ struct alignas(64) SubmitterControl {
   FirstError first_error;  // written by the claimant, then published
   std::atomic<bool> first_error_published{false};
   SharedRequestPool<Request>* shared_requests = nullptr;
+  // Pieces per logical I/O the rings are sized for (every strategy a
+  // workload may switch to must fit).
+  uint32_t piece_capacity = 1;
+  // Live split-strategy switching: Workload writes split_strategies[g] and
+  // then publishes g with a release store; submitters poll the generation
+  // once per loop turn (one relaxed load of a read-mostly line) and rebuild
+  // their splitters when it changes. Entries are never rewritten.
+  alignas(64) std::atomic<uint32_t> split_generation{0};
+  std::array<SplitStrategy, 1024> split_strategies{};
 };
+
+// Queue limits of a target as the splitter wants them.
+DeviceSplitLimits SplitLimitsFor(const TargetInfo& target);
 
 class SubmitterThread {
  public:
@@ -131,6 +143,8 @@ class SubmitterThread {
 
  private:
   absl::Status Setup();
+  // Builds this thread's splitters for `strategy` (validated by Workload).
+  absl::Status ApplyStrategy(const SplitStrategy& strategy);
   absl::Status AllocateBuffers();
   absl::Status SetUpRing(bool polled);
   absl::Status RegisterResources();
@@ -141,7 +155,8 @@ class SubmitterThread {
   template <typename Cache>
   void Run(Cache& cache);
   template <typename Cache>
-  uint32_t Prepare(Cache& cache, uint32_t max_ios, int64_t now_ns);
+  uint32_t Prepare(Cache& cache, uint32_t max_ios, int64_t now_ns,
+                   bool measuring);
   template <typename Cache>
   uint32_t Reap(Cache& cache, bool measuring, int64_t now_ns);
   template <typename Cache>
@@ -168,6 +183,7 @@ class SubmitterThread {
   const uint32_t block_size_;
   const bool fixed_buffers_;
   const bool registered_files_;
+  const uint8_t sqe_flags_;  // IOSQE_FIXED_FILE / IOSQE_ASYNC per the spec
   const bool latency_tracking_;
   const bool verify_;
   const bool continue_on_error_;
@@ -178,6 +194,7 @@ class SubmitterThread {
   std::vector<uint64_t> seq_cursor_;    // sequential: next slot per target
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
+  uint32_t split_generation_ = 0;       // of control_->split_strategies
 
   // Owned resources, created on the submitter thread.
   io_uring ring_{};
@@ -214,6 +231,7 @@ class SubmitterThread {
   // CPU time at exit (the /proc task entry goes away with the thread).
   std::atomic<double> final_user_seconds_{0};
   std::atomic<double> final_system_seconds_{0};
+  std::atomic<double> final_worker_seconds_{0};
 
   ThreadStats stats_;
 };

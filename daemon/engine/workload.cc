@@ -21,6 +21,15 @@ Workload::Workload(ResolvedSpec spec)
       shared_requests_(std::make_unique<SharedRequestPool<internal::Request>>(
           size_t{spec_.spec.threads} * spec_.spec.queue_depth)) {
   control_.shared_requests = shared_requests_.get();
+  control_.split_strategies[0] = spec_.spec.ab_strategies.empty()
+                                     ? spec_.spec.split
+                                     : spec_.spec.ab_strategies[0];
+  for (const TargetInfo& target : spec_.targets) {
+    if (std::find(device_stat_paths_.begin(), device_stat_paths_.end(),
+                  target.stat_path) == device_stat_paths_.end()) {
+      device_stat_paths_.push_back(target.stat_path);
+    }
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
@@ -40,6 +49,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
   }
   BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved, ResolveSpec(spec, limits));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
+  BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
   BLKPERF_RETURN_IF_ERROR(workload->Launch());
   return workload;
@@ -48,6 +58,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
 Workload::~Workload() {
   RequestStop();
   Wait();
+  if (driver_.joinable()) driver_.join();
   for (int fd : fds_) close(fd);
 }
 
@@ -78,6 +89,170 @@ absl::Status Workload::OpenTargets() {
     fds_.push_back(fd);
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// Pieces `strategy` may cut one I/O of the spec into, on any target, with
+// 4 KiB buffer pages (the worst case; huge pages only need fewer).
+absl::StatusOr<uint32_t> PiecesNeeded(const ResolvedSpec& spec,
+                                      const SplitStrategy& strategy) {
+  uint32_t pieces = 1;
+  const uint32_t alignment = spec.spec.alignment | spec.spec.block_size;
+  for (const TargetInfo& target : spec.targets) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        Splitter splitter,
+        Splitter::Create(strategy, internal::SplitLimitsFor(target), 12));
+    pieces = std::max(pieces, splitter.MaxPieces(spec.spec.block_size,
+                                                 alignment & -alignment));
+  }
+  return pieces;
+}
+
+constexpr uint32_t kMaxRingEntries = 32768;
+
+}  // namespace
+
+absl::Status Workload::SizeRingsForStrategies() {
+  // Room for the strategies the spec names, then, where the ring allows,
+  // for `limits` and for the finest piece size any fixed strategy could
+  // choose, so a live switch rarely finds the ring too small.
+  const uint32_t qd = spec_.spec.queue_depth;
+  std::vector<SplitStrategy> named = spec_.spec.ab_strategies;
+  if (named.empty()) named.push_back(spec_.spec.split);
+  uint32_t capacity = 1;
+  for (size_t i = 0; i < named.size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(uint32_t pieces, PiecesNeeded(spec_, named[i]));
+    if (uint64_t{pieces} * qd > kMaxRingEntries) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec_.spec.ab_strategies.empty() ? "split"
+                                           : absl::StrCat("ab_strategies[", i, "]"),
+          " ", SplitStrategyName(named[i]), " cuts one I/O into up to ",
+          pieces, " pieces; with queue_depth ", qd,
+          " that exceeds the ring's maximum of ", kMaxRingEntries,
+          " entries"));
+    }
+    capacity = std::max(capacity, pieces);
+  }
+  uint32_t smallest_block = UINT32_MAX;
+  for (const TargetInfo& t : spec_.targets) {
+    smallest_block = std::min(smallest_block,
+                              std::max<uint32_t>(512, t.logical_block_size));
+  }
+  absl::StatusOr<uint32_t> limits =
+      PiecesNeeded(spec_, SplitStrategy{SplitStrategy::Kind::kLimits, 0});
+  if (limits.ok()) capacity = std::max(capacity, *limits);
+  const uint32_t finest = std::max<uint32_t>(1, spec_.spec.block_size / smallest_block);
+  capacity = std::max(capacity, std::min(finest, kMaxRingEntries / qd));
+  control_.piece_capacity = std::min(capacity, std::max<uint32_t>(1, kMaxRingEntries / qd));
+  return absl::OkStatus();
+}
+
+absl::Status Workload::CheckStrategyFits(const SplitStrategy& strategy) const {
+  for (const TargetInfo& target : spec_.targets) {
+    BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(strategy, "split", target));
+  }
+  BLKPERF_ASSIGN_OR_RETURN(uint32_t pieces, PiecesNeeded(spec_, strategy));
+  if (pieces > control_.piece_capacity) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split ", SplitStrategyName(strategy), " cuts one I/O into up to ",
+        pieces, " pieces, more than the ", control_.piece_capacity,
+        " this workload's rings were sized for (queue_depth ",
+        spec_.spec.queue_depth, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Workload::SetSplitStrategy(const SplitStrategy& strategy) {
+  if (!spec_.spec.ab_strategies.empty()) {
+    return absl::FailedPreconditionError(
+        "split: the workload alternates ab_strategies; it cannot be switched "
+        "by hand");
+  }
+  BLKPERF_RETURN_IF_ERROR(CheckStrategyFits(strategy));
+  absl::MutexLock lock(&mu_);
+  if (finished_.HasBeenNotified()) {
+    return absl::FailedPreconditionError("split: the workload has ended");
+  }
+  return SwitchLocked(strategy);
+}
+
+absl::Status Workload::SwitchLocked(const SplitStrategy& strategy) {
+  const uint32_t generation = control_.split_generation.load() + 1;
+  if (generation >= control_.split_strategies.size()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("split: a workload can switch strategies at most ",
+                     control_.split_strategies.size() - 1, " times"));
+  }
+  control_.split_strategies[generation] = strategy;
+  control_.split_generation.store(generation, std::memory_order_release);
+  const int64_t now = MonotonicNanos();
+  // Before measuring starts there is no phase yet; Drive() opens the first
+  // with whatever strategy is in force then.
+  if (!phases_.empty()) {
+    phases_.push_back({now, strategy, TotalsNow(), ReadDevices()});
+  }
+  return absl::OkStatus();
+}
+
+ThreadSnapshot Workload::TotalsNow() const {
+  ThreadSnapshot total;
+  for (const auto& submitter : submitters_) {
+    ThreadSnapshot thread;
+    submitter->Snapshot(&thread);
+    total.Merge(thread);
+  }
+  return total;
+}
+
+DeviceCounters Workload::ReadDevices() const {
+  DeviceCounters counters;
+  counters.available = true;
+  for (const std::string& path : device_stat_paths_) {
+    absl::StatusOr<DeviceStat> stat =
+        path.empty() ? absl::NotFoundError("") : ReadDeviceStat(path);
+    if (!stat.ok()) {
+      counters.available = false;
+      continue;
+    }
+    counters.requests += stat->read_ios + stat->write_ios;
+    counters.merges += stat->read_merges + stat->write_merges;
+    counters.sectors += stat->read_sectors + stat->write_sectors;
+  }
+  return counters;
+}
+
+void Workload::Drive() {
+  auto wait_until = [this](int64_t when_ns) {
+    const int64_t now = MonotonicNanos();
+    if (when_ns > now) {
+      finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(when_ns - now));
+    }
+    return !finished_.HasBeenNotified();
+  };
+  const int64_t start = control_.measure_start_ns;
+  wait_until(start);
+  {
+    absl::MutexLock lock(&mu_);
+    PhaseStart first;
+    first.at_ns = start;
+    first.strategy = control_.split_strategies[control_.split_generation.load()];
+    first.device = ReadDevices();  // counters start at zero at this moment
+    phases_.push_back(std::move(first));
+  }
+  const std::vector<SplitStrategy>& ab = spec_.spec.ab_strategies;
+  const int64_t slice = absl::ToInt64Nanoseconds(spec_.spec.ab_slice);
+  for (size_t k = 1; !ab.empty(); ++k) {
+    const int64_t at = start + static_cast<int64_t>(k) * slice;
+    if (control_.end_ns != 0 && at >= control_.end_ns) break;
+    if (!wait_until(at)) break;
+    absl::MutexLock lock(&mu_);
+    if (!SwitchLocked(ab[k % ab.size()]).ok()) break;
+  }
+  finished_.WaitForNotification();
+  absl::MutexLock lock(&mu_);
+  final_device_ = ReadDevices();
+  have_final_device_ = true;
 }
 
 absl::Status Workload::Launch() {
@@ -122,6 +297,7 @@ absl::Status Workload::Launch() {
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
           : 0;
   control_.go.Notify();
+  driver_ = std::thread([this] { Drive(); });
   return absl::OkStatus();
 }
 
@@ -148,6 +324,82 @@ bool Workload::WaitFor(absl::Duration timeout) {
 
 bool Workload::Finished() const { return finished_.HasBeenNotified(); }
 
+namespace {
+
+DeviceCounters DeviceDelta(const DeviceCounters& from, const DeviceCounters& to,
+                           uint64_t sqes) {
+  DeviceCounters delta;
+  delta.available = from.available && to.available;
+  if (!delta.available) return delta;
+  delta.requests = to.requests - std::min(to.requests, from.requests);
+  delta.merges = to.merges - std::min(to.merges, from.merges);
+  delta.sectors = to.sectors - std::min(to.sectors, from.sectors);
+  delta.requests_per_sqe =
+      sqes != 0 ? static_cast<double>(delta.requests) / sqes : 0;
+  return delta;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+void Workload::FillPhases(const std::vector<PhaseStart>& phases,
+                          const DeviceCounters& device_now, int64_t end_ns,
+                          WorkloadSnapshot* snapshot) const {
+  const int64_t measure_start = control_.measure_start_ns;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const bool last = i + 1 == phases.size();
+    PhaseSnapshot phase;
+    phase.index = static_cast<int>(i);
+    phase.strategy = SplitStrategyName(phases[i].strategy);
+    phase.total = last ? snapshot->total : phases[i + 1].totals;
+    phase.total.Subtract(phases[i].totals);
+    if (!last) phase.total.inflight = 0;
+    const int64_t from = std::max(phases[i].at_ns, measure_start);
+    const int64_t to = std::max(from, last ? end_ns : phases[i + 1].at_ns);
+    phase.start = absl::Nanoseconds(from - measure_start);
+    phase.end = absl::Nanoseconds(to - measure_start);
+    phase.elapsed = phase.end - phase.start;
+    phase.device = DeviceDelta(phases[i].device,
+                               last ? device_now : phases[i + 1].device,
+                               phase.total.sqes);
+    snapshot->phases.push_back(std::move(phase));
+  }
+  if (!phases.empty()) {
+    snapshot->device =
+        DeviceDelta(phases[0].device, device_now, snapshot->total.sqes);
+  }
+  // A/B: median of each strategy's full slices, ratio to the first.
+  const std::vector<SplitStrategy>& ab = spec_.spec.ab_strategies;
+  const absl::Duration half_slice = spec_.spec.ab_slice / 2;
+  for (const SplitStrategy& strategy : ab) {
+    AbStrategyResult result;
+    result.strategy = SplitStrategyName(strategy);
+    std::vector<double> iops, bandwidth;
+    for (const PhaseSnapshot& phase : snapshot->phases) {
+      // A slice cut short by the end of the run would skew its median.
+      if (phase.strategy != result.strategy || phase.elapsed < half_slice) {
+        continue;
+      }
+      iops.push_back(phase.total.Iops(phase.elapsed));
+      bandwidth.push_back(phase.total.BytesPerSecond(phase.elapsed));
+    }
+    result.slices = static_cast<int>(iops.size());
+    result.median_iops = Median(iops);
+    result.median_bytes_per_second = Median(bandwidth);
+    snapshot->ab.push_back(std::move(result));
+  }
+  for (AbStrategyResult& result : snapshot->ab) {
+    const double first = snapshot->ab[0].median_iops;
+    result.ratio_to_first = first > 0 ? result.median_iops / first : 0;
+  }
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
@@ -171,10 +423,17 @@ WorkloadSnapshot Workload::Snapshot() const {
     snapshot.error = control_.first_error;
   }
   bool stopped_by_user;
+  std::vector<PhaseStart> phases;
+  DeviceCounters device_now;
   {
     absl::MutexLock lock(&mu_);
     stopped_by_user = stopped_by_user_;
+    phases = phases_;
+    device_now = have_final_device_ ? final_device_ : ReadDevices();
   }
+  snapshot.split_strategy = SplitStrategyName(
+      control_.split_strategies[control_.split_generation.load()]);
+  FillPhases(phases, device_now, end, &snapshot);
   if (finished) {
     if (snapshot.has_error && !spec_.spec.continue_on_error) {
       snapshot.state = WorkloadState::kFailed;

@@ -55,16 +55,47 @@ class Workload {
   bool WaitFor(absl::Duration timeout);
   bool Finished() const;
 
-  // Live or final figures. Thread-safe.
+  // Live or final figures, with one phase per split-strategy period.
+  // Thread-safe.
   WorkloadSnapshot Snapshot() const;
+
+  // Switches the split strategy of the running workload: every submitter
+  // picks it up within one loop turn, with no lock on the hot path; pieces
+  // in flight finish as they were cut. Starts a new phase. Errors:
+  // InvalidArgument (a fixed size not a multiple of a target's logical block
+  // size, or more pieces per I/O than the rings were sized for),
+  // FailedPrecondition (finished, or in A/B mode), ResourceExhausted (too
+  // many switches). Thread-safe.
+  absl::Status SetSplitStrategy(const SplitStrategy& strategy);
 
   // The spec with defaults filled in and each target probed.
   const ResolvedSpec& spec() const { return spec_; }
 
  private:
   explicit Workload(ResolvedSpec spec);
+  // A phase starts at a switch: what every counter was at that moment.
+  struct PhaseStart {
+    int64_t at_ns = 0;
+    SplitStrategy strategy;
+    ThreadSnapshot totals;
+    DeviceCounters device;  // cumulative device counters at the start
+  };
+
   absl::Status OpenTargets();
+  absl::Status SizeRingsForStrategies();
+  absl::Status CheckStrategyFits(const SplitStrategy& strategy) const;
   absl::Status Launch();
+  // The workload's control thread: marks the first phase when measuring
+  // starts, runs the A/B schedule, and records the final device counters.
+  void Drive();
+  absl::Status SwitchLocked(const SplitStrategy& strategy)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ThreadSnapshot TotalsNow() const;
+  void FillPhases(const std::vector<PhaseStart>& phases,
+                  const DeviceCounters& device_now, int64_t end_ns,
+                  WorkloadSnapshot* snapshot) const;
+  // Cumulative counters of the distinct devices under the targets.
+  DeviceCounters ReadDevices() const;
 
   const ResolvedSpec spec_;
   std::unique_ptr<SharedRequestPool<internal::Request>> shared_requests_;
@@ -77,6 +108,11 @@ class Workload {
   absl::Notification finished_;
   mutable absl::Mutex mu_;
   bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);
+  DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
+  bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> device_stat_paths_;
+  std::thread driver_;
   std::vector<std::string> notes_;  // fixed once Launch() returns
 };
 

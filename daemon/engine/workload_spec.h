@@ -83,10 +83,18 @@ struct WorkloadSpec {
   bool latency_tracking = true;
   // Writes carry a pattern derived from (seed, offset); reads check it.
   bool verify = false;
+  // Issue every SQE with IOSQE_ASYNC: straight to io-wq workers, skipping
+  // the non-blocking attempt that devices without nowait support (zram,
+  // loop) fail with EAGAIN before io_uring punts them anyway.
+  bool force_async = false;
   // Count I/O errors and keep going instead of stopping at the first.
   bool continue_on_error = false;
   // How logical I/Os are cut into SQEs; switchable while running.
   SplitStrategy split;
+  // A/B mode: two or more strategies alternated in equal slices of
+  // `ab_slice` (A B A B ...) over the measured run; `split` is ignored.
+  std::vector<SplitStrategy> ab_strategies;
+  absl::Duration ab_slice = absl::Seconds(1);
 };
 
 }  // namespace blkperf

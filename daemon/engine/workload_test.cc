@@ -266,3 +266,113 @@ TEST_F(WorkloadTest, SnapshotsWhileRunningAreMonotonic) {
 
 }  // namespace
 }  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+TEST_F(WorkloadTest, SwitchingStrategiesKeepsEveryCountInPhases) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Milliseconds(900);
+  spec.block_size = 64 << 10;
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_TRUE((*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 16384}).ok());
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_TRUE((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).ok());
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ExpectClean(s, spec.block_size);
+  ASSERT_EQ(s.phases.size(), 3u);
+  EXPECT_EQ(s.phases[0].strategy, "none");
+  EXPECT_EQ(s.phases[1].strategy, "fixed:16384");
+  EXPECT_EQ(s.phases[2].strategy, "limits");
+  EXPECT_EQ(s.split_strategy, "limits");
+  uint64_t ios = 0, bytes = 0, sqes = 0, latency = 0;
+  for (const PhaseSnapshot& p : s.phases) {
+    ios += p.total.ios;
+    bytes += p.total.bytes;
+    sqes += p.total.sqes;
+    latency += p.total.latency.Count();
+    EXPECT_GT(p.total.ios, 0u) << p.strategy;
+    EXPECT_EQ(p.end - p.start, p.elapsed);
+  }
+  EXPECT_EQ(ios, s.total.ios);
+  EXPECT_EQ(bytes, s.total.bytes);
+  EXPECT_EQ(sqes, s.total.sqes);
+  EXPECT_EQ(latency, s.total.latency.Count());
+  EXPECT_EQ(s.phases[0].end, s.phases[1].start);
+  // fixed:16k cuts 64 KiB into 4 pieces; the phase boundary can shift at
+  // most the I/Os of one batch between phases.
+  EXPECT_NEAR(s.phases[1].PiecesPerIo(), 4.0, 0.2);
+  EXPECT_NEAR(s.phases[0].PiecesPerIo(), 1.0, 0.2);
+}
+
+TEST_F(WorkloadTest, RejectsBadLiveStrategies) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  const absl::Status bad = (*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 1000});
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("split"));
+  (*w)->RequestStop();
+  (*w)->Wait();
+  EXPECT_EQ((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.block_size = 32 << 10;
+  spec.runtime = absl::Milliseconds(1200);
+  spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
+                        {SplitStrategy::Kind::kFixed, 8192}};
+  spec.ab_slice = absl::Milliseconds(300);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).code(),
+            absl::StatusCode::kFailedPrecondition);
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ExpectClean(s, spec.block_size);
+  ASSERT_GE(s.phases.size(), 4u);
+  for (size_t i = 0; i < s.phases.size(); ++i) {
+    EXPECT_EQ(s.phases[i].strategy, i % 2 == 0 ? "none" : "fixed:8192") << i;
+  }
+  ASSERT_EQ(s.ab.size(), 2u);
+  EXPECT_EQ(s.ab[0].strategy, "none");
+  EXPECT_EQ(s.ab[1].strategy, "fixed:8192");
+  EXPECT_GE(s.ab[0].slices, 2);
+  EXPECT_GE(s.ab[1].slices, 2);
+  EXPECT_GT(s.ab[0].median_iops, 0);
+  EXPECT_DOUBLE_EQ(s.ab[0].ratio_to_first, 1.0);
+  EXPECT_NEAR(s.ab[1].ratio_to_first, s.ab[1].median_iops / s.ab[0].median_iops,
+              1e-9);
+}
+
+TEST_F(WorkloadTest, AbModeNeedsTwoStrategiesThatFitTheRuntime) {
+  WorkloadSpec spec = FileSpec();
+  spec.io_count = 0;
+  spec.runtime = absl::Seconds(1);
+  spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0}};
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{});
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("ab_strategies"));
+  spec.ab_strategies.push_back({SplitStrategy::Kind::kLimits, 0});
+  spec.ab_slice = absl::Seconds(1);
+  w = Workload::Start(spec, EngineLimits{});
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("ab_slice"));
+}
+
+}  // namespace
+}  // namespace blkperf

@@ -92,6 +92,13 @@ std::string JsonLatency(const LatencyHistogram& h) {
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 
+std::string JsonDevice(const DeviceCounters& d) {
+  if (!d.available) return "null";
+  return absl::StrCat("{\"requests\":", d.requests, ",\"merges\":", d.merges,
+                      ",\"sectors\":", d.sectors,
+                      ",\"requests_per_sqe\":", Number(d.requests_per_sqe), "}");
+}
+
 std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
   std::vector<std::string> errors;
   for (const ErrorCount& e : t.errors) {
@@ -112,6 +119,7 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"cache_hits\":", t.cache_hits, ",\"cache_misses\":", t.cache_misses,
       ",\"user_cpu_seconds\":", Number(t.user_cpu_seconds),
       ",\"system_cpu_seconds\":", Number(t.system_cpu_seconds),
+      ",\"io_worker_cpu_seconds\":", Number(t.io_worker_cpu_seconds),
       ",\"errors\":[", absl::StrJoin(errors, ","), "]",
       ",\"latency\":", JsonLatency(t.latency), "}");
 }
@@ -141,6 +149,7 @@ std::string SpecSummary(const WorkloadSpec& spec) {
                   " split=", SplitStrategyName(spec.split));
   if (spec.sqpoll) absl::StrAppend(&line, " sqpoll");
   if (spec.verify) absl::StrAppend(&line, " verify");
+  if (spec.force_async) absl::StrAppend(&line, " force_async");
   return line;
 }
 
@@ -182,7 +191,9 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   const double cpu_wall = seconds * static_cast<double>(s.threads.size());
   absl::StrAppend(&out, "  cpu: usr=", Percent(t.user_cpu_seconds, cpu_wall),
                   " sys=", Percent(t.system_cpu_seconds, cpu_wall),
-                  " (of ", s.threads.size(), " submitter thread(s))\n");
+                  " (of ", s.threads.size(), " submitter thread(s))",
+                  "  io_uring workers=",
+                  Percent(t.io_worker_cpu_seconds, cpu_wall), "\n");
   const LatencyHistogram& h = t.latency;
   if (h.Count() != 0) {
     absl::StrAppend(&out, "  lat: min=", FormatNanos(static_cast<double>(h.Min())),
@@ -199,6 +210,40 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                   " (hit rate ", Percent(static_cast<double>(t.cache_hits),
                                          static_cast<double>(gets)),
                   ")\n");
+  absl::StrAppend(&out, "  split: ", s.split_strategy, "  pieces per I/O: ",
+                  absl::StrFormat("%.2f", t.ios != 0 ? static_cast<double>(t.sqes) / t.ios : 0.0));
+  if (s.device.available) {
+    absl::StrAppend(&out, "  device requests per SQE: ",
+                    absl::StrFormat("%.2f", s.device.requests_per_sqe),
+                    " (requests=", s.device.requests,
+                    " merges=", s.device.merges,
+                    "; counts any other I/O on the device too)");
+  }
+  absl::StrAppend(&out, "\n");
+  if (s.phases.size() > 1) {
+    for (const PhaseSnapshot& p : s.phases) {
+      absl::StrAppend(
+          &out, "  phase ", p.index, " ", p.strategy, " ",
+          absl::StrFormat("%.2fs-%.2fs", absl::ToDoubleSeconds(p.start),
+                          absl::ToDoubleSeconds(p.end)),
+          ": IOPS=", FormatCount(p.total.Iops(p.elapsed)),
+          " BW=", FormatBytes(p.total.BytesPerSecond(p.elapsed)), "/s",
+          " pieces/IO=", absl::StrFormat("%.2f", p.PiecesPerIo()),
+          p.device.available
+              ? absl::StrFormat(" dev req/SQE=%.2f", p.device.requests_per_sqe)
+              : "",
+          " p50=", FormatNanos(static_cast<double>(p.total.latency.Percentile(50))),
+          " p99=", FormatNanos(static_cast<double>(p.total.latency.Percentile(99))),
+          "\n");
+    }
+  }
+  for (const AbStrategyResult& r : s.ab) {
+    absl::StrAppend(&out, "  A/B ", r.strategy, ": median IOPS=",
+                    FormatCount(r.median_iops), " BW=",
+                    FormatBytes(r.median_bytes_per_second), "/s over ",
+                    r.slices, " slices, ratio to ", s.ab[0].strategy, " ",
+                    absl::StrFormat("%.3f", r.ratio_to_first), "\n");
+  }
   absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
   for (const ThreadSnapshot& th : s.threads) {
@@ -238,6 +283,24 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
   for (const std::string& n : s.notes) notes.push_back(Quote(n));
   std::vector<std::string> flags;
   for (const std::string& f : s.ring.setup_flags) flags.push_back(Quote(f));
+  std::vector<std::string> phases;
+  for (const PhaseSnapshot& p : s.phases) {
+    phases.push_back(absl::StrCat(
+        "{\"index\":", p.index, ",\"strategy\":", Quote(p.strategy),
+        ",\"start_seconds\":", Number(absl::ToDoubleSeconds(p.start)),
+        ",\"end_seconds\":", Number(absl::ToDoubleSeconds(p.end)),
+        ",\"pieces_per_io\":", Number(p.PiecesPerIo()),
+        ",\"device\":", JsonDevice(p.device),
+        ",\"total\":", JsonThread(p.total, p.elapsed), "}"));
+  }
+  std::vector<std::string> ab;
+  for (const AbStrategyResult& r : s.ab) {
+    ab.push_back(absl::StrCat(
+        "{\"strategy\":", Quote(r.strategy), ",\"slices\":", r.slices,
+        ",\"median_iops\":", Number(r.median_iops),
+        ",\"median_bytes_per_second\":", Number(r.median_bytes_per_second),
+        ",\"ratio_to_first\":", Number(r.ratio_to_first), "}"));
+  }
   std::string error = "null";
   if (s.has_error) {
     error = absl::StrCat("{\"errno\":", s.error.errno_value,
@@ -259,6 +322,10 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"huge_pages\":", s.ring.huge_pages ? "true" : "false", "}",
       ",\"total\":", JsonThread(s.total, s.elapsed),
       ",\"threads\":[", absl::StrJoin(threads, ","), "]",
+      ",\"split_strategy\":", Quote(s.split_strategy),
+      ",\"device\":", JsonDevice(s.device),
+      ",\"phases\":[", absl::StrJoin(phases, ","), "]",
+      ",\"ab\":[", absl::StrJoin(ab, ","), "]",
       ",\"notes\":[", absl::StrJoin(notes, ","), "]",
       ",\"error\":", error, "}\n");
 }

@@ -49,12 +49,19 @@ ABSL_FLAG(std::string, request_cache, "per_cpu", "per_cpu or shared.");
 ABSL_FLAG(bool, latency_tracking, true, "Time every I/O.");
 ABSL_FLAG(bool, verify, false,
           "Writes carry a (seed, offset) pattern; reads check it.");
+ABSL_FLAG(bool, force_async, false,
+          "IOSQE_ASYNC on every SQE: straight to io-wq workers.");
 ABSL_FLAG(bool, continue_on_error, false, "Keep going after I/O errors.");
 ABSL_FLAG(bool, allow_write, false,
           "Allow writing to (and creating) the --target paths.");
 ABSL_FLAG(std::string, create_size, "0",
           "Create/extend file targets to this size (needs --allow_write).");
 ABSL_FLAG(std::string, split, "none", "Split strategy: none, limits, fixed:<bytes>.");
+ABSL_FLAG(std::vector<std::string>, ab, {},
+          "A/B mode: split strategies to alternate, comma-separated "
+          "(e.g. none,limits).");
+ABSL_FLAG(absl::Duration, ab_slice, absl::Seconds(1),
+          "A/B mode: length of each strategy's slice.");
 ABSL_FLAG(bool, json, false, "Print the result as JSON.");
 ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),
           "Live status line interval on stderr; 0 = none.");
@@ -167,8 +174,17 @@ absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
   spec.latency_tracking = absl::GetFlag(FLAGS_latency_tracking);
   spec.verify = absl::GetFlag(FLAGS_verify);
   spec.continue_on_error = absl::GetFlag(FLAGS_continue_on_error);
+  spec.force_async = absl::GetFlag(FLAGS_force_async);
   BLKPERF_ASSIGN_OR_RETURN(spec.split,
                            ParseSplitStrategy(absl::GetFlag(FLAGS_split), "--split"));
+  const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
+  for (size_t i = 0; i < ab.size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        SplitStrategy strategy,
+        ParseSplitStrategy(ab[i], absl::StrCat("--ab[", i, "]")));
+    spec.ab_strategies.push_back(strategy);
+  }
+  spec.ab_slice = absl::GetFlag(FLAGS_ab_slice);
   return spec;
 }
 

@@ -45,9 +45,8 @@ inline uint32_t NextPieceLengthReference(const SplitStrategy& strategy,
     const uint64_t next = len + block;
     if (limits.max_io_bytes != 0 && next > limits.max_io_bytes) break;
     // The piece's first and last byte must lie in the same chunk.
-    if (limits.chunk_bytes != 0 &&
-        (dev_off + next - 1) / limits.chunk_bytes !=
-            dev_off / limits.chunk_bytes) {
+    if (limits.chunk_bytes != 0 && (dev_off + next - 1) / limits.chunk_bytes !=
+                                       dev_off / limits.chunk_bytes) {
       break;
     }
     // Walk the block's bytes segment by segment: each step starts at a byte

@@ -1,0 +1,339 @@
+#include "daemon/service/blkperf_service.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include <grpcpp/alarm.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/split_strategy.h"
+#include "daemon/engine/target.h"
+#include "daemon/service/grpc_status.h"
+#include "daemon/service/snapshot_convert.h"
+#include "daemon/service/spec_convert.h"
+
+namespace blkperf {
+namespace {
+
+constexpr absl::Duration kDefaultWatchInterval = absl::Seconds(1);
+constexpr absl::Duration kMinWatchInterval = absl::Milliseconds(10);
+constexpr absl::Duration kMaxWatchInterval = absl::Hours(1);
+// How often a watcher checks whether its workload has ended, so the last
+// message follows the end promptly whatever the interval.
+constexpr absl::Duration kEndPollInterval = absl::Milliseconds(100);
+
+grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context,
+                               const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
+  return std::chrono::system_clock::now() +
+         std::chrono::nanoseconds(absl::ToInt64Nanoseconds(from_now));
+}
+
+// Sends a snapshot at once and then every interval until the workload ends;
+// the last message has the terminal state. One operation (a write or the
+// alarm) is outstanding at a time, so Finish is reached exactly once.
+class WatchReactor final
+    : public grpc::ServerWriteReactor<v1::WatchWorkloadResponse> {
+ public:
+  WatchReactor(WorkloadManager* manager, const v1::WatchWorkloadRequest& request)
+      : manager_(manager),
+        id_(request.workload_id()),
+        thread_histograms_(request.thread_histograms()) {
+    absl::Status status = Setup(request);
+    if (!status.ok()) {
+      Finish(ToGrpcStatus(status));
+      return;
+    }
+    Send();
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watcher went away"));
+    } else if (terminal_) {
+      Finish(grpc::Status::OK);
+    } else {
+      Arm();
+    }
+  }
+
+  void OnCancel() override {
+    cancelled_.store(true);
+    alarm_.Cancel();
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status Setup(const v1::WatchWorkloadRequest& request) {
+    BLKPERF_RETURN_IF_ERROR(CheckApiVersion(request.api_version()));
+    if (request.has_interval()) {
+      const absl::Duration interval =
+          absl::Seconds(request.interval().seconds()) +
+          absl::Nanoseconds(request.interval().nanos());
+      if (interval != absl::ZeroDuration() &&
+          (interval < kMinWatchInterval || interval > kMaxWatchInterval)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("interval ", absl::FormatDuration(interval),
+                         " is not in 10ms..1h"));
+      }
+      if (interval != absl::ZeroDuration()) interval_ = interval;
+    }
+    return manager_->HasEnded(id_).status();
+  }
+
+  void Send() {
+    absl::StatusOr<WorkloadView> view = manager_->Get(id_);
+    if (!view.ok()) {
+      Finish(ToGrpcStatus(view.status()));
+      return;
+    }
+    response_.Clear();
+    response_.set_api_version(kApiVersion);
+    WorkloadViewToProto(*view, thread_histograms_, response_.mutable_workload());
+    const WorkloadSnapshot& now = view->snapshot;
+    ThreadSnapshot delta = IntervalDelta(now.total, previous_total_);
+    delta.thread_index = -1;
+    const absl::Duration span = now.elapsed - previous_elapsed_;
+    ThreadToProto(delta, span, /*with_histogram=*/true,
+                  response_.mutable_interval());
+    DurationToProto(span, response_.mutable_interval_elapsed());
+    previous_total_ = now.total;
+    previous_elapsed_ = now.elapsed;
+    terminal_ = IsTerminal(now.state);
+    next_send_ = absl::Now() + interval_;
+    StartWrite(&response_);
+  }
+
+  void Arm() {
+    const absl::Duration wait =
+        std::clamp(next_send_ - absl::Now(), absl::ZeroDuration(),
+                   kEndPollInterval);
+    alarm_.Set(Deadline(wait), [this](bool ok) { Tick(ok); });
+  }
+
+  void Tick(bool ok) {
+    if (!ok || cancelled_.load()) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watcher went away"));
+      return;
+    }
+    absl::StatusOr<bool> ended = manager_->HasEnded(id_);
+    if (!ended.ok()) {
+      Finish(ToGrpcStatus(ended.status()));
+    } else if (*ended || absl::Now() >= next_send_) {
+      Send();
+    } else {
+      Arm();
+    }
+  }
+
+  WorkloadManager* const manager_;
+  const std::string id_;
+  const bool thread_histograms_;
+  absl::Duration interval_ = kDefaultWatchInterval;
+  absl::Time next_send_;
+  bool terminal_ = false;
+  std::atomic<bool> cancelled_{false};
+  ThreadSnapshot previous_total_;
+  absl::Duration previous_elapsed_ = absl::ZeroDuration();
+  v1::WatchWorkloadResponse response_;
+  grpc::Alarm alarm_;
+};
+
+}  // namespace
+
+absl::Status CheckApiVersion(uint32_t client_version) {
+  if (client_version == 0 || client_version == kApiVersion) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "api_version: the client speaks blkperf API version ", client_version,
+      " but this daemon speaks version ", kApiVersion));
+}
+
+void WorkloadViewToProto(const WorkloadView& view, bool thread_histograms,
+                         v1::Workload* proto) {
+  proto->set_workload_id(view.id);
+  proto->set_state(StateToProto(view.snapshot.state));
+  SpecToProto(view.spec, proto->mutable_spec());
+  proto->mutable_spec()->set_split(SplitStrategyName(view.split));
+  TimeToProto(view.start_time, proto->mutable_start_time());
+  if (view.end_time != absl::InfinitePast()) {
+    TimeToProto(view.end_time, proto->mutable_end_time());
+  }
+  SnapshotToProto(view.snapshot, {.thread_histograms = thread_histograms},
+                  proto->mutable_snapshot());
+  proto->set_split(SplitStrategyName(view.split));
+}
+
+BlkperfService::BlkperfService(WorkloadManager* manager, HostCapabilities host,
+                               std::string daemon_version)
+    : manager_(manager),
+      host_(std::move(host)),
+      daemon_version_(std::move(daemon_version)) {}
+
+grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
+    grpc::CallbackServerContext* context,
+    const v1::GetCapabilitiesRequest* request,
+    v1::GetCapabilitiesResponse* response) {
+  // Answered whatever the client's version, so it can report the mismatch.
+  response->set_api_version(kApiVersion);
+  response->set_daemon_version(daemon_version_);
+  response->set_kernel_release(host_.kernel_release);
+  response->set_machine(host_.machine);
+  v1::IoUringCapabilities* ring = response->mutable_io_uring();
+  ring->set_available(host_.io_uring_available);
+  ring->set_unavailable_reason(host_.unavailable_reason);
+  for (const std::string& f : host_.features) ring->add_features(f);
+  for (const std::string& f : host_.setup_flags) ring->add_setup_flags(f);
+  for (const std::string& op : host_.opcodes) ring->add_opcodes(op);
+  for (int cpu : OnlineCpus()) response->add_online_cpus(cpu);
+  v1::HugePages* huge = response->mutable_huge_pages();
+  huge->set_page_size_bytes(host_.huge_page_size_bytes);
+  huge->set_total(host_.huge_pages_total);
+  huge->set_free(host_.huge_pages_free);
+  huge->set_transparent(host_.transparent_huge_pages);
+  const ManagerLimits& limits = manager_->limits();
+  v1::Limits* out = response->mutable_limits();
+  out->set_max_workloads(limits.max_workloads);
+  out->set_max_queue_depth(limits.max_queue_depth);
+  out->set_max_buffer_bytes(limits.max_buffer_bytes);
+  DurationToProto(limits.max_runtime, out->mutable_max_runtime());
+  out->set_keep_finished(limits.keep_finished);
+  out->set_max_block_size(manager_->engine_limits().max_block_size);
+  out->set_max_threads(manager_->engine_limits().max_threads);
+  for (const std::string& rule : manager_->policy().WriteRuleTexts()) {
+    response->add_allow_write(rule);
+  }
+  for (const std::string& rule : manager_->policy().ReadRuleTexts()) {
+    response->add_allow_read(rule);
+  }
+  *response->mutable_histogram_layout() = HistogramLayoutProto();
+  response->set_cpu_frequency_governor(CpuFrequencyGovernor());
+  for (int cpu : manager_->BusyCpus()) response->add_busy_cpus(cpu);
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::ProbeTarget(
+    grpc::CallbackServerContext* context,
+    const v1::ProbeTargetRequest* request,
+    v1::ProbeTargetResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<TargetInfo> info = manager_->Probe(request->path());
+  if (!info.ok()) return Done(context, info.status());
+  response->set_api_version(kApiVersion);
+  v1::TargetInfo* target = response->mutable_target();
+  TargetInfoToProto(*info, target);
+  target->set_cpu_frequency_governor(CpuFrequencyGovernor());
+  const AccessPolicy& policy = manager_->policy();
+  target->set_read_allowed(!policy.ReadRule(*info).empty());
+  const absl::Status write = policy.CheckWrite("path", *info);
+  target->set_write_allowed(write.ok());
+  target->set_write_rule(write.ok()
+                             ? absl::StrCat("allowed by --allow_write rule ",
+                                            policy.WriteRule(*info))
+                             : std::string(write.message()));
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::StartWorkload(
+    grpc::CallbackServerContext* context,
+    const v1::StartWorkloadRequest* request,
+    v1::StartWorkloadResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
+  if (!spec.ok()) return Done(context, spec.status());
+  absl::StatusOr<WorkloadView> view = manager_->Start(*spec);
+  if (!view.ok()) return Done(context, view.status());
+  response->set_api_version(kApiVersion);
+  response->set_workload_id(view->id);
+  WorkloadViewToProto(*view, false, response->mutable_workload());
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
+    grpc::CallbackServerContext* context,
+    const v1::StopWorkloadRequest* request,
+    v1::StopWorkloadResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadView> view = manager_->Stop(request->workload_id());
+  if (!view.ok()) return Done(context, view.status());
+  response->set_api_version(kApiVersion);
+  WorkloadViewToProto(*view, false, response->mutable_workload());
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
+    grpc::CallbackServerContext* context,
+    const v1::GetWorkloadRequest* request,
+    v1::GetWorkloadResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadView> view = manager_->Get(request->workload_id());
+  if (!view.ok()) return Done(context, view.status());
+  response->set_api_version(kApiVersion);
+  WorkloadViewToProto(*view, request->thread_histograms(),
+                      response->mutable_workload());
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
+    grpc::CallbackServerContext* context,
+    const v1::ListWorkloadsRequest* request,
+    v1::ListWorkloadsResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  response->set_api_version(kApiVersion);
+  for (const WorkloadView& view : manager_->List(request->with_snapshots())) {
+    v1::Workload* w = response->add_workloads();
+    WorkloadViewToProto(view, false, w);
+    if (!request->with_snapshots()) {
+      // Keep the state only; an empty snapshot would read as zero figures.
+      w->clear_snapshot();
+    }
+  }
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerWriteReactor<v1::WatchWorkloadResponse>*
+BlkperfService::WatchWorkload(grpc::CallbackServerContext* context,
+                              const v1::WatchWorkloadRequest* request) {
+  return new WatchReactor(manager_, *request);
+}
+
+grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
+    grpc::CallbackServerContext* context,
+    const v1::SetSplitStrategyRequest* request,
+    v1::SetSplitStrategyResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<std::string> split =
+      manager_->SetSplitStrategy(request->workload_id(), request->split());
+  if (!split.ok()) return Done(context, split.status());
+  response->set_api_version(kApiVersion);
+  response->set_split(*split);
+  return Done(context, absl::OkStatus());
+}
+
+}  // namespace blkperf

@@ -1,0 +1,87 @@
+// The blkperf.v1.Blkperf gRPC service: a thin, non-blocking layer over the
+// WorkloadManager. Each call checks the request's api_version, converts the
+// request (spec_convert), calls the manager and converts the answer
+// (snapshot_convert) and the status (grpc_status). WatchWorkload is a
+// ServerWriteReactor that sends a snapshot every interval until the workload
+// ends, driven by a grpc::Alarm: no thread waits per watcher.
+//
+//   WorkloadManager manager(NewEngineBackend(), limits, policy);
+//   BlkperfService service(&manager, ProbeHostCapabilities(), "0.1.0");
+//   grpc::ServerBuilder builder;
+//   builder.RegisterService(&service);
+#ifndef BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_
+#define BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_
+
+#include <cstdint>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "daemon/service/host_capabilities.h"
+#include "daemon/service/workload_manager.h"
+#include "proto/blkperf.grpc.pb.h"
+
+namespace blkperf {
+
+// The daemon's version, reported by GetCapabilities.
+inline constexpr char kDaemonVersion[] = "0.1.0";
+
+// The API version this build speaks (from the .proto, its one definition).
+inline constexpr uint32_t kApiVersion = v1::API_VERSION_CURRENT;
+
+// OK when `client_version` is 0 (not stated) or kApiVersion; otherwise
+// FailedPrecondition naming both versions.
+absl::Status CheckApiVersion(uint32_t client_version);
+
+// Fills a Workload message from a manager view.
+void WorkloadViewToProto(const WorkloadView& view, bool thread_histograms,
+                         v1::Workload* proto);
+
+class BlkperfService final : public v1::Blkperf::CallbackService {
+ public:
+  // `manager` must outlive the service (and the server running it).
+  BlkperfService(WorkloadManager* manager, HostCapabilities host,
+                 std::string daemon_version = kDaemonVersion);
+
+  grpc::ServerUnaryReactor* GetCapabilities(
+      grpc::CallbackServerContext* context,
+      const v1::GetCapabilitiesRequest* request,
+      v1::GetCapabilitiesResponse* response) override;
+  grpc::ServerUnaryReactor* ProbeTarget(
+      grpc::CallbackServerContext* context,
+      const v1::ProbeTargetRequest* request,
+      v1::ProbeTargetResponse* response) override;
+  grpc::ServerUnaryReactor* StartWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::StartWorkloadRequest* request,
+      v1::StartWorkloadResponse* response) override;
+  grpc::ServerUnaryReactor* StopWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::StopWorkloadRequest* request,
+      v1::StopWorkloadResponse* response) override;
+  grpc::ServerUnaryReactor* GetWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::GetWorkloadRequest* request,
+      v1::GetWorkloadResponse* response) override;
+  grpc::ServerUnaryReactor* ListWorkloads(
+      grpc::CallbackServerContext* context,
+      const v1::ListWorkloadsRequest* request,
+      v1::ListWorkloadsResponse* response) override;
+  grpc::ServerWriteReactor<v1::WatchWorkloadResponse>* WatchWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::WatchWorkloadRequest* request) override;
+  grpc::ServerUnaryReactor* SetSplitStrategy(
+      grpc::CallbackServerContext* context,
+      const v1::SetSplitStrategyRequest* request,
+      v1::SetSplitStrategyResponse* response) override;
+
+ private:
+  WorkloadManager* const manager_;
+  const HostCapabilities host_;
+  const std::string daemon_version_;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_

@@ -1,0 +1,240 @@
+// A WorkloadBackend for tests: targets are entries of a map, workloads are
+// counters the test drives. No I/O, no threads.
+//
+//   auto backend = std::make_unique<FakeBackend>();
+//   FakeBackend* fake = backend.get();
+//   fake->AddFile("/data/a", 1 << 20);
+//   WorkloadManager manager(std::move(backend), limits, policy);
+//   ... manager.Start(spec) ...
+//   fake->workloads[0]->Finish();
+#ifndef BLKPERF_DAEMON_SERVICE_FAKE_BACKEND_H_
+#define BLKPERF_DAEMON_SERVICE_FAKE_BACKEND_H_
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "daemon/service/workload_backend.h"
+
+namespace blkperf {
+
+// The test's handle on one started fake workload. Thread-safe.
+class FakeWorkloadState {
+ public:
+  explicit FakeWorkloadState(WorkloadSpec spec) : spec_(std::move(spec)) {}
+
+  // Ends the workload: state finished (or stopped after a stop request).
+  void Finish() {
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+  }
+  // Adds `ios` completions of `latency_ns` each to thread 0.
+  void Complete(uint64_t ios, uint64_t latency_ns) {
+    absl::MutexLock lock(&mu_);
+    ios_ += ios;
+    latency_.RecordN(latency_ns, ios);
+  }
+  bool stop_requested() const {
+    absl::MutexLock lock(&mu_);
+    return stop_requested_;
+  }
+  SplitStrategy split() const {
+    absl::MutexLock lock(&mu_);
+    return split_;
+  }
+  const WorkloadSpec& spec() const { return spec_; }
+
+  // When true (the default), RequestStop ends the workload at once.
+  void set_finish_on_stop(bool value) {
+    absl::MutexLock lock(&mu_);
+    finish_on_stop_ = value;
+  }
+
+  void RequestStop() {
+    absl::MutexLock lock(&mu_);
+    stop_requested_ = true;
+    if (finish_on_stop_) finished_ = true;
+  }
+  bool Finished() const {
+    absl::MutexLock lock(&mu_);
+    return finished_;
+  }
+  bool WaitFor(absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    return mu_.AwaitWithTimeout(absl::Condition(&finished_), timeout);
+  }
+  absl::Status SetSplit(const SplitStrategy& split) {
+    absl::MutexLock lock(&mu_);
+    split_ = split;
+    return absl::OkStatus();
+  }
+  WorkloadSnapshot Snapshot() const {
+    absl::MutexLock lock(&mu_);
+    WorkloadSnapshot s;
+    s.taken = absl::Now();
+    s.state = !finished_        ? WorkloadState::kRunning
+              : stop_requested_ ? WorkloadState::kStopped
+                                : WorkloadState::kFinished;
+    s.elapsed = absl::Milliseconds(static_cast<int64_t>(ios_));
+    ThreadSnapshot t;
+    t.thread_index = 0;
+    t.cpu = spec_.cpus.empty() ? 0 : spec_.cpus[0];
+    t.ios = ios_;
+    t.bytes = ios_ * spec_.block_size;
+    t.read_ios = ios_;
+    t.read_bytes = t.bytes;
+    t.enter_calls = ios_ / 4;
+    t.latency = latency_;
+    s.threads.push_back(t);
+    s.total = t;
+    s.total.thread_index = -1;
+    s.total.cpu = -1;
+    return s;
+  }
+
+ private:
+  const WorkloadSpec spec_;
+  mutable absl::Mutex mu_;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_on_stop_ ABSL_GUARDED_BY(mu_) = true;
+  uint64_t ios_ ABSL_GUARDED_BY(mu_) = 0;
+  LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
+  SplitStrategy split_ ABSL_GUARDED_BY(mu_);
+};
+
+class FakeBackend final : public WorkloadBackend {
+ public:
+  // A regular file target.
+  void AddFile(const std::string& path, uint64_t size) {
+    TargetInfo info;
+    info.path = path;
+    info.resolved_path = path;
+    info.kind = TargetKind::kRegularFile;
+    info.size_bytes = size;
+    info.logical_block_size = 512;
+    Add(info);
+  }
+  // A block device target on `disk` (partition `partition`, "" for the whole
+  // disk).
+  TargetInfo& AddDevice(const std::string& path, const std::string& disk,
+                        const std::string& partition = "") {
+    TargetInfo info;
+    info.path = path;
+    info.resolved_path = path;
+    info.kind = TargetKind::kBlockDevice;
+    info.size_bytes = 1 << 30;
+    info.logical_block_size = 512;
+    info.device_name = disk;
+    info.partition_name = partition;
+    return Add(info);
+  }
+  TargetInfo& Add(const TargetInfo& info) {
+    absl::MutexLock lock(&mu_);
+    return targets_[info.path] = info;
+  }
+
+  void set_exclusive_status(absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    exclusive_status_ = std::move(status);
+  }
+  void set_start_status(absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    start_status_ = std::move(status);
+  }
+  // The started workloads, in start order.
+  std::vector<std::shared_ptr<FakeWorkloadState>> workloads() const {
+    absl::MutexLock lock(&mu_);
+    return workloads_;
+  }
+  std::shared_ptr<FakeWorkloadState> last() const {
+    absl::MutexLock lock(&mu_);
+    return workloads_.empty() ? nullptr : workloads_.back();
+  }
+
+  // Like ResolveSpec: defaults, then every target must be in the map.
+  absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
+                                       const EngineLimits& limits) override {
+    ResolvedSpec resolved;
+    resolved.spec = spec;
+    WorkloadSpec& out = resolved.spec;
+    if (out.threads == 0) out.threads = std::max<uint32_t>(1, out.cpus.size());
+    if (out.cpus.empty()) {
+      for (uint32_t i = 0; i < out.threads; ++i) out.cpus.push_back(i);
+    }
+    if (out.alignment == 0) out.alignment = out.block_size;
+    resolved.writes = OpWrites(out.op, out.read_percent);
+    absl::MutexLock lock(&mu_);
+    for (size_t i = 0; i < out.targets.size(); ++i) {
+      auto it = targets_.find(out.targets[i].path);
+      if (it == targets_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "targets[", i, "].path ", out.targets[i].path, " does not exist"));
+      }
+      resolved.targets.push_back(it->second);
+    }
+    return resolved;
+  }
+
+  absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
+    absl::MutexLock lock(&mu_);
+    auto it = targets_.find(std::string(path));
+    if (it == targets_.end()) {
+      return absl::NotFoundError(absl::StrCat(path, ": no such file"));
+    }
+    return it->second;
+  }
+
+  absl::Status ProbeExclusive(absl::string_view path) override {
+    absl::MutexLock lock(&mu_);
+    return exclusive_status_;
+  }
+
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
+      const WorkloadSpec& spec, const EngineLimits& limits) override {
+    absl::StatusOr<ResolvedSpec> resolved = Resolve(spec, limits);
+    if (!resolved.ok()) return resolved.status();
+    absl::MutexLock lock(&mu_);
+    if (!start_status_.ok()) return start_status_;
+    auto state = std::make_shared<FakeWorkloadState>(resolved->spec);
+    workloads_.push_back(state);
+    return std::unique_ptr<RunningWorkload>(new Handle(state));
+  }
+
+ private:
+  class Handle final : public RunningWorkload {
+   public:
+    explicit Handle(std::shared_ptr<FakeWorkloadState> state)
+        : state_(std::move(state)) {}
+    void RequestStop() override { state_->RequestStop(); }
+    bool Finished() const override { return state_->Finished(); }
+    bool WaitFor(absl::Duration timeout) override {
+      return state_->WaitFor(timeout);
+    }
+    WorkloadSnapshot Snapshot() const override { return state_->Snapshot(); }
+    absl::Status SetSplitStrategy(const SplitStrategy& s) override {
+      return state_->SetSplit(s);
+    }
+
+   private:
+    std::shared_ptr<FakeWorkloadState> state_;
+  };
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, TargetInfo> targets_ ABSL_GUARDED_BY(mu_);
+  absl::Status exclusive_status_ ABSL_GUARDED_BY(mu_);
+  absl::Status start_status_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<FakeWorkloadState>> workloads_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_FAKE_BACKEND_H_

@@ -1,0 +1,65 @@
+#include "daemon/service/serve.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/time/time.h"
+#include "daemon/common/log.h"
+#include "daemon/service/server.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7777",
+          "serve: host:port to listen on (port 0 picks a free one)");
+ABSL_FLAG(std::string, port_file, "",
+          "serve: write the bound port to this file once serving");
+ABSL_FLAG(std::vector<std::string>, allow_write, {},
+          "serve: comma-separated paths workloads may write; an entry ending "
+          "in / (or naming a directory) covers everything below it, one "
+          "ending in * every path with that prefix. Default: none");
+ABSL_FLAG(std::vector<std::string>, allow_read, {},
+          "serve: comma-separated paths workloads may read, same syntax as "
+          "--allow_write. Default: block devices under /dev/ and --data_dir");
+ABSL_FLAG(std::string, data_dir, "/var/lib/blkperf",
+          "serve: the daemon's data directory (readable by default)");
+ABSL_FLAG(uint32_t, max_workloads, 4, "serve: workloads running at once");
+ABSL_FLAG(uint32_t, max_queue_depth, 4096,
+          "serve: largest queue_depth per thread");
+ABSL_FLAG(uint64_t, max_buffer_bytes, uint64_t{4} << 30,
+          "serve: largest I/O buffer memory of one workload, bytes "
+          "(threads x queue_depth x block_size)");
+ABSL_FLAG(absl::Duration, max_runtime, absl::Hours(24),
+          "serve: longest ramp_time + runtime of a workload");
+ABSL_FLAG(uint32_t, keep_finished, 16,
+          "serve: finished workloads kept for later fetching");
+ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(5),
+          "serve: how long SIGTERM/SIGINT waits for workloads to drain");
+
+namespace blkperf {
+
+ServeOptions ServeOptionsFromFlags() {
+  ServeOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.port_file = absl::GetFlag(FLAGS_port_file);
+  options.allow_write = absl::GetFlag(FLAGS_allow_write);
+  options.allow_read = absl::GetFlag(FLAGS_allow_read);
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.limits.max_workloads = absl::GetFlag(FLAGS_max_workloads);
+  options.limits.max_queue_depth = absl::GetFlag(FLAGS_max_queue_depth);
+  options.limits.max_buffer_bytes = absl::GetFlag(FLAGS_max_buffer_bytes);
+  options.limits.max_runtime = absl::GetFlag(FLAGS_max_runtime);
+  options.limits.keep_finished = absl::GetFlag(FLAGS_keep_finished);
+  options.shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout);
+  return options;
+}
+
+int RunServe(int argc, char** argv) {
+  if (argc > 0) {
+    BLKPERF_LOG(ERROR) << "serve: unexpected argument \"" << argv[0]
+                       << "\" (serve takes flags only)";
+    return 2;
+  }
+  return RunServe(ServeOptionsFromFlags());
+}
+
+}  // namespace blkperf

@@ -1,0 +1,85 @@
+// `blkperfd serve`: the gRPC server around the WorkloadManager, with the
+// standard health service and server reflection, and the signal handling
+// that drains it.
+//
+//   ServeOptions options;                  // or ServeOptionsFromFlags()
+//   options.listen = "127.0.0.1:0";        // ephemeral port
+//   return RunServe(options);              // until SIGTERM/SIGINT; 0 = clean
+//
+// In-process (tests):
+//   absl::StatusOr<std::unique_ptr<BlkperfServer>> server =
+//       BlkperfServer::Start(options, NewEngineBackend());
+//   ... connect to (*server)->address() ...
+//   (*server)->Shutdown();
+#ifndef BLKPERF_DAEMON_SERVICE_SERVER_H_
+#define BLKPERF_DAEMON_SERVICE_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "daemon/service/blkperf_service.h"
+#include "daemon/service/workload_backend.h"
+#include "daemon/service/workload_manager.h"
+
+namespace blkperf {
+
+struct ServeOptions {
+  // host:port to listen on; port 0 picks a free one.
+  std::string listen = "127.0.0.1:7777";
+  // When set, the bound port is written there (decimal, newline) once the
+  // server accepts calls.
+  std::string port_file;
+  // AccessPolicy rules; see access_policy.h.
+  std::vector<std::string> allow_write;
+  std::vector<std::string> allow_read;
+  std::string data_dir = "/var/lib/blkperf";
+  ManagerLimits limits;
+  // How long a shutdown waits for workloads to drain and calls to finish.
+  absl::Duration shutdown_timeout = absl::Seconds(5);
+};
+
+class BlkperfServer {
+ public:
+  // Builds the manager and the service, binds and starts serving.
+  // Unavailable when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<BlkperfServer>> Start(
+      const ServeOptions& options, std::unique_ptr<WorkloadBackend> backend);
+
+  // Shuts down if Shutdown was not called.
+  ~BlkperfServer();
+
+  // "127.0.0.1:43121": the address with the bound port.
+  const std::string& address() const { return address_; }
+  int port() const { return port_; }
+  WorkloadManager& manager() { return *manager_; }
+
+  // Health NOT_SERVING, stop every workload and wait for them to drain,
+  // answer pending calls (watch streams get their last message), stop.
+  // Bounded by options.shutdown_timeout (plus a little for the calls).
+  void Shutdown();
+
+ private:
+  BlkperfServer() = default;
+
+  ServeOptions options_;
+  std::string address_;
+  int port_ = 0;
+  std::unique_ptr<WorkloadManager> manager_;
+  std::unique_ptr<BlkperfService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  bool shut_down_ = false;
+};
+
+// Serves until SIGTERM or SIGINT, then shuts down cleanly. Returns the
+// process exit code: 0 after a clean shutdown, 1 when the server could not
+// start (the reason is logged).
+int RunServe(const ServeOptions& options);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_SERVER_H_

@@ -1,0 +1,201 @@
+#include "daemon/service/spec_convert.h"
+
+#include <functional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+v1::WorkloadSpec MinimalSpec() {
+  v1::WorkloadSpec spec;
+  spec.add_targets()->set_path("/data/file");
+  return spec;
+}
+
+TEST(SpecFromProtoTest, UnsetFieldsKeepEngineDefaults) {
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(MinimalSpec());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const WorkloadSpec defaults;
+  ASSERT_EQ(spec->targets.size(), 1u);
+  EXPECT_EQ(spec->targets[0].path, "/data/file");
+  EXPECT_EQ(spec->op, defaults.op);
+  EXPECT_EQ(spec->read_percent, defaults.read_percent);
+  EXPECT_EQ(spec->block_size, defaults.block_size);
+  EXPECT_EQ(spec->queue_depth, defaults.queue_depth);
+  EXPECT_EQ(spec->runtime, defaults.runtime);
+  EXPECT_EQ(spec->direct, defaults.direct);
+  EXPECT_EQ(spec->seed, defaults.seed);
+  EXPECT_EQ(spec->fixed_buffers, defaults.fixed_buffers);
+  EXPECT_EQ(spec->registered_files, defaults.registered_files);
+  EXPECT_EQ(spec->polled, defaults.polled);
+  EXPECT_EQ(spec->sqpoll_cpu, defaults.sqpoll_cpu);
+  EXPECT_EQ(spec->request_cache, defaults.request_cache);
+  EXPECT_EQ(spec->latency_tracking, defaults.latency_tracking);
+  EXPECT_EQ(spec->split, defaults.split);
+}
+
+TEST(SpecFromProtoTest, SetFieldsAreTaken) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.mutable_targets(0)->set_create_size(1 << 20);
+  proto.mutable_targets(0)->set_allow_write(true);
+  proto.set_op(v1::OP_RANDRW);
+  proto.set_read_percent(70);
+  proto.set_block_size(8192);
+  proto.set_queue_depth(4);
+  proto.set_threads(2);
+  proto.add_cpus(1);
+  proto.add_cpus(3);
+  proto.mutable_runtime()->set_seconds(2);
+  proto.mutable_runtime()->set_nanos(500000000);
+  proto.mutable_ramp_time()->set_seconds(1);
+  proto.set_direct(false);
+  proto.set_fixed_buffers(false);
+  proto.set_polled(v1::POLL_MODE_AUTO);
+  proto.set_request_cache(v1::REQUEST_CACHE_MODE_SHARED);
+  proto.set_split("fixed:8k");
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->targets[0].create_size, 1u << 20);
+  EXPECT_TRUE(spec->targets[0].allow_write);
+  EXPECT_EQ(spec->op, Op::kRandRW);
+  EXPECT_EQ(spec->read_percent, 70u);
+  EXPECT_EQ(spec->block_size, 8192u);
+  EXPECT_EQ(spec->queue_depth, 4u);
+  EXPECT_EQ(spec->threads, 2u);
+  EXPECT_EQ(spec->cpus, (std::vector<int>{1, 3}));
+  EXPECT_EQ(spec->runtime, absl::Milliseconds(2500));
+  EXPECT_EQ(spec->ramp_time, absl::Seconds(1));
+  EXPECT_FALSE(spec->direct);
+  EXPECT_FALSE(spec->fixed_buffers);
+  EXPECT_EQ(spec->polled, PollMode::kAuto);
+  EXPECT_EQ(spec->request_cache, RequestCacheMode::kShared);
+  EXPECT_EQ(spec->split.kind, SplitStrategy::Kind::kFixed);
+  EXPECT_EQ(spec->split.fixed_bytes, 8192u);
+}
+
+TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.set_op(v1::OP_WRITE);
+  proto.mutable_targets(0)->set_allow_write(true);
+  proto.add_cpus(0);
+  proto.set_split("limits");
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  v1::WorkloadSpec full;
+  SpecToProto(*spec, &full);
+  absl::StatusOr<WorkloadSpec> again = SpecFromProto(full);
+  ASSERT_TRUE(again.ok()) << again.status();
+  v1::WorkloadSpec full_again;
+  SpecToProto(*again, &full_again);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(full, full_again))
+      << full.DebugString() << "\nvs\n" << full_again.DebugString();
+  EXPECT_EQ(full.split(), "limits");
+  EXPECT_TRUE(full.has_block_size());
+}
+
+struct BadField {
+  std::string name;   // test name
+  std::string field;  // the message must start with this
+  std::function<void(v1::WorkloadSpec*)> spoil;
+};
+
+class BadSpecTest : public ::testing::TestWithParam<BadField> {};
+
+TEST_P(BadSpecTest, IsInvalidArgumentNamingTheField) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  GetParam().spoil(&proto);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(spec.status().message()),
+              StartsWith(GetParam().field));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryField, BadSpecTest,
+    ::testing::Values(
+        BadField{"NoTargets", "spec.targets",
+                 [](v1::WorkloadSpec* s) { s->clear_targets(); }},
+        BadField{"EmptyPath", "spec.targets[1].path",
+                 [](v1::WorkloadSpec* s) { s->add_targets(); }},
+        BadField{"RelativePath", "spec.targets[0].path",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_targets(0)->set_path("data/file");
+                 }},
+        BadField{"NulInPath", "spec.targets[0].path",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_targets(0)->set_path(std::string("/a\0b", 4));
+                 }},
+        BadField{"UnknownOp", "spec.op",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_op(static_cast<v1::Op>(42));
+                 }},
+        BadField{"ReadPercent", "spec.read_percent",
+                 [](v1::WorkloadSpec* s) { s->set_read_percent(101); }},
+        BadField{"ZeroBlockSize", "spec.block_size",
+                 [](v1::WorkloadSpec* s) { s->set_block_size(0); }},
+        BadField{"ZeroQueueDepth", "spec.queue_depth",
+                 [](v1::WorkloadSpec* s) { s->set_queue_depth(0); }},
+        BadField{"NegativeCpu", "spec.cpus[1]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_cpus(0);
+                   s->add_cpus(-2);
+                 }},
+        BadField{"NegativeRuntime", "spec.runtime",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_runtime()->set_seconds(-1);
+                 }},
+        BadField{"MalformedRuntime", "spec.runtime",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_runtime()->set_seconds(1);
+                   s->mutable_runtime()->set_nanos(-5);
+                 }},
+        BadField{"EndlessRuntime", "spec.runtime",
+                 [](v1::WorkloadSpec* s) { s->mutable_runtime(); }},
+        BadField{"NegativeRamp", "spec.ramp_time",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_ramp_time()->set_nanos(-1);
+                 }},
+        BadField{"UnknownPollMode", "spec.polled",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_polled(static_cast<v1::PollMode>(9));
+                 }},
+        BadField{"SqpollCpu", "spec.sqpoll_cpu",
+                 [](v1::WorkloadSpec* s) { s->set_sqpoll_cpu(-2); }},
+        BadField{"UnknownRequestCache", "spec.request_cache",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_request_cache(static_cast<v1::RequestCacheMode>(7));
+                 }},
+        BadField{"Split", "spec.split",
+                 [](v1::WorkloadSpec* s) { s->set_split("sideways"); }}),
+    [](const ::testing::TestParamInfo<BadField>& info) {
+      return info.param.name;
+    });
+
+TEST(SpecFromProtoTest, ZeroRuntimeWithIoCountIsFine) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.mutable_runtime();
+  proto.set_io_count(1000);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->runtime, absl::ZeroDuration());
+  EXPECT_EQ(spec->io_count, 1000u);
+}
+
+TEST(SpecFromProtoTest, MessagesGiveTheValue) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.set_read_percent(150);
+  EXPECT_THAT(std::string(SpecFromProto(proto).status().message()),
+              HasSubstr("150"));
+}
+
+}  // namespace
+}  // namespace blkperf

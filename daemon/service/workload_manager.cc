@@ -1,0 +1,522 @@
+#include "daemon/service/workload_manager.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/log.h"
+#include "daemon/common/status_macros.h"
+
+namespace blkperf {
+
+struct WorkloadManager::Entry {
+  std::string id;
+  absl::Time start_time;
+  // Past this the daemon stops the workload (io_count-only workloads).
+  absl::Time deadline;
+  WorkloadSpec spec;  // resolved
+  Reservation claims;
+  std::atomic<bool> ended{false};
+
+  absl::Mutex mu;
+  // Shared so Shutdown can wait on it without holding `mu`.
+  std::shared_ptr<RunningWorkload> workload ABSL_GUARDED_BY(mu);
+  WorkloadSnapshot final_snapshot ABSL_GUARDED_BY(mu);
+  absl::Time end_time ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  SplitStrategy split ABSL_GUARDED_BY(mu);
+  bool stop_requested ABSL_GUARDED_BY(mu) = false;
+  std::vector<std::string> notes ABSL_GUARDED_BY(mu);
+};
+
+namespace {
+
+// Grace past --max_runtime for setup and draining before the watchdog acts.
+constexpr absl::Duration kDeadlineGrace = absl::Seconds(5);
+constexpr absl::Duration kReapInterval = absl::Milliseconds(100);
+
+// What the allow lists need before the engine probes anything: the resolved
+// path and whether it is a block device.
+TargetInfo PreliminaryInfo(const std::string& path) {
+  TargetInfo info;
+  info.path = path;
+  info.resolved_path = AccessPolicy::ResolvePath(path);
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+    info.kind = TargetKind::kBlockDevice;
+  }
+  return info;
+}
+
+bool Overlaps(const std::string& a_disk, const std::string& a_part,
+              const std::string& b_disk, const std::string& b_part) {
+  if (a_disk.empty() || a_disk != b_disk) return false;
+  return a_part.empty() || b_part.empty() || a_part == b_part;
+}
+
+EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
+  // The manager checks queue depth, buffer memory and run time itself (with
+  // RESOURCE_EXHAUSTED naming its flags); the engine keeps its own bounds on
+  // block size and threads.
+  EngineLimits engine;
+  engine.max_queue_depth = std::max(engine.max_queue_depth,
+                                    limits.max_queue_depth);
+  engine.max_buffer_bytes = UINT64_MAX;
+  engine.max_runtime = absl::InfiniteDuration();
+  return engine;
+}
+
+}  // namespace
+
+WorkloadManager::WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
+                                 ManagerLimits limits, AccessPolicy policy)
+    : backend_(std::move(backend)),
+      limits_(limits),
+      policy_(std::move(policy)),
+      engine_limits_(RelaxedEngineLimits(limits)) {
+  reaper_ = std::thread([this] { ReaperLoop(); });
+}
+
+WorkloadManager::~WorkloadManager() { Shutdown(absl::Seconds(10)); }
+
+absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
+  if (spec.queue_depth > limits_.max_queue_depth) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "spec.queue_depth ", spec.queue_depth,
+        " exceeds the daemon limit --max_queue_depth=",
+        limits_.max_queue_depth));
+  }
+  const absl::Duration total = spec.ramp_time + spec.runtime;
+  if (total > limits_.max_runtime) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "spec.ramp_time + spec.runtime = ", absl::FormatDuration(total),
+        " exceeds the daemon limit --max_runtime=",
+        absl::FormatDuration(limits_.max_runtime)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadManager::CheckAccess(const ResolvedSpec& resolved) {
+  for (size_t i = 0; i < resolved.targets.size(); ++i) {
+    const TargetInfo& info = resolved.targets[i];
+    const std::string field = absl::StrCat("spec.targets[", i, "]");
+    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, info));
+    const bool writes =
+        resolved.writes || resolved.spec.targets[i].create_size != 0;
+    if (writes) BLKPERF_RETURN_IF_ERROR(policy_.CheckWrite(field, info));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
+  struct Holder {
+    std::string name;
+    const Reservation* claims;
+  };
+  std::vector<Holder> holders;
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (!e->ended.load()) holders.push_back({"running workload " + e->id,
+                                             &e->claims});
+  }
+  for (const Reservation& r : starting_) {
+    holders.push_back({"a workload being started", &r});
+  }
+  for (const Holder& h : holders) {
+    for (int cpu : wanted.cpus) {
+      if (std::find(h.claims->cpus.begin(), h.claims->cpus.end(), cpu) !=
+          h.claims->cpus.end()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "spec.cpus: CPU ", cpu, " is in use by ", h.name, " (its CPUs: ",
+            absl::StrJoin(h.claims->cpus, ","), "; this workload's: ",
+            absl::StrJoin(wanted.cpus, ","), ")"));
+      }
+    }
+    for (size_t i = 0; i < wanted.targets.size(); ++i) {
+      const TargetKey& a = wanted.targets[i];
+      for (const TargetKey& b : h.claims->targets) {
+        const bool same_file = a.path == b.path;
+        const bool same_device =
+            a.block && b.block &&
+            Overlaps(a.disk, a.partition, b.disk, b.partition);
+        if (same_file || same_device) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "spec.targets[", i, "] ", a.display, " is in use by ", h.name,
+              same_file ? ""
+                        : absl::StrCat(" (its target ", b.display,
+                                       " is on the same device)")));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) {
+      return absl::UnavailableError(
+          "the daemon is shutting down and starts no new workloads");
+    }
+  }
+  Reap();
+  BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
+
+  // Allow lists first, so a path outside them is not even probed.
+  const bool op_writes = OpWrites(spec.op, spec.read_percent);
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetInfo pre = PreliminaryInfo(spec.targets[i].path);
+    const std::string field = absl::StrCat("spec.targets[", i, "]");
+    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, pre));
+    if ((op_writes || spec.targets[i].create_size != 0) &&
+        policy_.WriteRule(pre).empty()) {
+      return policy_.CheckWrite(field, pre);
+    }
+  }
+
+  BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved,
+                           backend_->Resolve(spec, engine_limits_));
+  const WorkloadSpec& r = resolved.spec;
+  const uint64_t buffer_bytes =
+      uint64_t{r.threads} * r.queue_depth * r.block_size;
+  if (buffer_bytes > limits_.max_buffer_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "spec: threads x queue_depth x block_size = ", r.threads, " x ",
+        r.queue_depth, " x ", r.block_size, " = ", buffer_bytes,
+        " bytes of I/O buffers exceeds the daemon limit --max_buffer_bytes=",
+        limits_.max_buffer_bytes));
+  }
+  BLKPERF_RETURN_IF_ERROR(CheckAccess(resolved));
+
+  Reservation wanted;
+  wanted.cpus = r.cpus;
+  if (r.sqpoll && r.sqpoll_cpu >= 0) wanted.cpus.push_back(r.sqpoll_cpu);
+  std::sort(wanted.cpus.begin(), wanted.cpus.end());
+  wanted.cpus.erase(std::unique(wanted.cpus.begin(), wanted.cpus.end()),
+                    wanted.cpus.end());
+  for (const TargetInfo& info : resolved.targets) {
+    wanted.targets.push_back(
+        {.path = info.resolved_path.empty()
+                     ? AccessPolicy::ResolvePath(info.path)
+                     : info.resolved_path,
+         .display = info.path,
+         .block = info.kind == TargetKind::kBlockDevice,
+         .disk = info.device_name,
+         .partition = info.partition_name});
+  }
+
+  std::list<Reservation>::iterator reservation;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) {
+      return absl::UnavailableError(
+          "the daemon is shutting down and starts no new workloads");
+    }
+    size_t active = starting_.size();
+    std::vector<std::string> ids;
+    for (const std::shared_ptr<Entry>& e : running_) {
+      if (!e->ended.load()) {
+        ++active;
+        ids.push_back(e->id);
+      }
+    }
+    if (active >= limits_.max_workloads) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the daemon limit --max_workloads=", limits_.max_workloads,
+          " is reached (running: ",
+          ids.empty() ? "starting ones" : absl::StrJoin(ids, ", "), ")"));
+    }
+    BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
+    reservation = starting_.insert(starting_.end(), wanted);
+  }
+  auto release = [&] {
+    absl::MutexLock lock(&mu_);
+    starting_.erase(reservation);
+  };
+
+  // A write workload's exclusive claim: ask the kernel now for a clear
+  // refusal; the engine holds its own claim (O_EXCL) for the whole run.
+  if (resolved.writes) {
+    for (size_t i = 0; i < resolved.targets.size(); ++i) {
+      const TargetInfo& info = resolved.targets[i];
+      if (info.kind != TargetKind::kBlockDevice) continue;
+      absl::Status claim = backend_->ProbeExclusive(info.resolved_path.empty()
+                                                        ? info.path
+                                                        : info.resolved_path);
+      if (!claim.ok()) {
+        release();
+        return absl::PermissionDeniedError(absl::StrCat(
+            "spec.targets[", i, "] ", info.path,
+            ": refusing to write: the kernel refused an exclusive claim (",
+            claim.message(),
+            "); the device is in use (rule: a write workload holds O_EXCL "
+            "on each block device)"));
+      }
+    }
+  }
+
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
+      backend_->Start(spec, engine_limits_);
+  if (!started.ok()) {
+    release();
+    return started.status();
+  }
+
+  auto entry = std::make_shared<Entry>();
+  entry->start_time = absl::Now();
+  entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
+  entry->spec = r;
+  entry->claims = std::move(wanted);
+  {
+    absl::MutexLock entry_lock(&entry->mu);
+    entry->workload = *std::move(started);
+    entry->split = r.split;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    starting_.erase(reservation);
+    entry->id = absl::StrCat("w", next_id_++);
+    running_.push_back(entry);
+  }
+  BLKPERF_LOG(INFO) << "workload " << entry->id << " started: "
+                    << OpName(r.op) << " bs " << r.block_size << " qd "
+                    << r.queue_depth << " threads " << r.threads << " cpus "
+                    << absl::StrJoin(r.cpus, ",") << " on "
+                    << absl::StrJoin(r.targets, ",",
+                                     [](std::string* out, const TargetSpec& t) {
+                                       out->append(t.path);
+                                     });
+  return View(*entry, /*with_snapshot=*/true);
+}
+
+void WorkloadManager::FinalizeLocked(Entry& entry) {
+  if (entry.workload == nullptr) return;
+  WorkloadSnapshot final_snapshot = entry.workload->Snapshot();
+  if (!IsTerminal(final_snapshot.state)) {
+    final_snapshot.state = entry.stop_requested ? WorkloadState::kStopped
+                                                : WorkloadState::kFinished;
+  }
+  entry.final_snapshot = std::move(final_snapshot);
+  entry.end_time = absl::Now();
+  entry.workload.reset();  // joins the (exited) threads, frees buffers
+  entry.ended.store(true);
+}
+
+WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
+  WorkloadView view;
+  view.id = entry.id;
+  view.start_time = entry.start_time;
+  view.spec = entry.spec;
+  absl::MutexLock lock(&entry.mu);
+  if (entry.workload != nullptr && entry.workload->Finished()) {
+    FinalizeLocked(entry);
+  }
+  view.split = entry.split;
+  view.end_time = entry.end_time;
+  if (entry.workload == nullptr) {
+    view.snapshot = entry.final_snapshot;
+  } else if (with_snapshot) {
+    view.snapshot = entry.workload->Snapshot();
+  } else {
+    view.snapshot.state = entry.workload->Snapshot().state;
+  }
+  if (!with_snapshot) {
+    WorkloadSnapshot state_only;
+    state_only.state = view.snapshot.state;
+    state_only.taken = view.snapshot.taken;
+    view.snapshot = std::move(state_only);
+  }
+  for (const std::string& note : entry.notes) view.snapshot.notes.push_back(note);
+  return view;
+}
+
+std::shared_ptr<WorkloadManager::Entry> WorkloadManager::Find(
+    absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (e->id == id) return e;
+  }
+  for (const std::shared_ptr<Entry>& e : finished_) {
+    if (e->id == id) return e;
+  }
+  return nullptr;
+}
+
+namespace {
+absl::Status UnknownWorkload(absl::string_view id) {
+  return absl::NotFoundError(absl::StrCat(
+      "workload_id \"", id,
+      "\" is not a running workload nor one of the finished ones the daemon "
+      "still keeps"));
+}
+}  // namespace
+
+absl::StatusOr<WorkloadView> WorkloadManager::Stop(absl::string_view id) {
+  std::shared_ptr<Entry> entry = Find(id);
+  if (entry == nullptr) return UnknownWorkload(id);
+  {
+    absl::MutexLock lock(&entry->mu);
+    if (entry->workload != nullptr && !entry->stop_requested) {
+      entry->stop_requested = true;
+      entry->workload->RequestStop();
+      BLKPERF_LOG(INFO) << "workload " << entry->id << ": stop requested";
+    }
+  }
+  return View(*entry, /*with_snapshot=*/true);
+}
+
+absl::StatusOr<WorkloadView> WorkloadManager::Get(absl::string_view id) {
+  std::shared_ptr<Entry> entry = Find(id);
+  if (entry == nullptr) return UnknownWorkload(id);
+  return View(*entry, /*with_snapshot=*/true);
+}
+
+absl::StatusOr<bool> WorkloadManager::HasEnded(absl::string_view id) {
+  std::shared_ptr<Entry> entry = Find(id);
+  if (entry == nullptr) return UnknownWorkload(id);
+  if (entry->ended.load()) return true;
+  absl::MutexLock lock(&entry->mu);
+  return entry->workload == nullptr || entry->workload->Finished();
+}
+
+std::vector<WorkloadView> WorkloadManager::List(bool with_snapshots) {
+  Reap();
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    entries.assign(running_.begin(), running_.end());
+    entries.insert(entries.end(), finished_.begin(), finished_.end());
+  }
+  std::vector<WorkloadView> views;
+  for (const std::shared_ptr<Entry>& e : entries) {
+    views.push_back(View(*e, with_snapshots));
+  }
+  return views;
+}
+
+absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
+    absl::string_view id, absl::string_view split) {
+  BLKPERF_ASSIGN_OR_RETURN(SplitStrategy strategy,
+                           ParseSplitStrategy(split, "split"));
+  std::shared_ptr<Entry> entry = Find(id);
+  if (entry == nullptr) return UnknownWorkload(id);
+  absl::MutexLock lock(&entry->mu);
+  if (entry->workload == nullptr || entry->workload->Finished()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "workload ", id,
+        " has ended; its split strategy can only change while it runs"));
+  }
+  BLKPERF_RETURN_IF_ERROR(entry->workload->SetSplitStrategy(strategy));
+  entry->split = strategy;
+  BLKPERF_LOG(INFO) << "workload " << entry->id << ": split strategy now "
+                    << SplitStrategyName(strategy);
+  return SplitStrategyName(strategy);
+}
+
+absl::StatusOr<TargetInfo> WorkloadManager::Probe(absl::string_view path) {
+  if (path.empty() || path[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("path \"", path, "\" is not an absolute path"));
+  }
+  const TargetInfo pre = PreliminaryInfo(std::string(path));
+  BLKPERF_RETURN_IF_ERROR(policy_.CheckRead("path", pre));
+  return backend_->Probe(path);
+}
+
+std::vector<int> WorkloadManager::BusyCpus() {
+  std::set<int> cpus;
+  absl::MutexLock lock(&mu_);
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (!e->ended.load()) cpus.insert(e->claims.cpus.begin(), e->claims.cpus.end());
+  }
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+void WorkloadManager::Reap() {
+  std::vector<std::shared_ptr<Entry>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    running = running_;
+  }
+  const absl::Time now = absl::Now();
+  for (const std::shared_ptr<Entry>& e : running) {
+    absl::MutexLock lock(&e->mu);
+    if (e->workload == nullptr) continue;
+    if (e->workload->Finished()) {
+      FinalizeLocked(*e);
+      BLKPERF_LOG(INFO) << "workload " << e->id << " ended: "
+                        << WorkloadStateName(e->final_snapshot.state);
+    } else if (now > e->deadline && !e->stop_requested) {
+      e->stop_requested = true;
+      e->notes.push_back(absl::StrCat(
+          "stopped by the daemon: it ran longer than --max_runtime=",
+          absl::FormatDuration(limits_.max_runtime)));
+      e->workload->RequestStop();
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  for (auto it = running_.begin(); it != running_.end();) {
+    if ((*it)->ended.load()) {
+      finished_.push_back(*it);
+      it = running_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  while (finished_.size() > limits_.keep_finished) finished_.pop_front();
+}
+
+void WorkloadManager::ReaperLoop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&reaper_stop_), kReapInterval);
+      if (reaper_stop_) return;
+    }
+    Reap();
+  }
+}
+
+void WorkloadManager::Shutdown(absl::Duration timeout) {
+  std::vector<std::shared_ptr<Entry>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    if (reaper_stop_) return;
+    shutting_down_ = true;
+    running = running_;
+  }
+  for (const std::shared_ptr<Entry>& e : running) {
+    absl::MutexLock lock(&e->mu);
+    if (e->workload != nullptr && !e->workload->Finished()) {
+      e->stop_requested = true;
+      e->notes.push_back("stopped by the daemon shutting down");
+      e->workload->RequestStop();
+    }
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  for (const std::shared_ptr<Entry>& e : running) {
+    std::shared_ptr<RunningWorkload> workload;
+    {
+      absl::MutexLock lock(&e->mu);
+      workload = e->workload;
+    }
+    if (workload == nullptr) continue;
+    if (!workload->WaitFor(
+            std::max(deadline - absl::Now(), absl::ZeroDuration()))) {
+      BLKPERF_LOG(WARNING) << "workload " << e->id << " did not drain within "
+                           << absl::FormatDuration(timeout);
+    }
+  }
+  Reap();
+  {
+    absl::MutexLock lock(&mu_);
+    reaper_stop_ = true;
+  }
+  if (reaper_.joinable()) reaper_.join();
+}
+
+}  // namespace blkperf

@@ -1,0 +1,170 @@
+// Owns the daemon's workloads: starts them after checking the operator's
+// limits, allow lists and the other running workloads, gives them ids, keeps
+// the last finished ones for later fetching, and stops them all on shutdown.
+// The gRPC service is a thin layer over this class; it knows no gRPC.
+//
+//   WorkloadManager manager(NewEngineBackend(), ManagerLimits{},
+//                           AccessPolicy::Create({}, {"/srv/scratch/"}, dir));
+//   absl::StatusOr<WorkloadView> w = manager.Start(spec);
+//   ... manager.Get(w->id) ... manager.Stop(w->id) ...
+//   manager.Shutdown(absl::Seconds(5));
+//
+// Errors of Start, most specific code first:
+//   InvalidArgument    a bad field (from the engine's ResolveSpec), named;
+//   ResourceExhausted  over a daemon limit, naming the flag and its value;
+//   PermissionDenied   a target outside --allow_read/--allow_write, or unsafe
+//                      to write (mounted, held, swap, loop backing, symlink,
+//                      exclusive claim refused), naming target and rule;
+//   FailedPrecondition a CPU or target used by a running workload, naming the
+//                      CPU or target and that workload;
+//   Unavailable        the daemon is shutting down.
+//
+// Thread-safe. Snapshots are taken with RunningWorkload::Snapshot(), which
+// reads the submitters' counters and never slows them.
+#ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_MANAGER_H_
+#define BLKPERF_DAEMON_SERVICE_WORKLOAD_MANAGER_H_
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/target.h"
+#include "daemon/engine/workload_spec.h"
+#include "daemon/service/access_policy.h"
+#include "daemon/service/workload_backend.h"
+
+namespace blkperf {
+
+// The operator's limits (daemon flags of the same names).
+struct ManagerLimits {
+  uint32_t max_workloads = 4;
+  uint32_t max_queue_depth = 4096;
+  uint64_t max_buffer_bytes = 4ull << 30;
+  // Longest ramp_time + runtime; also the longest an io_count-only workload
+  // may run before the daemon stops it.
+  absl::Duration max_runtime = absl::Hours(24);
+  uint32_t keep_finished = 16;
+};
+
+// One workload at one moment: what Get/List/Watch report.
+struct WorkloadView {
+  std::string id;
+  absl::Time start_time;
+  // absl::InfinitePast() while running.
+  absl::Time end_time = absl::InfinitePast();
+  // The resolved spec (defaults filled in).
+  WorkloadSpec spec;
+  SplitStrategy split;
+  // Live, or final once snapshot.state is terminal. Its notes include the
+  // daemon's own (e.g. why the daemon stopped it).
+  WorkloadSnapshot snapshot;
+};
+
+class WorkloadManager {
+ public:
+  WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
+                  ManagerLimits limits, AccessPolicy policy);
+  // Shuts down (stopping every workload) if Shutdown was not called.
+  ~WorkloadManager();
+  WorkloadManager(const WorkloadManager&) = delete;
+  WorkloadManager& operator=(const WorkloadManager&) = delete;
+
+  // Checks and starts `spec`; returns the new workload's first view.
+  absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec);
+
+  // Asks the workload to stop and returns at once (state stopping, or
+  // terminal if it had ended already). NotFound for an unknown id.
+  absl::StatusOr<WorkloadView> Stop(absl::string_view id);
+
+  // Live or final view. NotFound for an unknown (or evicted) id.
+  absl::StatusOr<WorkloadView> Get(absl::string_view id);
+
+  // Cheap: whether the workload's threads have all exited. NotFound for an
+  // unknown id. For watchers deciding when to send the last message.
+  absl::StatusOr<bool> HasEnded(absl::string_view id);
+
+  // Running workloads (oldest first), then kept finished ones (oldest
+  // first). Without snapshots, `snapshot` holds only the state.
+  std::vector<WorkloadView> List(bool with_snapshots);
+
+  // Switches a running workload's split strategy; returns its canonical
+  // name. InvalidArgument naming "split" for bad text, NotFound for an
+  // unknown id, FailedPrecondition once the workload has ended.
+  absl::StatusOr<std::string> SetSplitStrategy(absl::string_view id,
+                                               absl::string_view split);
+
+  // Probes a target for ProbeTarget after checking --allow_read.
+  absl::StatusOr<TargetInfo> Probe(absl::string_view path);
+
+  // Refuses new workloads, stops every running one and waits up to
+  // `timeout` for them to drain. Idempotent.
+  void Shutdown(absl::Duration timeout);
+
+  // CPUs used by running workloads, ascending.
+  std::vector<int> BusyCpus();
+
+  const ManagerLimits& limits() const { return limits_; }
+  const AccessPolicy& policy() const { return policy_; }
+  // The limits passed to the engine (the manager checks its own first).
+  const EngineLimits& engine_limits() const { return engine_limits_; }
+
+ private:
+  struct TargetKey {
+    std::string path;       // resolved
+    std::string display;    // as given
+    bool block = false;
+    std::string disk;       // TargetInfo::device_name
+    std::string partition;  // TargetInfo::partition_name
+  };
+  struct Entry;
+  struct Reservation {
+    std::vector<int> cpus;
+    std::vector<TargetKey> targets;
+  };
+
+  absl::Status CheckLimits(const WorkloadSpec& spec) const;
+  absl::Status CheckAccess(const ResolvedSpec& resolved);
+  absl::Status CheckConflicts(const Reservation& wanted) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<Entry> Find(absl::string_view id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  static WorkloadView View(Entry& entry, bool with_snapshot);
+  static void FinalizeLocked(Entry& entry);
+  // Finalizes ended workloads, stops overdue ones, moves ended ones to the
+  // finished list and evicts beyond keep_finished.
+  void Reap() ABSL_LOCKS_EXCLUDED(mu_);
+  void ReaperLoop();
+
+  const std::unique_ptr<WorkloadBackend> backend_;
+  const ManagerLimits limits_;
+  const AccessPolicy policy_;
+  const EngineLimits engine_limits_;
+
+  absl::Mutex mu_;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool reaper_stop_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // Running (or just ended, until reaped), in start order.
+  std::vector<std::shared_ptr<Entry>> running_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::shared_ptr<Entry>> finished_ ABSL_GUARDED_BY(mu_);
+  // Starts in progress hold their CPUs and targets here.
+  std::list<Reservation> starting_ ABSL_GUARDED_BY(mu_);
+  std::thread reaper_;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_SERVICE_WORKLOAD_MANAGER_H_

@@ -1,0 +1,310 @@
+#include "daemon/service/workload_manager.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "daemon/service/fake_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+class WorkloadManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Make(ManagerLimits{}); }
+
+  void Make(ManagerLimits limits) {
+    manager_.reset();
+    auto backend = std::make_unique<FakeBackend>();
+    fake_ = backend.get();
+    fake_->AddFile("/data/a", 1 << 30);
+    fake_->AddFile("/data/b", 1 << 30);
+    fake_->AddFile("/elsewhere/c", 1 << 30);
+    fake_->AddDevice("/dev/fake0", "fake0");
+    fake_->AddDevice("/dev/fake0p1", "fake0", "fake0p1");
+    fake_->AddDevice("/dev/fake0p2", "fake0", "fake0p2");
+    manager_ = std::make_unique<WorkloadManager>(
+        std::move(backend), limits,
+        AccessPolicy::Create({"/data/", "/dev/"}, {"/data/", "/dev/fake0*"},
+                             ""));
+  }
+
+  static WorkloadSpec Spec(const std::string& path, std::vector<int> cpus) {
+    WorkloadSpec spec;
+    spec.targets.push_back({.path = path});
+    spec.cpus = std::move(cpus);
+    return spec;
+  }
+
+  static WorkloadSpec WriteSpec(const std::string& path, std::vector<int> cpus) {
+    WorkloadSpec spec = Spec(path, std::move(cpus));
+    spec.op = Op::kRandWrite;
+    spec.targets[0].allow_write = true;
+    return spec;
+  }
+
+  FakeBackend* fake_ = nullptr;
+  std::unique_ptr<WorkloadManager> manager_;
+};
+
+TEST_F(WorkloadManagerTest, StartsWithIdsAndResolvedSpec) {
+  absl::StatusOr<WorkloadView> a = manager_->Start(Spec("/data/a", {}));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->id, "w1");
+  EXPECT_EQ(a->spec.cpus, std::vector<int>{0});
+  EXPECT_EQ(a->snapshot.state, WorkloadState::kRunning);
+  absl::StatusOr<WorkloadView> b = manager_->Start(Spec("/data/b", {1}));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->id, "w2");
+  EXPECT_EQ(manager_->BusyCpus(), (std::vector<int>{0, 1}));
+}
+
+TEST_F(WorkloadManagerTest, OverlappingCpusAreFailedPrecondition) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0, 1})).ok());
+  absl::StatusOr<WorkloadView> b = manager_->Start(Spec("/data/b", {1, 2}));
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("CPU 1"));
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("w1"));
+  EXPECT_TRUE(manager_->Start(Spec("/data/b", {2, 3})).ok());
+}
+
+TEST_F(WorkloadManagerTest, SqpollCpuCountsAsUsed) {
+  WorkloadSpec spec = Spec("/data/a", {0});
+  spec.sqpoll = true;
+  spec.sqpoll_cpu = 5;
+  ASSERT_TRUE(manager_->Start(spec).ok());
+  absl::StatusOr<WorkloadView> b = manager_->Start(Spec("/data/b", {5}));
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("CPU 5"));
+}
+
+TEST_F(WorkloadManagerTest, OverlappingTargetsAreFailedPrecondition) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  absl::StatusOr<WorkloadView> b = manager_->Start(Spec("/data/a", {1}));
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("/data/a"));
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("w1"));
+}
+
+TEST_F(WorkloadManagerTest, PartitionsOverlapTheirDiskButNotEachOther) {
+  ASSERT_TRUE(manager_->Start(Spec("/dev/fake0p1", {0})).ok());
+  EXPECT_TRUE(manager_->Start(Spec("/dev/fake0p2", {1})).ok());
+  absl::StatusOr<WorkloadView> disk = manager_->Start(Spec("/dev/fake0", {2}));
+  EXPECT_EQ(disk.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(disk.status().message()), HasSubstr("/dev/fake0"));
+}
+
+TEST_F(WorkloadManagerTest, EndedWorkloadsReleaseTheirClaims) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  fake_->last()->Finish();
+  absl::StatusOr<WorkloadView> again = manager_->Start(Spec("/data/a", {0}));
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
+TEST_F(WorkloadManagerTest, FailedStartReleasesItsReservation) {
+  fake_->set_start_status(absl::InternalError("ring setup failed"));
+  absl::StatusOr<WorkloadView> a = manager_->Start(Spec("/data/a", {0}));
+  EXPECT_EQ(a.status().code(), absl::StatusCode::kInternal);
+  fake_->set_start_status(absl::OkStatus());
+  EXPECT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+}
+
+TEST_F(WorkloadManagerTest, LimitsAreResourceExhaustedNamingTheFlag) {
+  ManagerLimits limits;
+  limits.max_workloads = 1;
+  limits.max_queue_depth = 64;
+  limits.max_buffer_bytes = 1 << 20;
+  limits.max_runtime = absl::Minutes(1);
+  Make(limits);
+
+  WorkloadSpec deep = Spec("/data/a", {0});
+  deep.queue_depth = 128;
+  absl::Status s = manager_->Start(deep).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_queue_depth=64"));
+
+  WorkloadSpec big = Spec("/data/a", {0, 1});
+  big.queue_depth = 64;
+  big.block_size = 16384;  // 2 x 64 x 16 KiB = 2 MiB
+  s = manager_->Start(big).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_buffer_bytes="));
+
+  WorkloadSpec longer = Spec("/data/a", {0});
+  longer.runtime = absl::Seconds(50);
+  longer.ramp_time = absl::Seconds(20);
+  s = manager_->Start(longer).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_runtime=1m"));
+
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  s = manager_->Start(Spec("/data/b", {1})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_workloads=1"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("w1"));
+}
+
+TEST_F(WorkloadManagerTest, TargetsOutsideTheAllowListsArePermissionDenied) {
+  absl::Status s = manager_->Start(Spec("/elsewhere/c", {0})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/elsewhere/c"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--allow_read"));
+
+  // Readable but not writable.
+  fake_->AddDevice("/dev/other", "other");
+  EXPECT_TRUE(manager_->Start(Spec("/dev/other", {0})).ok());
+  s = manager_->Start(WriteSpec("/dev/other", {1})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/dev/other"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--allow_write"));
+
+  // Creating a file is a write.
+  WorkloadSpec create = Spec("/elsewhere/new", {2});
+  create.targets[0].create_size = 1 << 20;
+  create.targets[0].allow_write = true;
+  s = manager_->Start(create).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(WorkloadManagerTest, UnsafeDevicesAreNotWritten) {
+  fake_->AddDevice("/dev/fake0p3", "fake0", "fake0p3").mounted = true;
+  absl::Status s = manager_->Start(WriteSpec("/dev/fake0p3", {0})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("mounted"));
+  // Reading a mounted device is fine.
+  EXPECT_TRUE(manager_->Start(Spec("/dev/fake0p3", {0})).ok());
+}
+
+TEST_F(WorkloadManagerTest, RefusedExclusiveClaimIsPermissionDenied) {
+  fake_->set_exclusive_status(absl::UnavailableError("EBUSY"));
+  absl::Status s = manager_->Start(WriteSpec("/dev/fake0p1", {0})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/dev/fake0p1"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("O_EXCL"));
+  // Nothing was left reserved.
+  fake_->set_exclusive_status(absl::OkStatus());
+  EXPECT_TRUE(manager_->Start(WriteSpec("/dev/fake0p1", {0})).ok());
+  // Regular files need no claim.
+  fake_->set_exclusive_status(absl::UnavailableError("EBUSY"));
+  EXPECT_TRUE(manager_->Start(WriteSpec("/data/a", {1})).ok());
+}
+
+TEST_F(WorkloadManagerTest, BackendErrorsPassThrough) {
+  absl::Status s = manager_->Start(Spec("/data/missing", {0})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("targets[0].path"));
+}
+
+TEST_F(WorkloadManagerTest, StopGetAndFinalResult) {
+  absl::StatusOr<WorkloadView> a = manager_->Start(Spec("/data/a", {0}));
+  ASSERT_TRUE(a.ok());
+  fake_->last()->Complete(100, 5000);
+  absl::StatusOr<WorkloadView> live = manager_->Get("w1");
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(live->snapshot.total.ios, 100u);
+  EXPECT_EQ(live->end_time, absl::InfinitePast());
+
+  absl::StatusOr<WorkloadView> stopped = manager_->Stop("w1");
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_TRUE(fake_->last()->stop_requested());
+  EXPECT_EQ(stopped->snapshot.state, WorkloadState::kStopped);
+  EXPECT_NE(stopped->end_time, absl::InfinitePast());
+  EXPECT_EQ(*manager_->HasEnded("w1"), true);
+
+  // The final result stays after the workload is gone.
+  absl::StatusOr<WorkloadView> final_view = manager_->Get("w1");
+  ASSERT_TRUE(final_view.ok());
+  EXPECT_EQ(final_view->snapshot.total.ios, 100u);
+  EXPECT_EQ(final_view->snapshot.total.latency.Count(), 100u);
+  // Stopping an ended workload is not an error.
+  EXPECT_TRUE(manager_->Stop("w1").ok());
+}
+
+TEST_F(WorkloadManagerTest, UnknownIdsAreNotFound) {
+  EXPECT_EQ(manager_->Get("w9").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->Stop("w9").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->HasEnded("w9").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->SetSplitStrategy("w9", "none").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(manager_->Get("w9").status().message()),
+              HasSubstr("w9"));
+}
+
+TEST_F(WorkloadManagerTest, KeepsOnlyTheLastFinished) {
+  ManagerLimits limits;
+  limits.keep_finished = 2;
+  Make(limits);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+    fake_->last()->Finish();
+    ASSERT_TRUE(*manager_->HasEnded(absl::StrCat("w", i + 1)));
+  }
+  std::vector<WorkloadView> all = manager_->List(false);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, "w2");
+  EXPECT_EQ(all[1].id, "w3");
+  EXPECT_EQ(manager_->Get("w1").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(manager_->Get("w3").ok());
+}
+
+TEST_F(WorkloadManagerTest, ListsRunningThenFinished) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  ASSERT_TRUE(manager_->Start(Spec("/data/b", {1})).ok());
+  fake_->workloads()[0]->Finish();
+  ASSERT_TRUE(*manager_->HasEnded("w1"));
+  std::vector<WorkloadView> all = manager_->List(true);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, "w2");
+  EXPECT_EQ(all[0].snapshot.state, WorkloadState::kRunning);
+  EXPECT_EQ(all[1].id, "w1");
+  EXPECT_EQ(all[1].snapshot.state, WorkloadState::kFinished);
+}
+
+TEST_F(WorkloadManagerTest, SetsTheSplitStrategyWhileRunning) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  absl::StatusOr<std::string> split =
+      manager_->SetSplitStrategy("w1", "fixed:64k");
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(*split, "fixed:65536");
+  EXPECT_EQ(fake_->last()->split().fixed_bytes, 65536u);
+  EXPECT_EQ(manager_->Get("w1")->split.fixed_bytes, 65536u);
+
+  absl::Status bad = manager_->SetSplitStrategy("w1", "zigzag").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("split"));
+
+  fake_->last()->Finish();
+  absl::Status ended = manager_->SetSplitStrategy("w1", "none").status();
+  EXPECT_EQ(ended.code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WorkloadManagerTest, ShutdownStopsEverythingAndRefusesStarts) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  ASSERT_TRUE(manager_->Start(Spec("/data/b", {1})).ok());
+  manager_->Shutdown(absl::Seconds(5));
+  for (const auto& w : fake_->workloads()) EXPECT_TRUE(w->stop_requested());
+  absl::StatusOr<WorkloadView> w1 = manager_->Get("w1");
+  ASSERT_TRUE(w1.ok());
+  EXPECT_EQ(w1->snapshot.state, WorkloadState::kStopped);
+  EXPECT_THAT(w1->snapshot.notes,
+              ::testing::Contains(HasSubstr("shutting down")));
+  EXPECT_EQ(manager_->Start(Spec("/data/a", {2})).status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST_F(WorkloadManagerTest, ProbeChecksTheReadList) {
+  EXPECT_TRUE(manager_->Probe("/data/a").ok());
+  EXPECT_EQ(manager_->Probe("/elsewhere/c").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(manager_->Probe("data/a").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace blkperf
