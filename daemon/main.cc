@@ -11,12 +11,14 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "daemon/run/run_command.h"
+#include "daemon/service/serve.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "blkperfd: io_uring storage performance daemon.\n"
     "  blkperfd run [flags]    run one workload locally and print the result\n"
+    "  blkperfd serve [flags]  serve the gRPC control plane (and metrics)\n"
     "  blkperfd --helpfull     list every flag";
 
 }  // namespace
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (command == "run") return blkperf::RunCommand();
+  if (command == "serve") return blkperf::RunServe(0, nullptr);
   std::fprintf(stderr, "blkperfd: unknown command \"%s\"\n%s\n",
                command.c_str(), kUsage);
   return 2;

@@ -45,9 +45,9 @@ struct ResolvedSpec {
 absl::Status ValidateSpecFields(const WorkloadSpec& spec,
                                 const EngineLimits& limits);
 
-// Validates without touching any target's data (creating a file target is
-// left to the workload). A target with create_size that does not exist yet
-// is probed as a future regular file of that size in its directory.
+// Validates without touching any target's data. Every target must exist:
+// Workload::Start creates file targets with create_size (after
+// ValidateSpecFields) before it calls this.
 absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                                          const EngineLimits& limits);
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "daemon/common/default_target.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/common/units.h"
 #include "daemon/engine/workload.h"
@@ -21,8 +23,6 @@
 ABSL_FLAG(std::vector<std::string>, target, {},
           "Targets (block devices or files), comma-separated. Empty: the "
           "embedded default file in --data_dir.");
-ABSL_FLAG(std::string, data_dir, "/var/lib/blkperf",
-          "Where the default target file lives.");
 ABSL_FLAG(std::string, op, "randread",
           "read, write, randread, randwrite or randrw.");
 ABSL_FLAG(uint32_t, read_percent, 50, "randrw: percentage of reads.");
@@ -69,8 +69,6 @@ ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),
 namespace blkperf {
 namespace {
 
-constexpr uint64_t kDefaultTargetBytes = 1ull << 30;
-
 absl::Status FlagError(absl::string_view flag, absl::string_view value,
                        absl::string_view expected) {
   return absl::InvalidArgumentError(
@@ -109,15 +107,8 @@ absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
   BLKPERF_ASSIGN_OR_RETURN(uint64_t create_size,
                            SizeFlag("create_size", absl::GetFlag(FLAGS_create_size)));
   if (targets.empty()) {
-    const std::string dir = absl::GetFlag(FLAGS_data_dir);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("--data_dir ", dir));
-    }
-    // The default target is blkperf's own file: creating and filling it is
-    // the only write; the default op reads.
-    spec.targets.push_back({.path = absl::StrCat(dir, "/default-target.dat"),
-                            .create_size = kDefaultTargetBytes,
-                            .allow_write = true});
+    BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget(DataDirectory()));
+    spec.targets.push_back(std::move(target));
     if (create_size != 0 || allow_write) {
       return absl::InvalidArgumentError(
           "--create_size/--allow_write apply to --target paths; none given");

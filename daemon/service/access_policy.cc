@@ -81,8 +81,7 @@ std::string AccessPolicy::ResolvePath(absl::string_view path) {
   const size_t slash = normal.rfind('/');
   const std::string dir = slash == 0 ? "/" : normal.substr(0, slash);
   if (RealPath(dir, &resolved)) {
-    return absl::StrCat(resolved == "/" ? "" : resolved,
-                        normal.substr(slash));
+    return absl::StrCat(resolved == "/" ? "" : resolved, normal.substr(slash));
   }
   return normal;
 }
@@ -160,7 +159,7 @@ absl::Status AccessPolicy::CheckRead(absl::string_view field,
   if (Match(read_, info) != nullptr) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
       field, " ", info.path, " (", TargetPath(info),
-      "): reading is not allowed by the daemon's --allow_read rules: ",
+      "): reading is not allowed by the daemon's --allow_read_paths rules: ",
       RuleList(read_)));
 }
 
@@ -171,7 +170,7 @@ absl::Status AccessPolicy::CheckWrite(absl::string_view field,
   if (Match(write_, info) == nullptr) {
     return absl::PermissionDeniedError(absl::StrCat(
         prefix, TargetPath(info),
-        " matches no --allow_write rule of the daemon (rules: ",
+        " matches no --allow_write_paths rule of the daemon (rules: ",
         RuleList(write_), ")"));
   }
   const bool device = info.kind == TargetKind::kBlockDevice;
@@ -182,23 +181,25 @@ absl::Status AccessPolicy::CheckWrite(absl::string_view field,
   }
   if (device && info.mounted) {
     return absl::PermissionDeniedError(absl::StrCat(
-        prefix, "the device or one of its partitions is mounted (rule: never "
-                "write to a mounted device)"));
+        prefix,
+        "the device or one of its partitions is mounted (rule: never "
+        "write to a mounted device)"));
   }
   if (device && info.has_holders) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        prefix, "the device or one of its partitions is held by another "
-                "device (device-mapper, md, ...) (rule: never write to a "
-                "device in use)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(prefix,
+                     "the device or one of its partitions is held by another "
+                     "device (device-mapper, md, ...) (rule: never write to a "
+                     "device in use)"));
   }
   if (info.is_swap) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        prefix, "it is active swap (rule: never write to swap)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(prefix, "it is active swap (rule: never write to swap)"));
   }
   if (!info.backs_loop.empty()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        prefix, "it backs loop device ", info.backs_loop,
-        " (rule: never write under a loop device's user)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(prefix, "it backs loop device ", info.backs_loop,
+                     " (rule: never write under a loop device's user)"));
   }
   return absl::OkStatus();
 }

@@ -1,7 +1,7 @@
 // Which targets the operator lets workloads read and write: the daemon's
-// --allow_read and --allow_write lists, and the write-safety rules for
-// devices in use. Decides on resolved (symlink-free) paths, so a link inside
-// an allowed directory cannot lead outside it.
+// --allow_read_paths and --allow_write_paths lists, and the write-safety rules
+// for devices in use. Decides on resolved (symlink-free) paths, so a link
+// inside an allowed directory cannot lead outside it.
 //
 //   AccessPolicy policy = AccessPolicy::Create(
 //       /*allow_read=*/{}, /*allow_write=*/{"/dev/zram0", "/srv/scratch/"},

@@ -42,9 +42,9 @@ class AccessPolicyTest : public ::testing::Test {
     std::ofstream(root_ + "/scratch/a") << "x";
     std::ofstream(root_ + "/secret") << "x";
     unlink((root_ + "/scratch/link").c_str());
-    ASSERT_EQ(symlink((root_ + "/secret").c_str(),
-                      (root_ + "/scratch/link").c_str()),
-              0);
+    ASSERT_EQ(
+        symlink((root_ + "/secret").c_str(), (root_ + "/scratch/link").c_str()),
+        0);
   }
   std::string root_;
 };
@@ -56,8 +56,8 @@ TEST_F(AccessPolicyTest, DefaultReadCoversDevicesAndDataDir) {
   // A regular file under /dev is not a block device.
   absl::Status shm = policy.CheckRead("t", File("/dev/shm/x"));
   EXPECT_EQ(shm.code(), absl::StatusCode::kPermissionDenied);
-  absl::Status outside = policy.CheckRead("spec.targets[0]",
-                                          File(root_ + "/secret"));
+  absl::Status outside =
+      policy.CheckRead("spec.targets[0]", File(root_ + "/secret"));
   EXPECT_EQ(outside.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(std::string(outside.message()), HasSubstr("spec.targets[0]"));
   EXPECT_THAT(std::string(outside.message()), HasSubstr(root_ + "/secret"));
@@ -66,7 +66,8 @@ TEST_F(AccessPolicyTest, DefaultReadCoversDevicesAndDataDir) {
 
 TEST_F(AccessPolicyTest, EmptyWriteListAllowsNoWrites) {
   AccessPolicy policy = AccessPolicy::Create({}, {}, root_ + "/data");
-  absl::Status s = policy.CheckWrite("spec.targets[0]", File(root_ + "/data/x"));
+  absl::Status s =
+      policy.CheckWrite("spec.targets[0]", File(root_ + "/data/x"));
   EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(std::string(s.message()), HasSubstr("--allow_write"));
   EXPECT_THAT(std::string(s.message()), HasSubstr(root_ + "/data/x"));

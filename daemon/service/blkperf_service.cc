@@ -1,12 +1,12 @@
 #include "daemon/service/blkperf_service.h"
 
+#include <grpcpp/alarm.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <utility>
-
-#include <grpcpp/alarm.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -47,7 +47,8 @@ std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
 class WatchReactor final
     : public grpc::ServerWriteReactor<v1::WatchWorkloadResponse> {
  public:
-  WatchReactor(WorkloadManager* manager, const v1::WatchWorkloadRequest& request)
+  WatchReactor(WorkloadManager* manager,
+               const v1::WatchWorkloadRequest& request)
       : manager_(manager),
         id_(request.workload_id()),
         thread_histograms_(request.thread_histograms()) {
@@ -102,7 +103,8 @@ class WatchReactor final
     }
     response_.Clear();
     response_.set_api_version(kApiVersion);
-    WorkloadViewToProto(*view, thread_histograms_, response_.mutable_workload());
+    WorkloadViewToProto(*view, thread_histograms_,
+                        response_.mutable_workload());
     const WorkloadSnapshot& now = view->snapshot;
     ThreadSnapshot delta = IntervalDelta(now.total, previous_total_);
     delta.thread_index = -1;
@@ -118,9 +120,8 @@ class WatchReactor final
   }
 
   void Arm() {
-    const absl::Duration wait =
-        std::clamp(next_send_ - absl::Now(), absl::ZeroDuration(),
-                   kEndPollInterval);
+    const absl::Duration wait = std::clamp(
+        next_send_ - absl::Now(), absl::ZeroDuration(), kEndPollInterval);
     alarm_.Set(Deadline(wait), [this](bool ok) { Tick(ok); });
   }
 
@@ -227,8 +228,7 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
 }
 
 grpc::ServerUnaryReactor* BlkperfService::ProbeTarget(
-    grpc::CallbackServerContext* context,
-    const v1::ProbeTargetRequest* request,
+    grpc::CallbackServerContext* context, const v1::ProbeTargetRequest* request,
     v1::ProbeTargetResponse* response) {
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
@@ -243,10 +243,10 @@ grpc::ServerUnaryReactor* BlkperfService::ProbeTarget(
   target->set_read_allowed(!policy.ReadRule(*info).empty());
   const absl::Status write = policy.CheckWrite("path", *info);
   target->set_write_allowed(write.ok());
-  target->set_write_rule(write.ok()
-                             ? absl::StrCat("allowed by --allow_write rule ",
-                                            policy.WriteRule(*info))
-                             : std::string(write.message()));
+  target->set_write_rule(
+      write.ok() ? absl::StrCat("allowed by --allow_write_paths rule ",
+                                policy.WriteRule(*info))
+                 : std::string(write.message()));
   return Done(context, absl::OkStatus());
 }
 
@@ -282,8 +282,7 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
 }
 
 grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
-    grpc::CallbackServerContext* context,
-    const v1::GetWorkloadRequest* request,
+    grpc::CallbackServerContext* context, const v1::GetWorkloadRequest* request,
     v1::GetWorkloadResponse* response) {
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);

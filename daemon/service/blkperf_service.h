@@ -12,10 +12,10 @@
 #ifndef BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_
 #define BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
 #include "daemon/service/host_capabilities.h"

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,7 @@ class EngineWorkload final : public RunningWorkload {
   explicit EngineWorkload(std::unique_ptr<Workload> workload)
       : workload_(std::move(workload)) {}
 
+  const ResolvedSpec& resolved() const override { return workload_->spec(); }
   void RequestStop() override { workload_->RequestStop(); }
   bool Finished() const override { return workload_->Finished(); }
   bool WaitFor(absl::Duration timeout) override {
@@ -36,10 +38,12 @@ class EngineWorkload final : public RunningWorkload {
 
 class EngineBackend final : public WorkloadBackend {
  public:
-  absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
-                                       const EngineLimits& limits) override {
-    return ResolveSpec(spec, limits);
+  absl::Status ValidateFields(const WorkloadSpec& spec,
+                              const EngineLimits& limits) override {
+    return ValidateSpecFields(spec, limits);
   }
+
+  std::vector<int> OnlineCpus() override { return blkperf::OnlineCpus(); }
 
   absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
     return ProbeTarget(path);

@@ -28,7 +28,8 @@ namespace blkperf {
 // The test's handle on one started fake workload. Thread-safe.
 class FakeWorkloadState {
  public:
-  explicit FakeWorkloadState(WorkloadSpec spec) : spec_(std::move(spec)) {}
+  explicit FakeWorkloadState(ResolvedSpec resolved)
+      : resolved_(std::move(resolved)), spec_(resolved_.spec) {}
 
   // Ends the workload: state finished (or stopped after a stop request).
   void Finish() {
@@ -50,6 +51,7 @@ class FakeWorkloadState {
     return split_;
   }
   const WorkloadSpec& spec() const { return spec_; }
+  const ResolvedSpec& resolved() const { return resolved_; }
 
   // When true (the default), RequestStop ends the workload at once.
   void set_finish_on_stop(bool value) {
@@ -100,7 +102,8 @@ class FakeWorkloadState {
   }
 
  private:
-  const WorkloadSpec spec_;
+  const ResolvedSpec resolved_;
+  const WorkloadSpec& spec_;
   mutable absl::Mutex mu_;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;
@@ -159,29 +162,19 @@ class FakeBackend final : public WorkloadBackend {
     return workloads_.empty() ? nullptr : workloads_.back();
   }
 
-  // Like ResolveSpec: defaults, then every target must be in the map.
-  absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
-                                       const EngineLimits& limits) override {
-    ResolvedSpec resolved;
-    resolved.spec = spec;
-    WorkloadSpec& out = resolved.spec;
-    if (out.threads == 0) out.threads = std::max<uint32_t>(1, out.cpus.size());
-    if (out.cpus.empty()) {
-      for (uint32_t i = 0; i < out.threads; ++i) out.cpus.push_back(i);
+  // Field checks of the engine that the manager relies on.
+  absl::Status ValidateFields(const WorkloadSpec& spec,
+                              const EngineLimits& limits) override {
+    if (spec.targets.empty()) {
+      return absl::InvalidArgumentError("targets is empty");
     }
-    if (out.alignment == 0) out.alignment = out.block_size;
-    resolved.writes = OpWrites(out.op, out.read_percent);
-    absl::MutexLock lock(&mu_);
-    for (size_t i = 0; i < out.targets.size(); ++i) {
-      auto it = targets_.find(out.targets[i].path);
-      if (it == targets_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "targets[", i, "].path ", out.targets[i].path, " does not exist"));
-      }
-      resolved.targets.push_back(it->second);
+    if (spec.queue_depth == 0) {
+      return absl::InvalidArgumentError("queue_depth must be > 0");
     }
-    return resolved;
+    return absl::OkStatus();
   }
+
+  std::vector<int> OnlineCpus() override { return {0, 1, 2, 3, 4, 5, 6, 7}; }
 
   absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
     absl::MutexLock lock(&mu_);
@@ -197,15 +190,48 @@ class FakeBackend final : public WorkloadBackend {
     return exclusive_status_;
   }
 
+  // Like Workload::Start: creates missing files with create_size, fills in
+  // threads and cpus, probes every target.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits) override {
-    absl::StatusOr<ResolvedSpec> resolved = Resolve(spec, limits);
-    if (!resolved.ok()) return resolved.status();
+    ResolvedSpec resolved;
+    resolved.spec = spec;
+    WorkloadSpec& out = resolved.spec;
+    if (out.threads == 0) out.threads = std::max<uint32_t>(1, out.cpus.size());
+    if (out.cpus.empty()) {
+      for (uint32_t i = 0; i < out.threads; ++i) out.cpus.push_back(i % 8);
+    }
+    if (out.alignment == 0) out.alignment = out.block_size;
+    resolved.writes = OpWrites(out.op, out.read_percent);
     absl::MutexLock lock(&mu_);
     if (!start_status_.ok()) return start_status_;
-    auto state = std::make_shared<FakeWorkloadState>(resolved->spec);
+    for (size_t i = 0; i < out.targets.size(); ++i) {
+      const TargetSpec& t = out.targets[i];
+      auto it = targets_.find(t.path);
+      if (it == targets_.end() && t.create_size != 0) {
+        TargetInfo created;
+        created.path = t.path;
+        created.resolved_path = t.path;
+        created.size_bytes = t.create_size;
+        created.logical_block_size = 512;
+        it = targets_.emplace(t.path, created).first;
+        created_.push_back(t.path);
+      }
+      if (it == targets_.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("targets[", i, "].path ", t.path, " does not exist"));
+      }
+      resolved.targets.push_back(it->second);
+    }
+    auto state = std::make_shared<FakeWorkloadState>(std::move(resolved));
     workloads_.push_back(state);
     return std::unique_ptr<RunningWorkload>(new Handle(state));
+  }
+
+  // Paths Start created (create_size), in order.
+  std::vector<std::string> created() const {
+    absl::MutexLock lock(&mu_);
+    return created_;
   }
 
  private:
@@ -213,6 +239,7 @@ class FakeBackend final : public WorkloadBackend {
    public:
     explicit Handle(std::shared_ptr<FakeWorkloadState> state)
         : state_(std::move(state)) {}
+    const ResolvedSpec& resolved() const override { return state_->resolved(); }
     void RequestStop() override { state_->RequestStop(); }
     bool Finished() const override { return state_->Finished(); }
     bool WaitFor(absl::Duration timeout) override {
@@ -233,6 +260,7 @@ class FakeBackend final : public WorkloadBackend {
   absl::Status start_status_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<FakeWorkloadState>> workloads_
       ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> created_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace blkperf

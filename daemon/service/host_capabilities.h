@@ -3,7 +3,8 @@
 // daemon start (probing sets up and tears down a few small rings).
 //
 //   const HostCapabilities caps = ProbeHostCapabilities();
-//   if (!caps.io_uring_available) BLKPERF_LOG(WARNING) << caps.unavailable_reason;
+//   if (!caps.io_uring_available) BLKPERF_LOG(WARNING) <<
+//   caps.unavailable_reason;
 //
 // TODO(engine): this is the only io_uring code outside daemon/engine; it
 // belongs beside the engine's ring setup once the engine exposes a probe.

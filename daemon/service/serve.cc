@@ -1,11 +1,16 @@
 #include "daemon/service/serve.h"
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "daemon/common/default_target.h"
 #include "daemon/common/log.h"
 #include "daemon/service/server.h"
 
@@ -13,15 +18,14 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:7777",
           "serve: host:port to listen on (port 0 picks a free one)");
 ABSL_FLAG(std::string, port_file, "",
           "serve: write the bound port to this file once serving");
-ABSL_FLAG(std::vector<std::string>, allow_write, {},
+ABSL_FLAG(std::vector<std::string>, allow_write_paths, {},
           "serve: comma-separated paths workloads may write; an entry ending "
           "in / (or naming a directory) covers everything below it, one "
           "ending in * every path with that prefix. Default: none");
-ABSL_FLAG(std::vector<std::string>, allow_read, {},
+ABSL_FLAG(std::vector<std::string>, allow_read_paths, {},
           "serve: comma-separated paths workloads may read, same syntax as "
-          "--allow_write. Default: block devices under /dev/ and --data_dir");
-ABSL_FLAG(std::string, data_dir, "/var/lib/blkperf",
-          "serve: the daemon's data directory (readable by default)");
+          "--allow_write_paths. Default: block devices under /dev/ and the "
+          "data directory (--data_dir)");
 ABSL_FLAG(uint32_t, max_workloads, 4, "serve: workloads running at once");
 ABSL_FLAG(uint32_t, max_queue_depth, 4096,
           "serve: largest queue_depth per thread");
@@ -36,14 +40,17 @@ ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(5),
           "serve: how long SIGTERM/SIGINT waits for workloads to drain");
 
 namespace blkperf {
+namespace {
+
+}  // namespace
 
 ServeOptions ServeOptionsFromFlags() {
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.port_file = absl::GetFlag(FLAGS_port_file);
-  options.allow_write = absl::GetFlag(FLAGS_allow_write);
-  options.allow_read = absl::GetFlag(FLAGS_allow_read);
-  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.allow_write = absl::GetFlag(FLAGS_allow_write_paths);
+  options.allow_read = absl::GetFlag(FLAGS_allow_read_paths);
+  options.data_dir = DataDirectory();
   options.limits.max_workloads = absl::GetFlag(FLAGS_max_workloads);
   options.limits.max_queue_depth = absl::GetFlag(FLAGS_max_queue_depth);
   options.limits.max_buffer_bytes = absl::GetFlag(FLAGS_max_buffer_bytes);

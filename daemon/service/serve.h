@@ -3,10 +3,9 @@
 //
 //   --listen=127.0.0.1:7777    host:port; port 0 picks a free one
 //   --port_file=PATH           write the bound port there once serving
-//   --allow_write=A,B          paths/prefixes workloads may write (none)
-//   --allow_read=A,B           paths/prefixes workloads may read (default:
-//                              block devices under /dev/ and --data_dir)
-//   --data_dir=/var/lib/blkperf
+//   --allow_write_paths=A,B    paths/prefixes workloads may write (none)
+//   --allow_read_paths=A,B     paths/prefixes workloads may read (default:
+//                              block devices under /dev/ and the data dir)
 //   --max_workloads=4          workloads running at once
 //   --max_queue_depth=4096     per-thread queue depth
 //   --max_buffer_bytes=4294967296   I/O buffer memory of one workload
@@ -14,11 +13,14 @@
 //   --keep_finished=16         finished workloads kept for fetching
 //   --shutdown_timeout=5s      drain time on SIGTERM/SIGINT
 //
+// The data directory is --data_dir, which blkperfd's `run` flags define; it
+// is read by name when the binary has it (empty or absent: /var/lib/blkperf
+// as root, else $HOME/.local/share/blkperf). The allow lists are not called
+// --allow_write/--allow_read because `run` has a bool --allow_write.
+//
 //   int main(int argc, char** argv) {
-//     std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-//     if (args.size() > 1 && std::string(args[1]) == "serve") {
-//       return blkperf::RunServe(args.size() - 2, args.data() + 2);
-//     }
+//     ... drop argv[1] ("serve"), absl::ParseCommandLine the rest ...
+//     if (command == "serve") return blkperf::RunServe(0, nullptr);
 //   }
 #ifndef BLKPERF_DAEMON_SERVICE_SERVE_H_
 #define BLKPERF_DAEMON_SERVICE_SERVE_H_

@@ -1,18 +1,17 @@
 #include "daemon/service/server.h"
 
 #include <fcntl.h>
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <utility>
-
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -33,8 +32,8 @@ absl::Status WritePortFile(const std::string& path, int port) {
     std::ofstream out(tmp, std::ios::trunc);
     out << port << "\n";
     if (!out.good()) {
-      return absl::InternalError(absl::StrCat("--port_file ", tmp,
-                                              ": cannot write"));
+      return absl::InternalError(
+          absl::StrCat("--port_file ", tmp, ": cannot write"));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -68,9 +67,10 @@ absl::StatusOr<std::unique_ptr<BlkperfServer>> BlkperfServer::Start(
   server->manager_ = std::make_unique<WorkloadManager>(
       std::move(backend), options.limits,
       AccessPolicy::Create(options.allow_read, options.allow_write,
-                           options.data_dir));
-  server->service_ = std::make_unique<BlkperfService>(
-      server->manager_.get(), ProbeHostCapabilities());
+                           options.data_dir),
+      options.data_dir);
+  server->service_ = std::make_unique<BlkperfService>(server->manager_.get(),
+                                                      ProbeHostCapabilities());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -110,9 +110,9 @@ void BlkperfServer::Shutdown() {
   // Workloads first: watch streams then send their last message and end.
   manager_->Shutdown(options_.shutdown_timeout);
   if (server_ != nullptr) {
-    server_->Shutdown(std::chrono::system_clock::now() +
-                      std::chrono::milliseconds(
-                          absl::ToInt64Milliseconds(kCallGrace)));
+    server_->Shutdown(
+        std::chrono::system_clock::now() +
+        std::chrono::milliseconds(absl::ToInt64Milliseconds(kCallGrace)));
     server_->Wait();
     server_.reset();
   }
@@ -141,11 +141,11 @@ int RunServe(const ServeOptions& options) {
   }
   BLKPERF_LOG(INFO) << "blkperfd " << kDaemonVersion << " (API version "
                     << kApiVersion << ") listening on " << (*server)->address()
-                    << "; allow_write: "
+                    << "; allow_write_paths: "
                     << absl::StrJoin(options.allow_write, ",")
-                    << "; allow_read: "
-                    << absl::StrJoin((*server)->manager().policy().ReadRuleTexts(),
-                                     ",");
+                    << "; allow_read_paths: "
+                    << absl::StrJoin(
+                           (*server)->manager().policy().ReadRuleTexts(), ",");
   char signal_number = 0;
   while (read(g_signal_pipe[0], &signal_number, 1) < 0 && errno == EINTR) {
   }

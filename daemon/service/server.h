@@ -14,11 +14,11 @@
 #ifndef BLKPERF_DAEMON_SERVICE_SERVER_H_
 #define BLKPERF_DAEMON_SERVICE_SERVER_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -37,6 +37,7 @@ struct ServeOptions {
   // AccessPolicy rules; see access_policy.h.
   std::vector<std::string> allow_write;
   std::vector<std::string> allow_read;
+  // Readable by default; holds the default target (a spec without targets).
   std::string data_dir = "/var/lib/blkperf";
   ManagerLimits limits;
   // How long a shutdown waits for workloads to drain and calls to finish.

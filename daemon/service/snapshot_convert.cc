@@ -40,12 +40,18 @@ void DurationToProto(absl::Duration duration,
 
 v1::WorkloadState StateToProto(WorkloadState state) {
   switch (state) {
-    case WorkloadState::kRamping: return v1::WORKLOAD_STATE_RAMPING;
-    case WorkloadState::kRunning: return v1::WORKLOAD_STATE_RUNNING;
-    case WorkloadState::kStopping: return v1::WORKLOAD_STATE_STOPPING;
-    case WorkloadState::kFinished: return v1::WORKLOAD_STATE_FINISHED;
-    case WorkloadState::kStopped: return v1::WORKLOAD_STATE_STOPPED;
-    case WorkloadState::kFailed: return v1::WORKLOAD_STATE_FAILED;
+    case WorkloadState::kRamping:
+      return v1::WORKLOAD_STATE_RAMPING;
+    case WorkloadState::kRunning:
+      return v1::WORKLOAD_STATE_RUNNING;
+    case WorkloadState::kStopping:
+      return v1::WORKLOAD_STATE_STOPPING;
+    case WorkloadState::kFinished:
+      return v1::WORKLOAD_STATE_FINISHED;
+    case WorkloadState::kStopped:
+      return v1::WORKLOAD_STATE_STOPPED;
+    case WorkloadState::kFailed:
+      return v1::WORKLOAD_STATE_FAILED;
   }
   return v1::WORKLOAD_STATE_UNSPECIFIED;
 }
@@ -82,17 +88,16 @@ absl::StatusOr<LatencyHistogram> HistogramFromProto(
   if (proto.layout().name() != kLayoutName) {
     return absl::InvalidArgumentError(
         absl::StrCat("histogram.layout.name \"", proto.layout().name(),
-                     "\" is not the layout of this build (", kLayoutName,
-                     ")"));
+                     "\" is not the layout of this build (", kLayoutName, ")"));
   }
   std::vector<std::pair<int, uint64_t>> buckets;
   uint64_t total = 0;
   for (int i = 0; i < proto.buckets_size(); ++i) {
     const v1::HistogramBucket& b = proto.buckets(i);
     if (b.index() >= static_cast<uint32_t>(LatencyHistogram::kNumBuckets)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "histogram.buckets[", i, "].index ", b.index(), " is not below ",
-          LatencyHistogram::kNumBuckets));
+      return absl::InvalidArgumentError(
+          absl::StrCat("histogram.buckets[", i, "].index ", b.index(),
+                       " is not below ", LatencyHistogram::kNumBuckets));
     }
     buckets.emplace_back(static_cast<int>(b.index()), b.count());
     total += b.count();
@@ -166,7 +171,8 @@ void SnapshotToProto(const WorkloadSnapshot& s,
                   proto->add_threads());
   }
   v1::RingSetup* ring = proto->mutable_ring();
-  for (const std::string& flag : s.ring.setup_flags) ring->add_setup_flags(flag);
+  for (const std::string& flag : s.ring.setup_flags)
+    ring->add_setup_flags(flag);
   ring->set_registered_ring_fd(s.ring.registered_ring_fd);
   ring->set_fixed_buffers(s.ring.fixed_buffers);
   ring->set_registered_files(s.ring.registered_files);

@@ -4,7 +4,8 @@
 // running workload.
 //
 //   WorkloadSnapshot now = workload.Snapshot();
-//   SnapshotToProto(now, {.thread_histograms = false}, reply.mutable_snapshot());
+//   SnapshotToProto(now, {.thread_histograms = false},
+//   reply.mutable_snapshot());
 //
 //   ThreadSnapshot delta = IntervalDelta(now.total, previous.total);
 //   ThreadToProto(delta, now.elapsed - previous.elapsed, true, &interval);

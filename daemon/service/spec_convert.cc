@@ -29,8 +29,7 @@ absl::StatusOr<absl::Duration> DurationFromProto(
       (d.seconds() > 0 && d.nanos() < 0) ||
       (d.seconds() < 0 && d.nanos() > 0)) {
     return Invalid(field, absl::StrCat("{seconds: ", d.seconds(), ", nanos: ",
-                                       d.nanos(),
-                                       "} is not a valid duration"));
+                                       d.nanos(), "} is not a valid duration"));
   }
   const absl::Duration value =
       absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
@@ -50,11 +49,16 @@ void DurationToProto(absl::Duration value, google::protobuf::Duration* d) {
 absl::StatusOr<Op> OpFromProto(v1::Op op) {
   switch (op) {
     case v1::OP_UNSPECIFIED:
-    case v1::OP_RANDREAD: return Op::kRandRead;
-    case v1::OP_READ: return Op::kRead;
-    case v1::OP_WRITE: return Op::kWrite;
-    case v1::OP_RANDWRITE: return Op::kRandWrite;
-    case v1::OP_RANDRW: return Op::kRandRW;
+    case v1::OP_RANDREAD:
+      return Op::kRandRead;
+    case v1::OP_READ:
+      return Op::kRead;
+    case v1::OP_WRITE:
+      return Op::kWrite;
+    case v1::OP_RANDWRITE:
+      return Op::kRandWrite;
+    case v1::OP_RANDRW:
+      return Op::kRandRW;
     default:
       return Invalid("spec.op",
                      absl::StrCat(static_cast<int>(op),
@@ -66,9 +70,12 @@ absl::StatusOr<Op> OpFromProto(v1::Op op) {
 absl::StatusOr<PollMode> PollModeFromProto(v1::PollMode mode) {
   switch (mode) {
     case v1::POLL_MODE_UNSPECIFIED:
-    case v1::POLL_MODE_OFF: return PollMode::kOff;
-    case v1::POLL_MODE_ON: return PollMode::kOn;
-    case v1::POLL_MODE_AUTO: return PollMode::kAuto;
+    case v1::POLL_MODE_OFF:
+      return PollMode::kOff;
+    case v1::POLL_MODE_ON:
+      return PollMode::kOn;
+    case v1::POLL_MODE_AUTO:
+      return PollMode::kAuto;
     default:
       return Invalid("spec.polled",
                      absl::StrCat(static_cast<int>(mode),
@@ -81,15 +88,16 @@ absl::StatusOr<RequestCacheMode> RequestCacheModeFromProto(
     v1::RequestCacheMode mode) {
   switch (mode) {
     case v1::REQUEST_CACHE_MODE_UNSPECIFIED:
-    case v1::REQUEST_CACHE_MODE_PER_CPU: return RequestCacheMode::kPerCpu;
-    case v1::REQUEST_CACHE_MODE_SHARED: return RequestCacheMode::kShared;
+    case v1::REQUEST_CACHE_MODE_PER_CPU:
+      return RequestCacheMode::kPerCpu;
+    case v1::REQUEST_CACHE_MODE_SHARED:
+      return RequestCacheMode::kShared;
     default:
-      return Invalid(
-          "spec.request_cache",
-          absl::StrCat(static_cast<int>(mode),
-                       " is not a known RequestCacheMode "
-                       "(REQUEST_CACHE_MODE_PER_CPU, "
-                       "REQUEST_CACHE_MODE_SHARED)"));
+      return Invalid("spec.request_cache",
+                     absl::StrCat(static_cast<int>(mode),
+                                  " is not a known RequestCacheMode "
+                                  "(REQUEST_CACHE_MODE_PER_CPU, "
+                                  "REQUEST_CACHE_MODE_SHARED)"));
   }
 }
 
@@ -97,37 +105,44 @@ absl::StatusOr<RequestCacheMode> RequestCacheModeFromProto(
 
 v1::Op OpToProto(Op op) {
   switch (op) {
-    case Op::kRead: return v1::OP_READ;
-    case Op::kWrite: return v1::OP_WRITE;
-    case Op::kRandRead: return v1::OP_RANDREAD;
-    case Op::kRandWrite: return v1::OP_RANDWRITE;
-    case Op::kRandRW: return v1::OP_RANDRW;
+    case Op::kRead:
+      return v1::OP_READ;
+    case Op::kWrite:
+      return v1::OP_WRITE;
+    case Op::kRandRead:
+      return v1::OP_RANDREAD;
+    case Op::kRandWrite:
+      return v1::OP_RANDWRITE;
+    case Op::kRandRW:
+      return v1::OP_RANDRW;
   }
   return v1::OP_UNSPECIFIED;
 }
 
 v1::PollMode PollModeToProto(PollMode mode) {
   switch (mode) {
-    case PollMode::kOff: return v1::POLL_MODE_OFF;
-    case PollMode::kOn: return v1::POLL_MODE_ON;
-    case PollMode::kAuto: return v1::POLL_MODE_AUTO;
+    case PollMode::kOff:
+      return v1::POLL_MODE_OFF;
+    case PollMode::kOn:
+      return v1::POLL_MODE_ON;
+    case PollMode::kAuto:
+      return v1::POLL_MODE_AUTO;
   }
   return v1::POLL_MODE_UNSPECIFIED;
 }
 
 v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode) {
   switch (mode) {
-    case RequestCacheMode::kPerCpu: return v1::REQUEST_CACHE_MODE_PER_CPU;
-    case RequestCacheMode::kShared: return v1::REQUEST_CACHE_MODE_SHARED;
+    case RequestCacheMode::kPerCpu:
+      return v1::REQUEST_CACHE_MODE_PER_CPU;
+    case RequestCacheMode::kShared:
+      return v1::REQUEST_CACHE_MODE_SHARED;
   }
   return v1::REQUEST_CACHE_MODE_UNSPECIFIED;
 }
 
 absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   WorkloadSpec spec;
-  if (proto.targets().empty()) {
-    return Invalid("spec.targets", "is empty: at least one target is required");
-  }
   for (int i = 0; i < proto.targets_size(); ++i) {
     const v1::TargetSpec& t = proto.targets(i);
     const std::string field = absl::StrCat("spec.targets[", i, "].path");
@@ -137,8 +152,8 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
                                          "\" contains a NUL byte"));
     }
     if (t.path()[0] != '/') {
-      return Invalid(field, absl::StrCat("\"", t.path(),
-                                         "\" is not an absolute path"));
+      return Invalid(
+          field, absl::StrCat("\"", t.path(), "\" is not an absolute path"));
     }
     spec.targets.push_back({.path = t.path(),
                             .create_size = t.create_size(),
@@ -153,7 +168,8 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
     spec.read_percent = proto.read_percent();
   }
   if (proto.has_block_size()) {
-    if (proto.block_size() == 0) return Invalid("spec.block_size", "must be > 0");
+    if (proto.block_size() == 0)
+      return Invalid("spec.block_size", "must be > 0");
     spec.block_size = proto.block_size();
   }
   if (proto.has_alignment()) spec.alignment = proto.alignment();
@@ -174,8 +190,8 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
     spec.cpus.push_back(proto.cpus(i));
   }
   if (proto.has_runtime()) {
-    BLKPERF_ASSIGN_OR_RETURN(spec.runtime,
-                             DurationFromProto(proto.runtime(), "spec.runtime"));
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec.runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
   if (proto.has_io_count()) spec.io_count = proto.io_count();
   if (proto.has_runtime() && spec.runtime == absl::ZeroDuration() &&
@@ -197,9 +213,9 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   if (proto.has_sqpoll()) spec.sqpoll = proto.sqpoll();
   if (proto.has_sqpoll_cpu()) {
     if (proto.sqpoll_cpu() < -1) {
-      return Invalid("spec.sqpoll_cpu",
-                     absl::StrCat(proto.sqpoll_cpu(),
-                                  " is not a CPU number (-1 = any)"));
+      return Invalid(
+          "spec.sqpoll_cpu",
+          absl::StrCat(proto.sqpoll_cpu(), " is not a CPU number (-1 = any)"));
     }
     spec.sqpoll_cpu = proto.sqpoll_cpu();
   }

@@ -12,7 +12,8 @@
 // InvalidArgument whose message starts with the field path ("spec.op",
 // "spec.targets[1].path") and gives the value and the reason. Checks that
 // need the system (online CPUs, block sizes, limits) stay in the engine's
-// ResolveSpec. Unset optional fields keep the engine's defaults.
+// ResolveSpec. Unset optional fields keep the engine's defaults; no targets
+// stays no targets (the manager's default target).
 #ifndef BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
 #define BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
 

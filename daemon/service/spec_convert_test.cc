@@ -96,7 +96,8 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   SpecToProto(*again, &full_again);
   EXPECT_TRUE(
       google::protobuf::util::MessageDifferencer::Equals(full, full_again))
-      << full.DebugString() << "\nvs\n" << full_again.DebugString();
+      << full.DebugString() << "\nvs\n"
+      << full_again.DebugString();
   EXPECT_EQ(full.split(), "limits");
   EXPECT_TRUE(full.has_block_size());
 }
@@ -122,8 +123,6 @@ TEST_P(BadSpecTest, IsInvalidArgumentNamingTheField) {
 INSTANTIATE_TEST_SUITE_P(
     EveryField, BadSpecTest,
     ::testing::Values(
-        BadField{"NoTargets", "spec.targets",
-                 [](v1::WorkloadSpec* s) { s->clear_targets(); }},
         BadField{"EmptyPath", "spec.targets[1].path",
                  [](v1::WorkloadSpec* s) { s->add_targets(); }},
         BadField{"RelativePath", "spec.targets[0].path",
@@ -134,10 +133,9 @@ INSTANTIATE_TEST_SUITE_P(
                  [](v1::WorkloadSpec* s) {
                    s->mutable_targets(0)->set_path(std::string("/a\0b", 4));
                  }},
-        BadField{"UnknownOp", "spec.op",
-                 [](v1::WorkloadSpec* s) {
-                   s->set_op(static_cast<v1::Op>(42));
-                 }},
+        BadField{
+            "UnknownOp", "spec.op",
+            [](v1::WorkloadSpec* s) { s->set_op(static_cast<v1::Op>(42)); }},
         BadField{"ReadPercent", "spec.read_percent",
                  [](v1::WorkloadSpec* s) { s->set_read_percent(101); }},
         BadField{"ZeroBlockSize", "spec.block_size",
@@ -149,10 +147,9 @@ INSTANTIATE_TEST_SUITE_P(
                    s->add_cpus(0);
                    s->add_cpus(-2);
                  }},
-        BadField{"NegativeRuntime", "spec.runtime",
-                 [](v1::WorkloadSpec* s) {
-                   s->mutable_runtime()->set_seconds(-1);
-                 }},
+        BadField{
+            "NegativeRuntime", "spec.runtime",
+            [](v1::WorkloadSpec* s) { s->mutable_runtime()->set_seconds(-1); }},
         BadField{"MalformedRuntime", "spec.runtime",
                  [](v1::WorkloadSpec* s) {
                    s->mutable_runtime()->set_seconds(1);
@@ -160,10 +157,9 @@ INSTANTIATE_TEST_SUITE_P(
                  }},
         BadField{"EndlessRuntime", "spec.runtime",
                  [](v1::WorkloadSpec* s) { s->mutable_runtime(); }},
-        BadField{"NegativeRamp", "spec.ramp_time",
-                 [](v1::WorkloadSpec* s) {
-                   s->mutable_ramp_time()->set_nanos(-1);
-                 }},
+        BadField{
+            "NegativeRamp", "spec.ramp_time",
+            [](v1::WorkloadSpec* s) { s->mutable_ramp_time()->set_nanos(-1); }},
         BadField{"UnknownPollMode", "spec.polled",
                  [](v1::WorkloadSpec* s) {
                    s->set_polled(static_cast<v1::PollMode>(9));
@@ -179,6 +175,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadField>& info) {
       return info.param.name;
     });
+
+TEST(SpecFromProtoTest, NoTargetsStayNone) {
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(v1::WorkloadSpec());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->targets.empty());
+}
 
 TEST(SpecFromProtoTest, ZeroRuntimeWithIoCountIsFine) {
   v1::WorkloadSpec proto = MinimalSpec();

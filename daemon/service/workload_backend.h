@@ -3,13 +3,14 @@
 // fake in unit tests. Production code uses NewEngineBackend().
 //
 //   std::unique_ptr<WorkloadBackend> backend = NewEngineBackend();
-//   absl::StatusOr<ResolvedSpec> resolved = backend->Resolve(spec, limits);
+//   BLKPERF_RETURN_IF_ERROR(backend->ValidateFields(spec, limits));
 //   absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
 //       backend->Start(spec, limits);
 #ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 #define BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,6 +28,8 @@ namespace blkperf {
 class RunningWorkload {
  public:
   virtual ~RunningWorkload() = default;
+  // The spec with defaults filled in and each target probed.
+  virtual const ResolvedSpec& resolved() const = 0;
   virtual void RequestStop() = 0;
   virtual bool Finished() const = 0;
   // True when finished within `timeout`.
@@ -38,16 +41,20 @@ class RunningWorkload {
 class WorkloadBackend {
  public:
   virtual ~WorkloadBackend() = default;
-  // ResolveSpec: defaults filled in, targets probed, fields validated.
-  virtual absl::StatusOr<ResolvedSpec> Resolve(const WorkloadSpec& spec,
-                                               const EngineLimits& limits) = 0;
-  // ProbeTarget.
+  // ValidateSpecFields: the checks that need no target (InvalidArgument
+  // naming the field).
+  virtual absl::Status ValidateFields(const WorkloadSpec& spec,
+                                      const EngineLimits& limits) = 0;
+  // OnlineCpus: what an empty WorkloadSpec::cpus resolves against.
+  virtual std::vector<int> OnlineCpus() = 0;
+  // ProbeTarget (NotFound when the path does not exist).
   virtual absl::StatusOr<TargetInfo> Probe(absl::string_view path) = 0;
   // Whether the kernel would grant an exclusive claim (O_EXCL) on block
   // device `path` now; the claim is released again at once (the engine takes
   // its own for the run). An errno-derived error when refused.
   virtual absl::Status ProbeExclusive(absl::string_view path) = 0;
-  // Workload::Start.
+  // Workload::Start: creates file targets with create_size, resolves the
+  // spec and starts the threads.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits) = 0;
 };

@@ -3,12 +3,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
+#include <system_error>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/common/default_target.h"
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 
@@ -63,8 +66,8 @@ EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
   // RESOURCE_EXHAUSTED naming its flags); the engine keeps its own bounds on
   // block size and threads.
   EngineLimits engine;
-  engine.max_queue_depth = std::max(engine.max_queue_depth,
-                                    limits.max_queue_depth);
+  engine.max_queue_depth =
+      std::max(engine.max_queue_depth, limits.max_queue_depth);
   engine.max_buffer_bytes = UINT64_MAX;
   engine.max_runtime = absl::InfiniteDuration();
   return engine;
@@ -73,11 +76,13 @@ EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
 }  // namespace
 
 WorkloadManager::WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
-                                 ManagerLimits limits, AccessPolicy policy)
+                                 ManagerLimits limits, AccessPolicy policy,
+                                 std::string data_dir)
     : backend_(std::move(backend)),
       limits_(limits),
       policy_(std::move(policy)),
-      engine_limits_(RelaxedEngineLimits(limits)) {
+      engine_limits_(RelaxedEngineLimits(limits)),
+      data_dir_(std::move(data_dir)) {
   reaper_ = std::thread([this] { ReaperLoop(); });
 }
 
@@ -85,10 +90,10 @@ WorkloadManager::~WorkloadManager() { Shutdown(absl::Seconds(10)); }
 
 absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
   if (spec.queue_depth > limits_.max_queue_depth) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "spec.queue_depth ", spec.queue_depth,
-        " exceeds the daemon limit --max_queue_depth=",
-        limits_.max_queue_depth));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("spec.queue_depth ", spec.queue_depth,
+                     " exceeds the daemon limit --max_queue_depth=",
+                     limits_.max_queue_depth));
   }
   const absl::Duration total = spec.ramp_time + spec.runtime;
   if (total > limits_.max_runtime) {
@@ -100,16 +105,43 @@ absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
   return absl::OkStatus();
 }
 
-absl::Status WorkloadManager::CheckAccess(const ResolvedSpec& resolved) {
-  for (size_t i = 0; i < resolved.targets.size(); ++i) {
-    const TargetInfo& info = resolved.targets[i];
-    const std::string field = absl::StrCat("spec.targets[", i, "]");
-    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, info));
-    const bool writes =
-        resolved.writes || resolved.spec.targets[i].create_size != 0;
-    if (writes) BLKPERF_RETURN_IF_ERROR(policy_.CheckWrite(field, info));
+absl::StatusOr<TargetSpec> WorkloadManager::DefaultTarget() const {
+  if (data_dir_.empty()) {
+    return absl::InvalidArgumentError(
+        "spec.targets is empty: at least one target is required (this daemon "
+        "has no data directory for a default target)");
   }
-  return absl::OkStatus();
+  absl::StatusOr<TargetSpec> target = blkperf::DefaultTarget(data_dir_);
+  if (!target.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("spec.targets is empty and the ", target.status().message()));
+  }
+  return target;
+}
+
+absl::StatusOr<std::vector<TargetInfo>> WorkloadManager::ProbeTargets(
+    const WorkloadSpec& spec) {
+  std::vector<TargetInfo> infos;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetSpec& t = spec.targets[i];
+    absl::StatusOr<TargetInfo> info = backend_->Probe(t.path);
+    if (info.ok()) {
+      infos.push_back(*std::move(info));
+    } else if (absl::IsNotFound(info.status()) && t.create_size != 0) {
+      // Workload::Start creates it; until then it is a regular file to be.
+      infos.push_back(PreliminaryInfo(t.path));
+      infos.back().kind = TargetKind::kRegularFile;
+    } else if (absl::IsNotFound(info.status())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("spec.targets[", i, "].path ", t.path,
+                       " does not exist (set create_size to create a file)"));
+    } else {
+      return absl::Status(info.status().code(),
+                          absl::StrCat("spec.targets[", i,
+                                       "].path: ", info.status().message()));
+    }
+  }
+  return infos;
 }
 
 absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
@@ -119,8 +151,8 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
   };
   std::vector<Holder> holders;
   for (const std::shared_ptr<Entry>& e : running_) {
-    if (!e->ended.load()) holders.push_back({"running workload " + e->id,
-                                             &e->claims});
+    if (!e->ended.load())
+      holders.push_back({"running workload " + e->id, &e->claims});
   }
   for (const Reservation& r : starting_) {
     holders.push_back({"a workload being started", &r});
@@ -130,9 +162,9 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
       if (std::find(h.claims->cpus.begin(), h.claims->cpus.end(), cpu) !=
           h.claims->cpus.end()) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "spec.cpus: CPU ", cpu, " is in use by ", h.name, " (its CPUs: ",
-            absl::StrJoin(h.claims->cpus, ","), "; this workload's: ",
-            absl::StrJoin(wanted.cpus, ","), ")"));
+            "spec.cpus: CPU ", cpu, " is in use by ", h.name,
+            " (its CPUs: ", absl::StrJoin(h.claims->cpus, ","),
+            "; this workload's: ", absl::StrJoin(wanted.cpus, ","), ")"));
       }
     }
     for (size_t i = 0; i < wanted.targets.size(); ++i) {
@@ -155,7 +187,8 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
+absl::StatusOr<WorkloadView> WorkloadManager::Start(
+    const WorkloadSpec& requested) {
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) {
@@ -164,49 +197,74 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
     }
   }
   Reap();
+  WorkloadSpec spec = requested;
+  const bool default_target = spec.targets.empty();
+  if (default_target) {
+    BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget());
+    spec.targets.push_back(std::move(target));
+  }
   BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
+  const bool writes = OpWrites(spec.op, spec.read_percent);
 
-  // Allow lists first, so a path outside them is not even probed.
-  const bool op_writes = OpWrites(spec.op, spec.read_percent);
-  for (size_t i = 0; i < spec.targets.size(); ++i) {
+  // Allow lists first, so a path outside them is not even probed. The
+  // default target is the daemon's own file.
+  for (size_t i = 0; i < spec.targets.size() && !default_target; ++i) {
     const TargetInfo pre = PreliminaryInfo(spec.targets[i].path);
     const std::string field = absl::StrCat("spec.targets[", i, "]");
     BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, pre));
-    if ((op_writes || spec.targets[i].create_size != 0) &&
+    if ((writes || spec.targets[i].create_size != 0) &&
         policy_.WriteRule(pre).empty()) {
       return policy_.CheckWrite(field, pre);
     }
   }
+  BLKPERF_RETURN_IF_ERROR(backend_->ValidateFields(spec, engine_limits_));
 
-  BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved,
-                           backend_->Resolve(spec, engine_limits_));
-  const WorkloadSpec& r = resolved.spec;
+  // Threads and CPUs as the engine resolves them (see workload_spec.h).
+  const uint32_t threads = spec.threads != 0
+                               ? spec.threads
+                               : std::max<uint32_t>(1, spec.cpus.size());
+  std::vector<int> cpus = spec.cpus;
+  if (cpus.empty()) {
+    const std::vector<int> online = backend_->OnlineCpus();
+    for (uint32_t i = 0; i < threads && !online.empty(); ++i) {
+      cpus.push_back(online[i % online.size()]);
+    }
+  }
   const uint64_t buffer_bytes =
-      uint64_t{r.threads} * r.queue_depth * r.block_size;
+      uint64_t{threads} * spec.queue_depth * spec.block_size;
   if (buffer_bytes > limits_.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "spec: threads x queue_depth x block_size = ", r.threads, " x ",
-        r.queue_depth, " x ", r.block_size, " = ", buffer_bytes,
+        "spec: threads x queue_depth x block_size = ", threads, " x ",
+        spec.queue_depth, " x ", spec.block_size, " = ", buffer_bytes,
         " bytes of I/O buffers exceeds the daemon limit --max_buffer_bytes=",
         limits_.max_buffer_bytes));
   }
-  BLKPERF_RETURN_IF_ERROR(CheckAccess(resolved));
+
+  BLKPERF_ASSIGN_OR_RETURN(std::vector<TargetInfo> infos, ProbeTargets(spec));
+  for (size_t i = 0; i < infos.size() && !default_target; ++i) {
+    const std::string field = absl::StrCat("spec.targets[", i, "]");
+    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, infos[i]));
+    if (writes || spec.targets[i].create_size != 0) {
+      BLKPERF_RETURN_IF_ERROR(policy_.CheckWrite(field, infos[i]));
+    }
+  }
 
   Reservation wanted;
-  wanted.cpus = r.cpus;
-  if (r.sqpoll && r.sqpoll_cpu >= 0) wanted.cpus.push_back(r.sqpoll_cpu);
+  wanted.cpus = cpus;
+  if (spec.sqpoll && spec.sqpoll_cpu >= 0) {
+    wanted.cpus.push_back(spec.sqpoll_cpu);
+  }
   std::sort(wanted.cpus.begin(), wanted.cpus.end());
   wanted.cpus.erase(std::unique(wanted.cpus.begin(), wanted.cpus.end()),
                     wanted.cpus.end());
-  for (const TargetInfo& info : resolved.targets) {
-    wanted.targets.push_back(
-        {.path = info.resolved_path.empty()
-                     ? AccessPolicy::ResolvePath(info.path)
-                     : info.resolved_path,
-         .display = info.path,
-         .block = info.kind == TargetKind::kBlockDevice,
-         .disk = info.device_name,
-         .partition = info.partition_name});
+  for (const TargetInfo& info : infos) {
+    wanted.targets.push_back({.path = info.resolved_path.empty()
+                                          ? AccessPolicy::ResolvePath(info.path)
+                                          : info.resolved_path,
+                              .display = info.path,
+                              .block = info.kind == TargetKind::kBlockDevice,
+                              .disk = info.device_name,
+                              .partition = info.partition_name});
   }
 
   std::list<Reservation>::iterator reservation;
@@ -240,13 +298,12 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
 
   // A write workload's exclusive claim: ask the kernel now for a clear
   // refusal; the engine holds its own claim (O_EXCL) for the whole run.
-  if (resolved.writes) {
-    for (size_t i = 0; i < resolved.targets.size(); ++i) {
-      const TargetInfo& info = resolved.targets[i];
+  if (writes) {
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const TargetInfo& info = infos[i];
       if (info.kind != TargetKind::kBlockDevice) continue;
-      absl::Status claim = backend_->ProbeExclusive(info.resolved_path.empty()
-                                                        ? info.path
-                                                        : info.resolved_path);
+      absl::Status claim = backend_->ProbeExclusive(
+          info.resolved_path.empty() ? info.path : info.resolved_path);
       if (!claim.ok()) {
         release();
         return absl::PermissionDeniedError(absl::StrCat(
@@ -269,12 +326,13 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
   auto entry = std::make_shared<Entry>();
   entry->start_time = absl::Now();
   entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
+  const WorkloadSpec r = (*started)->resolved().spec;
   entry->spec = r;
   entry->claims = std::move(wanted);
   {
     absl::MutexLock entry_lock(&entry->mu);
-    entry->workload = *std::move(started);
     entry->split = r.split;
+    entry->workload = *std::move(started);
   }
   {
     absl::MutexLock lock(&mu_);
@@ -282,9 +340,9 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(const WorkloadSpec& spec) {
     entry->id = absl::StrCat("w", next_id_++);
     running_.push_back(entry);
   }
-  BLKPERF_LOG(INFO) << "workload " << entry->id << " started: "
-                    << OpName(r.op) << " bs " << r.block_size << " qd "
-                    << r.queue_depth << " threads " << r.threads << " cpus "
+  BLKPERF_LOG(INFO) << "workload " << entry->id << " started: " << OpName(r.op)
+                    << " bs " << r.block_size << " qd " << r.queue_depth
+                    << " threads " << r.threads << " cpus "
                     << absl::StrJoin(r.cpus, ",") << " on "
                     << absl::StrJoin(r.targets, ",",
                                      [](std::string* out, const TargetSpec& t) {
@@ -330,7 +388,8 @@ WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
     state_only.taken = view.snapshot.taken;
     view.snapshot = std::move(state_only);
   }
-  for (const std::string& note : entry.notes) view.snapshot.notes.push_back(note);
+  for (const std::string& note : entry.notes)
+    view.snapshot.notes.push_back(note);
   return view;
 }
 
@@ -431,7 +490,8 @@ std::vector<int> WorkloadManager::BusyCpus() {
   std::set<int> cpus;
   absl::MutexLock lock(&mu_);
   for (const std::shared_ptr<Entry>& e : running_) {
-    if (!e->ended.load()) cpus.insert(e->claims.cpus.begin(), e->claims.cpus.end());
+    if (!e->ended.load())
+      cpus.insert(e->claims.cpus.begin(), e->claims.cpus.end());
   }
   return std::vector<int>(cpus.begin(), cpus.end());
 }

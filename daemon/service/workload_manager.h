@@ -10,9 +10,10 @@
 //   manager.Shutdown(absl::Seconds(5));
 //
 // Errors of Start, most specific code first:
-//   InvalidArgument    a bad field (from the engine's ResolveSpec), named;
+//   InvalidArgument    a bad field (from the engine's checks), named;
 //   ResourceExhausted  over a daemon limit, naming the flag and its value;
-//   PermissionDenied   a target outside --allow_read/--allow_write, or unsafe
+//   PermissionDenied   a target outside --allow_read_paths/--allow_write_paths,
+//   or unsafe
 //                      to write (mounted, held, swap, loop backing, symlink,
 //                      exclusive claim refused), naming target and rule;
 //   FailedPrecondition a CPU or target used by a running workload, naming the
@@ -42,6 +43,7 @@
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/target.h"
+#include "daemon/common/default_target.h"
 #include "daemon/engine/workload_spec.h"
 #include "daemon/service/access_policy.h"
 #include "daemon/service/workload_backend.h"
@@ -59,6 +61,8 @@ struct ManagerLimits {
   uint32_t keep_finished = 16;
 };
 
+// Size of the default target file (as `blkperfd run` makes it).
+
 // One workload at one moment: what Get/List/Watch report.
 struct WorkloadView {
   std::string id;
@@ -75,14 +79,19 @@ struct WorkloadView {
 
 class WorkloadManager {
  public:
+  // `data_dir` holds the default target (see Start); "" disables it.
   WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
-                  ManagerLimits limits, AccessPolicy policy);
+                  ManagerLimits limits, AccessPolicy policy,
+                  std::string data_dir = "");
   // Shuts down (stopping every workload) if Shutdown was not called.
   ~WorkloadManager();
   WorkloadManager(const WorkloadManager&) = delete;
   WorkloadManager& operator=(const WorkloadManager&) = delete;
 
   // Checks and starts `spec`; returns the new workload's first view.
+  // A spec without targets runs on the daemon's default target,
+  // <data_dir>/default-target.dat (kDefaultTargetBytes, created and filled
+  // on first use): the daemon's own file, outside the allow lists.
   absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec);
 
   // Asks the workload to stop and returns at once (state stopping, or
@@ -106,7 +115,7 @@ class WorkloadManager {
   absl::StatusOr<std::string> SetSplitStrategy(absl::string_view id,
                                                absl::string_view split);
 
-  // Probes a target for ProbeTarget after checking --allow_read.
+  // Probes a target for ProbeTarget after checking --allow_read_paths.
   absl::StatusOr<TargetInfo> Probe(absl::string_view path);
 
   // Refuses new workloads, stops every running one and waits up to
@@ -123,8 +132,8 @@ class WorkloadManager {
 
  private:
   struct TargetKey {
-    std::string path;       // resolved
-    std::string display;    // as given
+    std::string path;     // resolved
+    std::string display;  // as given
     bool block = false;
     std::string disk;       // TargetInfo::device_name
     std::string partition;  // TargetInfo::partition_name
@@ -136,11 +145,15 @@ class WorkloadManager {
   };
 
   absl::Status CheckLimits(const WorkloadSpec& spec) const;
-  absl::Status CheckAccess(const ResolvedSpec& resolved);
+  // The engine's default target in the data directory (created if needed).
+  absl::StatusOr<TargetSpec> DefaultTarget() const;
+  // Probes the targets; a file that Start will create is described from its
+  // path alone.
+  absl::StatusOr<std::vector<TargetInfo>> ProbeTargets(
+      const WorkloadSpec& spec);
   absl::Status CheckConflicts(const Reservation& wanted) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<Entry> Find(absl::string_view id)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<Entry> Find(absl::string_view id) ABSL_LOCKS_EXCLUDED(mu_);
   static WorkloadView View(Entry& entry, bool with_snapshot);
   static void FinalizeLocked(Entry& entry);
   // Finalizes ended workloads, stops overdue ones, moves ended ones to the
@@ -152,6 +165,7 @@ class WorkloadManager {
   const ManagerLimits limits_;
   const AccessPolicy policy_;
   const EngineLimits engine_limits_;
+  const std::string data_dir_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

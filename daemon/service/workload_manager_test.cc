@@ -1,9 +1,13 @@
 #include "daemon/service/workload_manager.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/service/fake_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -40,7 +44,8 @@ class WorkloadManagerTest : public ::testing::Test {
     return spec;
   }
 
-  static WorkloadSpec WriteSpec(const std::string& path, std::vector<int> cpus) {
+  static WorkloadSpec WriteSpec(const std::string& path,
+                                std::vector<int> cpus) {
     WorkloadSpec spec = Spec(path, std::move(cpus));
     spec.op = Op::kRandWrite;
     spec.targets[0].allow_write = true;
@@ -194,10 +199,60 @@ TEST_F(WorkloadManagerTest, RefusedExclusiveClaimIsPermissionDenied) {
   EXPECT_TRUE(manager_->Start(WriteSpec("/data/a", {1})).ok());
 }
 
-TEST_F(WorkloadManagerTest, BackendErrorsPassThrough) {
+TEST_F(WorkloadManagerTest, MissingFilesNeedCreateSize) {
   absl::Status s = manager_->Start(Spec("/data/missing", {0})).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("targets[0].path"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("spec.targets[0].path"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("create_size"));
+
+  WorkloadSpec create = Spec("/data/new", {0});
+  create.targets[0].create_size = 1 << 20;
+  create.targets[0].allow_write = true;
+  absl::StatusOr<WorkloadView> w = manager_->Start(create);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_THAT(fake_->created(), ::testing::ElementsAre("/data/new"));
+  // It is a target like any other now.
+  EXPECT_EQ(manager_->Start(Spec("/data/new", {1})).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WorkloadManagerTest, EngineFieldErrorsPassThrough) {
+  WorkloadSpec spec = Spec("/data/a", {0});
+  spec.queue_depth = 0;
+  absl::Status s = manager_->Start(spec).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("queue_depth"));
+}
+
+TEST_F(WorkloadManagerTest, NoTargetsAndNoDataDirIsInvalidArgument) {
+  WorkloadSpec spec;
+  absl::Status s = manager_->Start(spec).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("spec.targets"));
+}
+
+TEST(WorkloadManagerDefaultTargetTest, IsTheDaemonsOwnFile) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string data_dir =
+      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/manager_data/sub");
+  auto backend = std::make_unique<FakeBackend>();
+  FakeBackend* fake = backend.get();
+  // Allow lists that cover neither reading nor writing the data directory.
+  WorkloadManager manager(std::move(backend), ManagerLimits{},
+                          AccessPolicy::Create({"/nowhere/"}, {}, ""),
+                          data_dir);
+  WorkloadSpec spec;
+  spec.op = Op::kRandWrite;
+  absl::StatusOr<WorkloadView> w = manager.Start(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const std::string path = data_dir + "/default-target.dat";
+  ASSERT_EQ(w->spec.targets.size(), 1u);
+  EXPECT_EQ(w->spec.targets[0].path, path);
+  EXPECT_EQ(w->spec.targets[0].create_size, kDefaultTargetBytes);
+  EXPECT_TRUE(w->spec.targets[0].allow_write);
+  EXPECT_THAT(fake->created(), ::testing::ElementsAre(path));
+  struct stat st;
+  EXPECT_EQ(stat(data_dir.c_str(), &st), 0);  // created for the file
 }
 
 TEST_F(WorkloadManagerTest, StopGetAndFinalResult) {

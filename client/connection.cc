@@ -1,0 +1,162 @@
+#include "client/connection.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/service/grpc_status.h"
+
+namespace blkperf {
+namespace {
+
+const char* CodeName(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kCancelled:
+      return "CANCELLED";
+    case absl::StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case absl::StatusCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case absl::StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case absl::StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted:
+      return "ABORTED";
+    case absl::StatusCode::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case absl::StatusCode::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case absl::StatusCode::kInternal:
+      return "INTERNAL";
+    case absl::StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case absl::StatusCode::kDataLoss:
+      return "DATA_LOSS";
+    case absl::StatusCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+}  // namespace
+
+absl::Status CheckServerApiVersion(uint32_t server_version,
+                                   const std::string& server) {
+  if (server_version == kClientApiVersion) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "blkperfd at ", server, " speaks blkperf API version ", server_version,
+      " but this client speaks version ", kClientApiVersion,
+      "; use a client and daemon of the same API version"));
+}
+
+Connection::Connection(std::string server,
+                       std::shared_ptr<grpc::Channel> channel)
+    : server_(std::move(server)),
+      channel_(std::move(channel)),
+      stub_(v1::Blkperf::NewStub(channel_)) {}
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
+    const std::string& server, absl::Duration connect_timeout) {
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+  const auto deadline =
+      std::chrono::system_clock::now() +
+      std::chrono::milliseconds(absl::ToInt64Milliseconds(connect_timeout));
+  if (!channel->WaitForConnected(deadline)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to blkperfd at ", server, " within ",
+                     absl::FormatDuration(connect_timeout),
+                     " (is `blkperfd serve` running there? see --server)"));
+  }
+  std::unique_ptr<Connection> connection(new Connection(server, channel));
+  grpc::ClientContext context;
+  context.set_deadline(deadline + std::chrono::seconds(5));
+  v1::GetCapabilitiesRequest request;
+  request.set_api_version(kClientApiVersion);
+  const grpc::Status status =
+      connection->stub_->GetCapabilities(&context, request, &connection->caps_);
+  if (!status.ok()) {
+    absl::Status s = FromGrpcStatus(status);
+    return absl::Status(s.code(),
+                        absl::StrCat("GetCapabilities from ", server, ": ",
+                                     CodeName(s.code()), ": ", s.message()));
+  }
+  absl::Status version =
+      CheckServerApiVersion(connection->caps_.api_version(), server);
+  if (!version.ok()) return version;
+  return connection;
+}
+
+absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
+                               const char* what) const {
+  if (!status.ok()) {
+    const absl::Status s = FromGrpcStatus(status);
+    return absl::Status(s.code(), absl::StrCat(what, ": ", CodeName(s.code()),
+                                               ": ", s.message()));
+  }
+  return CheckServerApiVersion(api_version, server_);
+}
+
+#define BLKPERF_UNARY_CALL(Method)                                        \
+  absl::StatusOr<v1::Method##Response> Connection::Method(                \
+      v1::Method##Request request) {                                      \
+    request.set_api_version(kClientApiVersion);                           \
+    grpc::ClientContext context;                                          \
+    v1::Method##Response response;                                        \
+    const grpc::Status rpc = stub_->Method(&context, request, &response); \
+    absl::Status status = Check(rpc, response.api_version(), #Method);    \
+    if (!status.ok()) return status;                                      \
+    return response;                                                      \
+  }
+
+BLKPERF_UNARY_CALL(ProbeTarget)
+BLKPERF_UNARY_CALL(StartWorkload)
+BLKPERF_UNARY_CALL(StopWorkload)
+BLKPERF_UNARY_CALL(GetWorkload)
+BLKPERF_UNARY_CALL(ListWorkloads)
+BLKPERF_UNARY_CALL(SetSplitStrategy)
+
+#undef BLKPERF_UNARY_CALL
+
+absl::Status Connection::WatchWorkload(
+    v1::WatchWorkloadRequest request,
+    const std::function<bool(const v1::WatchWorkloadResponse&)>& on_message) {
+  request.set_api_version(kClientApiVersion);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::WatchWorkloadResponse>> reader =
+      stub_->WatchWorkload(&context, request);
+  v1::WatchWorkloadResponse response;
+  bool cancelled = false;
+  while (reader->Read(&response)) {
+    if (absl::Status v = CheckServerApiVersion(response.api_version(), server_);
+        !v.ok()) {
+      context.TryCancel();
+      reader->Finish();
+      return v;
+    }
+    if (!on_message(response)) {
+      cancelled = true;
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (cancelled) return absl::CancelledError("watch ended by the client");
+  if (!status.ok()) {
+    const absl::Status s = FromGrpcStatus(status);
+    return absl::Status(
+        s.code(),
+        absl::StrCat("WatchWorkload: ", CodeName(s.code()), ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace blkperf

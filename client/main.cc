@@ -1,0 +1,343 @@
+// blkperf: the command-line client of blkperfd.
+//
+//   blkperf [--server=host:port] [--json] <command> [args] [spec flags]
+//
+//   caps                 what the daemon and its host can do
+//   probe PATH           facts about a target (sizes, queue limits, tuning)
+//   start [spec flags]   start a workload, print its id
+//   stop ID              stop a workload (waits for the end unless --nowait)
+//   status ID            state and live or final result of a workload
+//   list                 running and kept finished workloads
+//   watch ID             a status line per --interval until the end, then
+//                        the final report
+//   split ID STRATEGY    switch a running workload's split strategy
+//   run [spec flags]     start + watch + final report (Ctrl-C stops it)
+//   health               the standard gRPC health check of the daemon
+//
+// Exit status: 0 on success; 1 on any failure (the server's message is
+// printed), including a run that ends in state failed; 2 for usage errors.
+#include <grpcpp/grpcpp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "client/connection.h"
+#include "client/report.h"
+#include "client/spec_flags.h"
+#include "google/protobuf/util/json_util.h"
+#include "proto/health.grpc.pb.h"
+
+ABSL_FLAG(std::string, server, "127.0.0.1:7777", "blkperfd address host:port");
+ABSL_FLAG(bool, json, false,
+          "print results as JSON (protobuf JSON mapping, proto field names); "
+          "watch prints one JSON object per line");
+ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
+          "watch/run: time between status lines");
+ABSL_FLAG(absl::Duration, connect_timeout, absl::Seconds(5),
+          "how long to wait for the daemon to answer");
+ABSL_FLAG(bool, quiet, false, "run/watch: no live status lines");
+ABSL_FLAG(bool, wait, true, "stop: wait for the workload to end and report");
+ABSL_FLAG(bool, thread_histograms, false,
+          "status/watch/run --json: include per-thread histograms");
+
+namespace blkperf {
+namespace {
+
+constexpr char kUsage[] =
+    "blkperf [--server=host:port] [--json] <command> [args] [flags]\n"
+    "commands: caps | probe PATH | start | stop ID | status ID | list |\n"
+    "          watch ID | split ID STRATEGY | run | health\n"
+    "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
+    "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
+    "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
+    "  --read_percent --verify --continue_on_error --latency_tracking\n"
+    "  --allow_write --create_size --split --alignment --submit_batch\n"
+    "  --complete_batch, or --spec_file=spec.json (protobuf JSON mapping)";
+
+int Fail(const absl::Status& status) {
+  std::cerr << "blkperf: " << status.message() << std::endl;
+  return 1;
+}
+
+int Usage(const std::string& why) {
+  std::cerr << "blkperf: " << why << "\nusage: " << kUsage << std::endl;
+  return 2;
+}
+
+std::string ToJson(const google::protobuf::Message& message, bool one_line) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.add_whitespace = !one_line;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (!json.empty() && json.back() != '\n') json += '\n';
+  return json;
+}
+
+bool Json() { return absl::GetFlag(FLAGS_json); }
+
+absl::StatusOr<std::unique_ptr<Connection>> Connect() {
+  return Connection::Open(absl::GetFlag(FLAGS_server),
+                          absl::GetFlag(FLAGS_connect_timeout));
+}
+
+// Watches `id` to its end, printing live lines unless quiet (JSON lines with
+// --json). Returns the terminal workload.
+absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
+                                        bool live) {
+  v1::WatchWorkloadRequest request;
+  request.set_workload_id(id);
+  const int64_t ns = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_interval));
+  request.mutable_interval()->set_seconds(ns / 1000000000);
+  request.mutable_interval()->set_nanos(static_cast<int32_t>(ns % 1000000000));
+  request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
+  const bool tty = isatty(STDERR_FILENO);
+  v1::Workload last;
+  bool got_terminal = false;
+  absl::Status status =
+      c.WatchWorkload(request, [&](const v1::WatchWorkloadResponse& response) {
+        last = response.workload();
+        got_terminal = last.state() == v1::WORKLOAD_STATE_FINISHED ||
+                       last.state() == v1::WORKLOAD_STATE_STOPPED ||
+                       last.state() == v1::WORKLOAD_STATE_FAILED;
+        if (live) {
+          if (Json()) {
+            std::cout << ToJson(response, /*one_line=*/true) << std::flush;
+          } else if (tty) {
+            std::cerr << "\r\033[K" << FormatStatusLine(response) << std::flush;
+          } else {
+            std::cerr << FormatStatusLine(response) << std::endl;
+          }
+        }
+        return true;
+      });
+  if (live && tty && !Json()) std::cerr << std::endl;
+  if (!status.ok()) return status;
+  if (!got_terminal) {
+    return absl::UnavailableError(
+        absl::StrCat("the watch of ", id, " ended before the workload did"));
+  }
+  return last;
+}
+
+int PrintFinal(const v1::Workload& workload, bool json) {
+  if (json) {
+    std::cout << ToJson(workload, /*one_line=*/false);
+  } else {
+    std::cout << FormatReport(workload);
+  }
+  return workload.state() == v1::WORKLOAD_STATE_FAILED ? 1 : 0;
+}
+
+int Caps(Connection& c) {
+  std::cout << (Json() ? ToJson(c.capabilities(), false)
+                       : FormatCapabilities(c.capabilities()));
+  return 0;
+}
+
+int Probe(Connection& c, const std::string& path) {
+  v1::ProbeTargetRequest request;
+  request.set_path(path);
+  absl::StatusOr<v1::ProbeTargetResponse> r = c.ProbeTarget(request);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (Json() ? ToJson(*r, false) : FormatTargetInfo(r->target()));
+  return 0;
+}
+
+absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  if (!spec.ok()) return spec.status();
+  v1::StartWorkloadRequest request;
+  *request.mutable_spec() = *std::move(spec);
+  return c.StartWorkload(request);
+}
+
+int Start(Connection& c) {
+  absl::StatusOr<v1::StartWorkloadResponse> r = StartFromFlags(c);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (Json() ? ToJson(*r, false) : r->workload_id() + "\n");
+  return 0;
+}
+
+int Stop(Connection& c, const std::string& id) {
+  v1::StopWorkloadRequest request;
+  request.set_workload_id(id);
+  absl::StatusOr<v1::StopWorkloadResponse> r = c.StopWorkload(request);
+  if (!r.ok()) return Fail(r.status());
+  if (!absl::GetFlag(FLAGS_wait)) {
+    std::cout << (Json() ? ToJson(*r, false)
+                         : FormatWorkloadLine(r->workload()) + "\n");
+    return 0;
+  }
+  absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, /*live=*/false);
+  if (!end.ok()) return Fail(end.status());
+  PrintFinal(*end, Json());
+  return 0;
+}
+
+int Status(Connection& c, const std::string& id) {
+  v1::GetWorkloadRequest request;
+  request.set_workload_id(id);
+  request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
+  absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (Json() ? ToJson(r->workload(), false)
+                       : FormatReport(r->workload()));
+  return 0;
+}
+
+int List(Connection& c) {
+  v1::ListWorkloadsRequest request;
+  request.set_with_snapshots(true);
+  absl::StatusOr<v1::ListWorkloadsResponse> r = c.ListWorkloads(request);
+  if (!r.ok()) return Fail(r.status());
+  if (Json()) {
+    std::cout << ToJson(*r, false);
+  } else if (r->workloads().empty()) {
+    std::cout << "no workloads\n";
+  } else {
+    for (const v1::Workload& w : r->workloads()) {
+      std::cout << FormatWorkloadLine(w) << "\n";
+    }
+  }
+  return 0;
+}
+
+int Watch(Connection& c, const std::string& id) {
+  absl::StatusOr<v1::Workload> end =
+      WatchToEnd(c, id, /*live=*/!absl::GetFlag(FLAGS_quiet));
+  if (!end.ok()) return Fail(end.status());
+  // With --json the stream itself is the output; its last line is final.
+  if (!Json()) std::cout << FormatReport(*end);
+  return 0;
+}
+
+int Split(Connection& c, const std::string& id, const std::string& split) {
+  v1::SetSplitStrategyRequest request;
+  request.set_workload_id(id);
+  request.set_split(split);
+  absl::StatusOr<v1::SetSplitStrategyResponse> r = c.SetSplitStrategy(request);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (Json() ? ToJson(*r, false)
+                       : absl::StrCat(id, ": split ", r->split(), "\n"));
+  return 0;
+}
+
+// The first SIGINT/SIGTERM stops the workload (the report still follows);
+// a second one exits at once.
+void StopOnSignals(Connection* c, std::string id, sigset_t signals) {
+  int count = 0;
+  while (true) {
+    int signal_number = 0;
+    if (sigwait(&signals, &signal_number) != 0) continue;
+    if (++count > 1) _exit(130);
+    std::cerr << "\nblkperf: stopping " << id
+              << " (interrupt again to leave it running and exit)" << std::endl;
+    v1::StopWorkloadRequest request;
+    request.set_workload_id(id);
+    absl::StatusOr<v1::StopWorkloadResponse> r = c->StopWorkload(request);
+    if (!r.ok()) std::cerr << "blkperf: " << r.status().message() << std::endl;
+  }
+}
+
+int Run(Connection& c, sigset_t signals) {
+  absl::StatusOr<v1::StartWorkloadResponse> started = StartFromFlags(c);
+  if (!started.ok()) return Fail(started.status());
+  const std::string id = started->workload_id();
+  std::cerr << "blkperf: started workload " << id << " on " << c.server()
+            << std::endl;
+  std::thread(StopOnSignals, &c, id, signals).detach();
+  // --json: only the final result goes to stdout.
+  const bool live = !absl::GetFlag(FLAGS_quiet) && !Json();
+  absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
+  if (!end.ok()) return Fail(end.status());
+  return PrintFinal(*end, Json());
+}
+
+int Health() {
+  const std::string server = absl::GetFlag(FLAGS_server);
+  auto channel =
+      grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+  auto stub = grpc::health::v1::Health::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(absl::ToInt64Milliseconds(
+                           absl::GetFlag(FLAGS_connect_timeout))));
+  context.set_wait_for_ready(true);
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  const grpc::Status status = stub->Check(&context, request, &response);
+  if (!status.ok()) {
+    return Fail(absl::UnavailableError(absl::StrCat(
+        "health check of ", server, ": ", status.error_message())));
+  }
+  const std::string name =
+      grpc::health::v1::HealthCheckResponse::ServingStatus_Name(
+          response.status());
+  std::cout << (Json() ? ToJson(response, false) : name + "\n");
+  return response.status() == grpc::health::v1::HealthCheckResponse::SERVING
+             ? 0
+             : 1;
+}
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(kUsage);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() < 2) return Usage("no command given");
+  const std::string command = args[1];
+  std::vector<std::string> rest(args.begin() + 2, args.end());
+  const std::map<std::string, size_t> arity = {
+      {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
+      {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0}};
+  auto it = arity.find(command);
+  if (it == arity.end()) return Usage("unknown command \"" + command + "\"");
+  if (rest.size() != it->second) {
+    return Usage(absl::StrCat(command, " takes ", it->second,
+                              " argument(s), got ", rest.size()));
+  }
+  if (command == "health") return Health();
+
+  // `run` handles SIGINT/SIGTERM on a thread of its own; block them before
+  // gRPC starts threads so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  if (command == "run") {
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  }
+  absl::StatusOr<std::unique_ptr<Connection>> connection = Connect();
+  if (!connection.ok()) return Fail(connection.status());
+  Connection& c = **connection;
+  if (command == "caps") return Caps(c);
+  if (command == "probe") return Probe(c, rest[0]);
+  if (command == "start") return Start(c);
+  if (command == "stop") return Stop(c, rest[0]);
+  if (command == "status") return Status(c, rest[0]);
+  if (command == "list") return List(c);
+  if (command == "watch") return Watch(c, rest[0]);
+  if (command == "split") return Split(c, rest[0], rest[1]);
+  return Run(c, signals);
+}
+
+}  // namespace
+}  // namespace blkperf
+
+int main(int argc, char** argv) { return blkperf::Main(argc, argv); }

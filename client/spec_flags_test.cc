@@ -1,0 +1,115 @@
+#include "client/spec_flags.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+ABSL_DECLARE_FLAG(std::vector<std::string>, target);
+ABSL_DECLARE_FLAG(std::optional<std::string>, bs);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, qd);
+ABSL_DECLARE_FLAG(std::optional<std::string>, op);
+ABSL_DECLARE_FLAG(std::optional<std::string>, cpus);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, runtime);
+ABSL_DECLARE_FLAG(bool, direct);
+ABSL_DECLARE_FLAG(bool, allow_write);
+ABSL_DECLARE_FLAG(std::vector<std::string>, create_size);
+ABSL_DECLARE_FLAG(std::optional<std::string>, polled);
+ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ParseSizeTest, Suffixes) {
+  EXPECT_EQ(*ParseSize("4096", "bs"), 4096u);
+  EXPECT_EQ(*ParseSize("4k", "bs"), 4096u);
+  EXPECT_EQ(*ParseSize("1M", "bs"), 1u << 20);
+  EXPECT_EQ(*ParseSize("2g", "bs"), 2ull << 30);
+  absl::Status bad = ParseSize("4x", "bs").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--bs=4x"));
+}
+
+TEST(ParseCpuListTest, Ranges) {
+  EXPECT_EQ(*ParseCpuList("0-3,6", "cpus"), (std::vector<int>{0, 1, 2, 3, 6}));
+  EXPECT_EQ(*ParseCpuList("5", "cpus"), std::vector<int>{5});
+  EXPECT_FALSE(ParseCpuList("3-1", "cpus").ok());
+  EXPECT_FALSE(ParseCpuList("a", "cpus").ok());
+}
+
+TEST(SpecFromFlagsTest, OnlyGivenFlagsAreSet) {
+  absl::SetFlag(&FLAGS_target, {"/dev/zram0", "/data/f"});
+  absl::SetFlag(&FLAGS_bs, "8k");
+  absl::SetFlag(&FLAGS_qd, 64u);
+  absl::SetFlag(&FLAGS_op, "randwrite");
+  absl::SetFlag(&FLAGS_cpus, "0-1");
+  absl::SetFlag(&FLAGS_runtime, absl::Milliseconds(1500));
+  absl::SetFlag(&FLAGS_direct, false);
+  absl::SetFlag(&FLAGS_allow_write, true);
+  absl::SetFlag(&FLAGS_create_size, {"0", "1m"});
+  absl::SetFlag(&FLAGS_polled, "auto");
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->targets_size(), 2);
+  EXPECT_EQ(spec->targets(1).path(), "/data/f");
+  EXPECT_TRUE(spec->targets(0).allow_write());
+  EXPECT_EQ(spec->targets(0).create_size(), 0u);
+  EXPECT_EQ(spec->targets(1).create_size(), 1u << 20);
+  EXPECT_EQ(spec->block_size(), 8192u);
+  EXPECT_EQ(spec->queue_depth(), 64u);
+  EXPECT_EQ(spec->op(), v1::OP_RANDWRITE);
+  EXPECT_EQ(spec->cpus_size(), 2);
+  EXPECT_EQ(spec->runtime().seconds(), 1);
+  EXPECT_EQ(spec->runtime().nanos(), 500000000);
+  EXPECT_TRUE(spec->has_direct());
+  EXPECT_FALSE(spec->direct());
+  EXPECT_EQ(spec->polled(), v1::POLL_MODE_AUTO);
+  // Not given: left unset for the engine's defaults.
+  EXPECT_FALSE(spec->has_read_percent());
+  EXPECT_FALSE(spec->has_fixed_buffers());
+  EXPECT_FALSE(spec->has_threads());
+
+  absl::SetFlag(&FLAGS_op, "sideways");
+  absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--op=sideways"));
+}
+
+TEST(SpecFromFlagsTest, IoCountAloneRunsUntilDone) {
+  absl::SetFlag(&FLAGS_op, std::nullopt);
+  absl::SetFlag(&FLAGS_runtime, std::nullopt);
+  absl::SetFlag(&FLAGS_io_count, uint64_t{1000});
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->io_count(), 1000u);
+  ASSERT_TRUE(spec->has_runtime());
+  EXPECT_EQ(spec->runtime().seconds(), 0);
+  absl::SetFlag(&FLAGS_runtime, absl::Seconds(3));
+  EXPECT_EQ(SpecFromFlags()->runtime().seconds(), 3);
+  absl::SetFlag(&FLAGS_io_count, std::nullopt);
+  absl::SetFlag(&FLAGS_runtime, std::nullopt);
+}
+
+TEST(SpecFromJsonTest, ProtobufJsonMapping) {
+  v1::WorkloadSpec spec;
+  ASSERT_TRUE(SpecFromJson(R"({"targets": [{"path": "/dev/zram0"}],
+                               "op": "OP_RANDREAD", "queue_depth": 16,
+                               "runtime": "2.5s", "split": "fixed:64k"})",
+                           &spec)
+                  .ok());
+  EXPECT_EQ(spec.queue_depth(), 16u);
+  EXPECT_EQ(spec.runtime().seconds(), 2);
+  EXPECT_EQ(spec.split(), "fixed:64k");
+  absl::Status bad = SpecFromJson(R"({"queue_dept": 16})", &spec);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace blkperf

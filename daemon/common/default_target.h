@@ -1,0 +1,32 @@
+// The daemon's data directory (--data_dir) and the embedded default target
+// in it: the file `blkperfd run` and a spec without targets use.
+//
+//   absl::StatusOr<TargetSpec> target = DefaultTarget(DataDirectory());
+//   spec.targets.push_back(*target);   // 1 GiB, created and pre-filled once
+#ifndef BLKPERF_DAEMON_COMMON_DEFAULT_TARGET_H_
+#define BLKPERF_DAEMON_COMMON_DEFAULT_TARGET_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf {
+
+inline constexpr uint64_t kDefaultTargetBytes = uint64_t{1} << 30;
+inline constexpr char kDefaultTargetName[] = "default-target.dat";
+
+// --data_dir, or when empty /var/lib/blkperf as root, else
+// $HOME/.local/share/blkperf.
+std::string DataDirectory();
+
+// <data_dir>/default-target.dat, kDefaultTargetBytes, writable: blkperf's own
+// file, whose creation and filling is its only write. Creates the directory.
+// FailedPrecondition naming the directory when it cannot be created.
+absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_COMMON_DEFAULT_TARGET_H_

@@ -1,0 +1,314 @@
+// The gRPC layer end to end in one process, over a fake engine: status codes
+// on the wire, version checks, watch streams, health and shutdown.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "daemon/service/fake_backend.h"
+#include "daemon/service/server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/blkperf.grpc.pb.h"
+#include "proto/health.grpc.pb.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto backend = std::make_unique<FakeBackend>();
+    fake_ = backend.get();
+    fake_->AddFile("/data/a", 1 << 30);
+    fake_->AddFile("/data/b", 1 << 30);
+    ServeOptions options;
+    options.listen = "127.0.0.1:0";
+    options.allow_read = {"/data/"};
+    options.allow_write = {"/data/"};
+    options.shutdown_timeout = absl::Seconds(2);
+    absl::StatusOr<std::unique_ptr<BlkperfServer>> server =
+        BlkperfServer::Start(options, std::move(backend));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    channel_ = grpc::CreateChannel(server_->address(),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = v1::Blkperf::NewStub(channel_);
+  }
+
+  grpc::Status Start(const std::string& path, int cpu, std::string* id) {
+    v1::StartWorkloadRequest request;
+    request.set_api_version(v1::API_VERSION_CURRENT);
+    request.mutable_spec()->add_targets()->set_path(path);
+    request.mutable_spec()->add_cpus(cpu);
+    v1::StartWorkloadResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = stub_->StartWorkload(&context, request, &response);
+    if (status.ok()) {
+      EXPECT_EQ(response.api_version(), v1::API_VERSION_CURRENT);
+      *id = response.workload_id();
+    }
+    return status;
+  }
+
+  // Reads a whole watch stream.
+  grpc::Status Watch(const std::string& id,
+                     std::vector<v1::WatchWorkloadResponse>* messages) {
+    v1::WatchWorkloadRequest request;
+    request.set_workload_id(id);
+    request.mutable_interval()->set_nanos(20'000'000);
+    grpc::ClientContext context;
+    auto reader = stub_->WatchWorkload(&context, request);
+    v1::WatchWorkloadResponse response;
+    while (reader->Read(&response)) messages->push_back(response);
+    return reader->Finish();
+  }
+
+  FakeBackend* fake_ = nullptr;
+  std::unique_ptr<BlkperfServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Blkperf::Stub> stub_;
+};
+
+TEST_F(ServiceTest, CapabilitiesCarryVersionLimitsAndLayout) {
+  v1::GetCapabilitiesRequest request;
+  request.set_api_version(99);  // answered anyway, for the client to report
+  v1::GetCapabilitiesResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetCapabilities(&context, request, &response).ok());
+  EXPECT_EQ(response.api_version(), 1u);
+  EXPECT_FALSE(response.kernel_release().empty());
+  EXPECT_FALSE(response.online_cpus().empty());
+  EXPECT_EQ(response.limits().max_workloads(), 4u);
+  EXPECT_EQ(response.histogram_layout().name(), "log-linear-64");
+  EXPECT_THAT(response.allow_write(), ::testing::ElementsAre("/data/"));
+}
+
+TEST_F(ServiceTest, OtherApiVersionIsFailedPreconditionNamingBoth) {
+  v1::ListWorkloadsRequest request;
+  request.set_api_version(2);
+  v1::ListWorkloadsResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = stub_->ListWorkloads(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("version 2"));
+  EXPECT_THAT(status.error_message(), HasSubstr("version 1"));
+}
+
+TEST_F(ServiceTest, BadSpecIsInvalidArgumentNamingTheField) {
+  v1::StartWorkloadRequest request;
+  request.mutable_spec()->add_targets()->set_path("/data/a");
+  request.mutable_spec()->set_queue_depth(0);
+  v1::StartWorkloadResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = stub_->StartWorkload(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("spec.queue_depth"));
+}
+
+TEST_F(ServiceTest, ManagerCodesReachTheWire) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  EXPECT_EQ(id, "w1");
+  grpc::Status conflict = Start("/data/b", 0, &id);
+  EXPECT_EQ(conflict.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(conflict.error_message(), HasSubstr("CPU 0"));
+  grpc::Status denied = Start("/etc/passwd", 1, &id);
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+
+  v1::GetWorkloadRequest get;
+  get.set_workload_id("w42");
+  v1::GetWorkloadResponse got;
+  grpc::ClientContext context;
+  EXPECT_EQ(stub_->GetWorkload(&context, get, &got).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServiceTest, TwoWatchersSeeTheEndAndTheFinalResult) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  std::vector<v1::WatchWorkloadResponse> first, second;
+  grpc::Status first_status, second_status;
+  std::thread a([&] { first_status = Watch(id, &first); });
+  std::thread b([&] { second_status = Watch(id, &second); });
+  for (int i = 0; i < 5; ++i) {
+    fake_->last()->Complete(100, 1000 * (i + 1));
+    absl::SleepFor(absl::Milliseconds(30));
+  }
+  fake_->last()->Finish();
+  a.join();
+  b.join();
+  for (const auto* messages : {&first, &second}) {
+    ASSERT_GE(messages->size(), 2u);
+    const v1::Workload& last = messages->back().workload();
+    EXPECT_EQ(last.state(), v1::WORKLOAD_STATE_FINISHED);
+    EXPECT_EQ(last.snapshot().total().ios(), 500u);
+    EXPECT_EQ(last.snapshot().total().histogram().count(), 500u);
+    EXPECT_TRUE(last.has_end_time());
+    // The interval figures add up to the total.
+    uint64_t sum = 0;
+    for (const auto& m : *messages) sum += m.interval().ios();
+    EXPECT_EQ(sum, 500u);
+  }
+  EXPECT_TRUE(first_status.ok()) << first_status.error_message();
+  EXPECT_TRUE(second_status.ok()) << second_status.error_message();
+
+  // The result stays fetchable.
+  v1::GetWorkloadRequest get;
+  get.set_workload_id(id);
+  v1::GetWorkloadResponse got;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetWorkload(&context, get, &got).ok());
+  EXPECT_EQ(got.workload().snapshot().total().latency().p50_ns(),
+            first.back().workload().snapshot().total().latency().p50_ns());
+}
+
+TEST_F(ServiceTest, WatchingAnUnknownWorkloadIsNotFound) {
+  std::vector<v1::WatchWorkloadResponse> messages;
+  grpc::Status status = Watch("w9", &messages);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(messages.empty());
+}
+
+TEST_F(ServiceTest, AWatcherLeavingDoesNotStopTheWorkload) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  {
+    v1::WatchWorkloadRequest request;
+    request.set_workload_id(id);
+    grpc::ClientContext context;
+    auto reader = stub_->WatchWorkload(&context, request);
+    v1::WatchWorkloadResponse response;
+    ASSERT_TRUE(reader->Read(&response));
+    context.TryCancel();
+    reader->Finish();
+  }
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_FALSE(fake_->last()->stop_requested());
+  EXPECT_FALSE(fake_->last()->Finished());
+}
+
+TEST_F(ServiceTest, StopAndSplit) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  v1::SetSplitStrategyRequest split;
+  split.set_workload_id(id);
+  split.set_split("fixed:4k");
+  v1::SetSplitStrategyResponse split_response;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->SetSplitStrategy(&context, split, &split_response).ok());
+    EXPECT_EQ(split_response.split(), "fixed:4096");
+  }
+  v1::StopWorkloadRequest stop;
+  stop.set_workload_id(id);
+  v1::StopWorkloadResponse stopped;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->StopWorkload(&context, stop, &stopped).ok());
+  }
+  EXPECT_EQ(stopped.workload().state(), v1::WORKLOAD_STATE_STOPPED);
+  EXPECT_EQ(stopped.workload().split(), "fixed:4096");
+  {
+    grpc::ClientContext context;
+    EXPECT_EQ(
+        stub_->SetSplitStrategy(&context, split, &split_response).error_code(),
+        grpc::StatusCode::FAILED_PRECONDITION);
+  }
+}
+
+TEST_F(ServiceTest, HealthIsServingUntilShutdownAndWatchersGetTheEnd) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok());
+    EXPECT_EQ(response.status(),
+              grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  fake_->last()->set_finish_on_stop(false);
+  std::vector<v1::WatchWorkloadResponse> messages;
+  grpc::Status watch_status;
+  absl::Notification watching;
+  std::thread watcher([&] {
+    watching.Notify();
+    watch_status = Watch(id, &messages);
+  });
+  watching.WaitForNotification();
+  absl::SleepFor(absl::Milliseconds(100));
+  // The workload drains a little after the stop request.
+  std::thread drain([&] {
+    while (!fake_->last()->stop_requested()) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+    fake_->last()->Finish();
+  });
+  const absl::Time begin = absl::Now();
+  server_->Shutdown();
+  EXPECT_LT(absl::Now() - begin, absl::Seconds(3));
+  drain.join();
+  watcher.join();
+  EXPECT_TRUE(watch_status.ok()) << watch_status.error_message();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_EQ(messages.back().workload().state(), v1::WORKLOAD_STATE_STOPPED);
+}
+
+// Server reflection answers list_services with our service, so grpcurl and
+// friends work. The request is hand-encoded: ServerReflectionRequest field 7
+// (list_services) = "".
+TEST_F(ServiceTest, ReflectionListsTheService) {
+  grpc::GenericStub generic(channel_);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext context;
+  auto next = [&cq] {
+    void* tag = nullptr;
+    bool ok = false;
+    EXPECT_TRUE(cq.Next(&tag, &ok));
+    return ok;
+  };
+  auto call = generic.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      &cq);
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(next());
+  const std::string request("\x3a\x00", 2);
+  grpc::Slice slice(request);
+  grpc::ByteBuffer buffer(&slice, 1);
+  call->Write(buffer, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(next());
+  grpc::ByteBuffer reply;
+  call->Read(&reply, reinterpret_cast<void*>(3));
+  ASSERT_TRUE(next());
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(reply.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& s : slices) {
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  EXPECT_THAT(bytes, HasSubstr("blkperf.v1.Blkperf"));
+  EXPECT_THAT(bytes, HasSubstr("grpc.health.v1.Health"));
+  call->WritesDone(reinterpret_cast<void*>(4));
+  ASSERT_TRUE(next());
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  ASSERT_TRUE(next());
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+}
+
+}  // namespace
+}  // namespace blkperf
