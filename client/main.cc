@@ -14,6 +14,13 @@
 //   run [spec flags]     start + watch + final report (Ctrl-C stops it)
 //   health               the standard gRPC health check of the daemon
 //
+// Results and status lines are printed by daemon/report, the code behind
+// `blkperfd run`, after converting the daemon's messages back into the
+// engine's terms (result.h): a remote run reads like a local one.
+// --json prints the API's own messages (protobuf JSON mapping) instead;
+// --report_json the engine's JSON report, the object `blkperfd run --json`
+// prints.
+//
 // Exit status: 0 on success; 1 on any failure (the server's message is
 // printed), including a run that ends in state failed; 2 for usage errors.
 #include <grpcpp/grpcpp.h>
@@ -38,8 +45,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "client/connection.h"
-#include "client/report.h"
+#include "client/describe.h"
+#include "client/result.h"
 #include "client/spec_flags.h"
+#include "daemon/report/report.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"
 
@@ -55,6 +64,12 @@ ABSL_FLAG(bool, quiet, false, "run/watch: no live status lines");
 ABSL_FLAG(bool, wait, true, "stop: wait for the workload to end and report");
 ABSL_FLAG(bool, thread_histograms, false,
           "status/watch/run --json: include per-thread histograms");
+ABSL_FLAG(bool, phase_histograms, false,
+          "status/watch/run --json: include per-phase histograms");
+ABSL_FLAG(bool, report_json, false,
+          "run/watch/status/stop: print the final result as the engine's JSON "
+          "report (one line, the object `blkperfd run --json` prints) instead "
+          "of text");
 
 namespace blkperf {
 namespace {
@@ -68,7 +83,10 @@ constexpr char kUsage[] =
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
     "  --read_percent --verify --continue_on_error --latency_tracking\n"
     "  --allow_write --create_size --split --alignment --submit_batch\n"
-    "  --complete_batch, or --spec_file=spec.json (protobuf JSON mapping)";
+    "  --complete_batch --force_async --ab=none,limits --ab_slice=1s,\n"
+    "  or --spec_file=spec.json (protobuf JSON mapping)\n"
+    "output: text (daemon/report), --report_json (the same JSON as\n"
+    "  `blkperfd run --json`) or --json (the API's protobuf JSON)";
 
 int Fail(const absl::Status& status) {
   std::cerr << "blkperf: " << status.message() << std::endl;
@@ -108,7 +126,9 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
   request.mutable_interval()->set_seconds(ns / 1000000000);
   request.mutable_interval()->set_nanos(static_cast<int32_t>(ns % 1000000000));
   request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
+  request.set_phase_histograms(absl::GetFlag(FLAGS_phase_histograms));
   const bool tty = isatty(STDERR_FILENO);
+  StatusLines lines;
   v1::Workload last;
   bool got_terminal = false;
   absl::Status status =
@@ -121,9 +141,9 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
           if (Json()) {
             std::cout << ToJson(response, /*one_line=*/true) << std::flush;
           } else if (tty) {
-            std::cerr << "\r\033[K" << FormatStatusLine(response) << std::flush;
+            std::cerr << "\r\033[K" << lines.Next(response) << std::flush;
           } else {
-            std::cerr << FormatStatusLine(response) << std::endl;
+            std::cerr << lines.Next(response) << std::endl;
           }
         }
         return true;
@@ -137,13 +157,47 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
   return last;
 }
 
-int PrintFinal(const v1::Workload& workload, bool json) {
-  if (json) {
-    std::cout << ToJson(workload, /*one_line=*/false);
-  } else {
-    std::cout << FormatReport(workload);
+// The workload with every histogram a report needs (per thread, per phase).
+absl::StatusOr<v1::Workload> FullWorkload(Connection& c,
+                                          const std::string& id) {
+  v1::GetWorkloadRequest request;
+  request.set_workload_id(id);
+  request.set_thread_histograms(true);
+  request.set_phase_histograms(true);
+  absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
+  if (!r.ok()) return r.status();
+  return r->workload();
+}
+
+// Prints `workload` through daemon/report (text or --report_json).
+int PrintReport(const v1::Workload& workload) {
+  absl::StatusOr<RemoteResult> result = ResultFromProto(workload);
+  if (!result.ok()) return Fail(result.status());
+  std::cout << (absl::GetFlag(FLAGS_report_json)
+                    ? FormatJsonReport(result->spec, result->targets,
+                                       result->snapshot)
+                    : FormatResultText(*result));
+  return 0;
+}
+
+// The final result of a watched workload: the API's JSON of the last watched
+// message with --json, else the report, from a fresh GetWorkload that carries
+// every histogram (the watched message when the daemon no longer has it).
+int PrintFinal(Connection& c, const v1::Workload& watched) {
+  const int code = watched.state() == v1::WORKLOAD_STATE_FAILED ? 1 : 0;
+  if (Json()) {
+    std::cout << ToJson(watched, /*one_line=*/false);
+    return code;
   }
-  return workload.state() == v1::WORKLOAD_STATE_FAILED ? 1 : 0;
+  absl::StatusOr<v1::Workload> full = FullWorkload(c, watched.workload_id());
+  if (!full.ok()) {
+    std::cerr << "blkperf: " << full.status().message()
+              << " (printing the watched result: per-thread and per-phase "
+                 "percentiles missing)"
+              << std::endl;
+  }
+  const int printed = PrintReport(full.ok() ? *full : watched);
+  return printed != 0 ? printed : code;
 }
 
 int Caps(Connection& c) {
@@ -188,18 +242,23 @@ int Stop(Connection& c, const std::string& id) {
   }
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, /*live=*/false);
   if (!end.ok()) return Fail(end.status());
-  PrintFinal(*end, Json());
+  PrintFinal(c, *end);
   return 0;
 }
 
 int Status(Connection& c, const std::string& id) {
+  if (!Json()) {
+    absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
+    if (!full.ok()) return Fail(full.status());
+    return PrintReport(*full);
+  }
   v1::GetWorkloadRequest request;
   request.set_workload_id(id);
   request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
+  request.set_phase_histograms(absl::GetFlag(FLAGS_phase_histograms));
   absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
   if (!r.ok()) return Fail(r.status());
-  std::cout << (Json() ? ToJson(r->workload(), false)
-                       : FormatReport(r->workload()));
+  std::cout << ToJson(r->workload(), false);
   return 0;
 }
 
@@ -225,8 +284,10 @@ int Watch(Connection& c, const std::string& id) {
       WatchToEnd(c, id, /*live=*/!absl::GetFlag(FLAGS_quiet));
   if (!end.ok()) return Fail(end.status());
   // With --json the stream itself is the output; its last line is final.
-  if (!Json()) std::cout << FormatReport(*end);
-  return 0;
+  if (Json()) return 0;
+  const int code = PrintFinal(c, *end);
+  // Watching a workload that failed is itself a success.
+  return end->state() == v1::WORKLOAD_STATE_FAILED ? 0 : code;
 }
 
 int Split(Connection& c, const std::string& id, const std::string& split) {
@@ -268,7 +329,7 @@ int Run(Connection& c, sigset_t signals) {
   const bool live = !absl::GetFlag(FLAGS_quiet) && !Json();
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
   if (!end.ok()) return Fail(end.status());
-  return PrintFinal(*end, Json());
+  return PrintFinal(c, *end);
 }
 
 int Health() {

@@ -71,6 +71,13 @@ ABSL_FLAG(std::vector<std::string>, create_size, {},
           "(k/m/g); one value for all targets or one per target");
 ABSL_FLAG(std::optional<std::string>, split, std::nullopt,
           "split: none, limits or fixed:<bytes> (default none)");
+ABSL_FLAG(bool, force_async, false,
+          "force_async: IOSQE_ASYNC on every SQE, straight to io-wq workers");
+ABSL_FLAG(std::vector<std::string>, ab, {},
+          "ab_strategies: A/B mode, two or more split strategies to "
+          "alternate in equal slices, e.g. none,limits");
+ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
+          "ab_slice: A/B mode, the length of one slice (default 1s)");
 
 namespace blkperf {
 namespace {
@@ -287,6 +294,23 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     spec.set_continue_on_error(absl::GetFlag(FLAGS_continue_on_error));
   }
   if (auto v = absl::GetFlag(FLAGS_split)) spec.set_split(*v);
+  if (BoolChanged("force_async")) {
+    spec.set_force_async(absl::GetFlag(FLAGS_force_async));
+  }
+  // Strategies are checked by the daemon (INVALID_ARGUMENT naming
+  // spec.ab_strategies[i]); the client passes them on as written.
+  if (const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
+      !ab.empty()) {
+    spec.clear_ab_strategies();
+    for (const std::string& strategy : ab) spec.add_ab_strategies(strategy);
+  }
+  if (auto v = absl::GetFlag(FLAGS_ab_slice)) {
+    if (*v < absl::ZeroDuration()) {
+      return BadFlag("ab_slice", absl::FormatDuration(*v),
+                     "must not be negative");
+    }
+    SetDuration(*v, spec.mutable_ab_slice());
+  }
   return spec;
 }
 

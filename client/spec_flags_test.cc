@@ -21,6 +21,9 @@ ABSL_DECLARE_FLAG(bool, allow_write);
 ABSL_DECLARE_FLAG(std::vector<std::string>, create_size);
 ABSL_DECLARE_FLAG(std::optional<std::string>, polled);
 ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
+ABSL_DECLARE_FLAG(bool, force_async);
+ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
 
 namespace blkperf {
 namespace {
@@ -97,16 +100,50 @@ TEST(SpecFromFlagsTest, IoCountAloneRunsUntilDone) {
   absl::SetFlag(&FLAGS_runtime, std::nullopt);
 }
 
+TEST(SpecFromFlagsTest, AbAndForceAsync) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_force_async());
+  EXPECT_EQ(spec->ab_strategies_size(), 0);
+  EXPECT_FALSE(spec->has_ab_slice());
+
+  absl::SetFlag(&FLAGS_force_async, true);
+  absl::SetFlag(&FLAGS_ab, {"none", "limits", "fixed:128k"});
+  absl::SetFlag(&FLAGS_ab_slice, absl::Milliseconds(500));
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->has_force_async());
+  EXPECT_TRUE(spec->force_async());
+  EXPECT_THAT(spec->ab_strategies(),
+              ::testing::ElementsAre("none", "limits", "fixed:128k"));
+  EXPECT_EQ(spec->ab_slice().seconds(), 0);
+  EXPECT_EQ(spec->ab_slice().nanos(), 500000000);
+
+  absl::SetFlag(&FLAGS_ab_slice, absl::Seconds(-1));
+  absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--ab_slice"));
+  absl::SetFlag(&FLAGS_force_async, false);
+  absl::SetFlag(&FLAGS_ab, {});
+  absl::SetFlag(&FLAGS_ab_slice, std::nullopt);
+}
+
 TEST(SpecFromJsonTest, ProtobufJsonMapping) {
   v1::WorkloadSpec spec;
   ASSERT_TRUE(SpecFromJson(R"({"targets": [{"path": "/dev/zram0"}],
                                "op": "OP_RANDREAD", "queue_depth": 16,
-                               "runtime": "2.5s", "split": "fixed:64k"})",
+                               "runtime": "2.5s", "split": "fixed:64k",
+                               "force_async": true,
+                               "ab_strategies": ["none", "limits"],
+                               "ab_slice": "0.5s"})",
                            &spec)
                   .ok());
   EXPECT_EQ(spec.queue_depth(), 16u);
   EXPECT_EQ(spec.runtime().seconds(), 2);
   EXPECT_EQ(spec.split(), "fixed:64k");
+  EXPECT_TRUE(spec.force_async());
+  EXPECT_EQ(spec.ab_strategies_size(), 2);
+  EXPECT_EQ(spec.ab_slice().nanos(), 500000000);
   absl::Status bad = SpecFromJson(R"({"queue_dept": 16})", &spec);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
 }

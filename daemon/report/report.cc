@@ -145,8 +145,17 @@ std::string SpecSummary(const WorkloadSpec& spec) {
                   " fixed_buffers=", spec.fixed_buffers ? "on" : "off",
                   " registered_files=", spec.registered_files ? "on" : "off",
                   " polled=", PollModeName(spec.polled),
-                  " request_cache=", RequestCacheModeName(spec.request_cache),
-                  " split=", SplitStrategyName(spec.split));
+                  " request_cache=", RequestCacheModeName(spec.request_cache));
+  if (spec.ab_strategies.empty()) {
+    absl::StrAppend(&line, " split=", SplitStrategyName(spec.split));
+  } else {  // `split` is ignored in A/B mode
+    absl::StrAppend(&line, " ab=",
+                    absl::StrJoin(spec.ab_strategies, ",",
+                                  [](std::string* out, const SplitStrategy& s) {
+                                    out->append(SplitStrategyName(s));
+                                  }),
+                    " ab_slice=", absl::FormatDuration(spec.ab_slice));
+  }
   if (spec.sqpoll) absl::StrAppend(&line, " sqpoll");
   if (spec.verify) absl::StrAppend(&line, " verify");
   if (spec.force_async) absl::StrAppend(&line, " force_async");
@@ -346,6 +355,9 @@ std::string FormatStatusLine(const WorkloadSnapshot& previous,
       " BW=", FormatBytes(delta.BytesPerSecond(span)), "/s",
       " p50=", FormatNanos(static_cast<double>(interval.Percentile(50))),
       " p99=", FormatNanos(static_cast<double>(interval.Percentile(99))),
+      current.split_strategy.empty() ? ""
+                                     : absl::StrCat(" split=",
+                                                    current.split_strategy),
       " errors=", current.total.ErrorTotal());
 }
 

@@ -36,7 +36,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
 
 // A one-line live status over the interval between two snapshots of one
 // workload, like fio's status line: state, interval IOPS and bandwidth,
-// p50/p99 of the interval.
+// p50/p99 of the interval, the split strategy in force and the errors so far:
+//   "[running 3s] IOPS=75.3k BW=294.09MiB/s p50=395.3us p99=782.3us
+//    split=limits errors=0"
 std::string FormatStatusLine(const WorkloadSnapshot& previous,
                              const WorkloadSnapshot& current);
 

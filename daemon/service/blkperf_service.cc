@@ -51,7 +51,8 @@ class WatchReactor final
                const v1::WatchWorkloadRequest& request)
       : manager_(manager),
         id_(request.workload_id()),
-        thread_histograms_(request.thread_histograms()) {
+        histograms_{.thread_histograms = request.thread_histograms(),
+                    .phase_histograms = request.phase_histograms()} {
     absl::Status status = Setup(request);
     if (!status.ok()) {
       Finish(ToGrpcStatus(status));
@@ -103,8 +104,7 @@ class WatchReactor final
     }
     response_.Clear();
     response_.set_api_version(kApiVersion);
-    WorkloadViewToProto(*view, thread_histograms_,
-                        response_.mutable_workload());
+    WorkloadViewToProto(*view, histograms_, response_.mutable_workload());
     const WorkloadSnapshot& now = view->snapshot;
     ThreadSnapshot delta = IntervalDelta(now.total, previous_total_);
     delta.thread_index = -1;
@@ -142,7 +142,7 @@ class WatchReactor final
 
   WorkloadManager* const manager_;
   const std::string id_;
-  const bool thread_histograms_;
+  const SnapshotProtoOptions histograms_;
   absl::Duration interval_ = kDefaultWatchInterval;
   absl::Time next_send_;
   bool terminal_ = false;
@@ -164,7 +164,8 @@ absl::Status CheckApiVersion(uint32_t client_version) {
       " but this daemon speaks version ", kApiVersion));
 }
 
-void WorkloadViewToProto(const WorkloadView& view, bool thread_histograms,
+void WorkloadViewToProto(const WorkloadView& view,
+                         const SnapshotProtoOptions& options,
                          v1::Workload* proto) {
   proto->set_workload_id(view.id);
   proto->set_state(StateToProto(view.snapshot.state));
@@ -174,9 +175,15 @@ void WorkloadViewToProto(const WorkloadView& view, bool thread_histograms,
   if (view.end_time != absl::InfinitePast()) {
     TimeToProto(view.end_time, proto->mutable_end_time());
   }
-  SnapshotToProto(view.snapshot, {.thread_histograms = thread_histograms},
-                  proto->mutable_snapshot());
-  proto->set_split(SplitStrategyName(view.split));
+  SnapshotToProto(view.snapshot, options, proto->mutable_snapshot());
+  // The engine knows best what is in force (an A/B schedule switches on its
+  // own); a state-only view has no snapshot strategy.
+  proto->set_split(view.snapshot.split_strategy.empty()
+                       ? SplitStrategyName(view.split)
+                       : view.snapshot.split_strategy);
+  for (const TargetInfo& target : view.targets) {
+    TargetInfoToProto(target, proto->add_targets());
+  }
 }
 
 BlkperfService::BlkperfService(WorkloadManager* manager, HostCapabilities host,
@@ -263,7 +270,7 @@ grpc::ServerUnaryReactor* BlkperfService::StartWorkload(
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   response->set_workload_id(view->id);
-  WorkloadViewToProto(*view, false, response->mutable_workload());
+  WorkloadViewToProto(*view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
 
@@ -277,7 +284,7 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
   absl::StatusOr<WorkloadView> view = manager_->Stop(request->workload_id());
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
-  WorkloadViewToProto(*view, false, response->mutable_workload());
+  WorkloadViewToProto(*view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
 
@@ -290,7 +297,9 @@ grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
   absl::StatusOr<WorkloadView> view = manager_->Get(request->workload_id());
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
-  WorkloadViewToProto(*view, request->thread_histograms(),
+  WorkloadViewToProto(*view,
+                      {.thread_histograms = request->thread_histograms(),
+                       .phase_histograms = request->phase_histograms()},
                       response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
@@ -305,7 +314,7 @@ grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
   response->set_api_version(kApiVersion);
   for (const WorkloadView& view : manager_->List(request->with_snapshots())) {
     v1::Workload* w = response->add_workloads();
-    WorkloadViewToProto(view, false, w);
+    WorkloadViewToProto(view, {}, w);
     if (!request->with_snapshots()) {
       // Keep the state only; an empty snapshot would read as zero figures.
       w->clear_snapshot();

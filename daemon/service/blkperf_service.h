@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "daemon/service/host_capabilities.h"
+#include "daemon/service/snapshot_convert.h"
 #include "daemon/service/workload_manager.h"
 #include "proto/blkperf.grpc.pb.h"
 
@@ -34,8 +35,11 @@ inline constexpr uint32_t kApiVersion = v1::API_VERSION_CURRENT;
 // FailedPrecondition naming both versions.
 absl::Status CheckApiVersion(uint32_t client_version);
 
-// Fills a Workload message from a manager view.
-void WorkloadViewToProto(const WorkloadView& view, bool thread_histograms,
+// Fills a Workload message from a manager view: the resolved spec, the
+// probed targets (without the allow-list fields), the split strategy in
+// force and the snapshot (histograms per `options`).
+void WorkloadViewToProto(const WorkloadView& view,
+                         const SnapshotProtoOptions& options,
                          v1::Workload* proto);
 
 class BlkperfService final : public v1::Blkperf::CallbackService {

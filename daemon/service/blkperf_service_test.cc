@@ -215,12 +215,46 @@ TEST_F(ServiceTest, StopAndSplit) {
   }
   EXPECT_EQ(stopped.workload().state(), v1::WORKLOAD_STATE_STOPPED);
   EXPECT_EQ(stopped.workload().split(), "fixed:4096");
+  EXPECT_EQ(stopped.workload().snapshot().split_strategy(), "fixed:4096");
   {
     grpc::ClientContext context;
     EXPECT_EQ(
         stub_->SetSplitStrategy(&context, split, &split_response).error_code(),
         grpc::StatusCode::FAILED_PRECONDITION);
   }
+}
+
+TEST_F(ServiceTest, InvalidStrategiesAreInvalidArgumentNamingSplit) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  for (const char* bad : {"bogus", "fixed:1000", "fixed:", "fixed:0"}) {
+    v1::SetSplitStrategyRequest split;
+    split.set_workload_id(id);
+    split.set_split(bad);
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status =
+        stub_->SetSplitStrategy(&context, split, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    EXPECT_THAT(status.error_message(), ::testing::StartsWith("split ")) << bad;
+    EXPECT_THAT(status.error_message(), HasSubstr(bad)) << bad;
+  }
+}
+
+TEST_F(ServiceTest, WorkloadsCarryTheirProbedTargets) {
+  std::string id;
+  ASSERT_TRUE(Start("/data/a", 0, &id).ok());
+  v1::GetWorkloadRequest get;
+  get.set_workload_id(id);
+  v1::GetWorkloadResponse got;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetWorkload(&context, get, &got).ok());
+  ASSERT_EQ(got.workload().targets_size(), 1);
+  const v1::TargetInfo& target = got.workload().targets(0);
+  EXPECT_EQ(target.path(), "/data/a");
+  EXPECT_EQ(target.kind(), v1::TARGET_KIND_REGULAR_FILE);
+  EXPECT_EQ(target.size_bytes(), 1u << 30);
+  EXPECT_TRUE(target.has_limits());
 }
 
 TEST_F(ServiceTest, HealthIsServingUntilShutdownAndWatchersGetTheEnd) {

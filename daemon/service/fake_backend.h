@@ -98,6 +98,7 @@ class FakeWorkloadState {
     s.total = t;
     s.total.thread_index = -1;
     s.total.cpu = -1;
+    s.split_strategy = SplitStrategyName(split_);
     return s;
   }
 

@@ -36,6 +36,11 @@ ABSL_FLAG(absl::Duration, max_runtime, absl::Hours(24),
           "serve: longest ramp_time + runtime of a workload");
 ABSL_FLAG(uint32_t, keep_finished, 16,
           "serve: finished workloads kept for later fetching");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9477",
+          "serve: host:port of the Prometheus /metrics endpoint (port 0 "
+          "picks a free one); empty disables it");
+ABSL_FLAG(absl::Duration, metrics_finished_ttl, absl::Minutes(5),
+          "serve: how long a finished workload's series stay in /metrics");
 ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(5),
           "serve: how long SIGTERM/SIGINT waits for workloads to drain");
 
@@ -57,6 +62,8 @@ ServeOptions ServeOptionsFromFlags() {
   options.limits.max_runtime = absl::GetFlag(FLAGS_max_runtime);
   options.limits.keep_finished = absl::GetFlag(FLAGS_keep_finished);
   options.shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.metrics_finished_ttl = absl::GetFlag(FLAGS_metrics_finished_ttl);
   return options;
 }
 

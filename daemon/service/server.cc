@@ -58,6 +58,16 @@ void OnSignal(int signal_number) {
   (void)ignored;
 }
 
+// What /metrics exports: every workload the manager still knows.
+std::vector<WorkloadMetricsView> MetricsViews(WorkloadManager& manager) {
+  std::vector<WorkloadMetricsView> views;
+  for (WorkloadView& w : manager.List(/*with_snapshots=*/true)) {
+    views.push_back(MakeWorkloadMetricsView(std::move(w.id), w.spec,
+                                            std::move(w.snapshot), w.end_time));
+  }
+  return views;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BlkperfServer>> BlkperfServer::Start(
@@ -86,6 +96,20 @@ absl::StatusOr<std::unique_ptr<BlkperfServer>> BlkperfServer::Start(
                      ": cannot listen there (address in use or invalid)"));
   }
   server->address_ = absl::StrCat(HostOf(options.listen), ":", server->port_);
+  if (!options.metrics_listen.empty()) {
+    WorkloadManager* manager = server->manager_.get();
+    absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
+        StartMetricsServer(
+            options.metrics_listen,
+            [manager] { return MetricsViews(*manager); },
+            {.finished_ttl = options.metrics_finished_ttl,
+             .daemon_version = kDaemonVersion});
+    if (!metrics.ok()) {
+      server->Shutdown();
+      return metrics.status();
+    }
+    server->metrics_ = *std::move(metrics);
+  }
   if (!options.port_file.empty()) {
     absl::Status written = WritePortFile(options.port_file, server->port_);
     if (!written.ok()) {
@@ -116,6 +140,7 @@ void BlkperfServer::Shutdown() {
     server_->Wait();
     server_.reset();
   }
+  metrics_.reset();
   service_.reset();
   manager_.reset();
 }
@@ -145,7 +170,12 @@ int RunServe(const ServeOptions& options) {
                     << absl::StrJoin(options.allow_write, ",")
                     << "; allow_read_paths: "
                     << absl::StrJoin(
-                           (*server)->manager().policy().ReadRuleTexts(), ",");
+                           (*server)->manager().policy().ReadRuleTexts(), ",")
+                    << "; metrics: "
+                    << ((*server)->metrics_address().empty()
+                            ? "off"
+                            : "http://" + (*server)->metrics_address() +
+                                  "/metrics");
   char signal_number = 0;
   while (read(g_signal_pipe[0], &signal_number, 1) < 0 && errno == EINTR) {
   }

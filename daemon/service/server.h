@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/metrics/metrics_server.h"
 #include "daemon/service/blkperf_service.h"
 #include "daemon/service/workload_backend.h"
 #include "daemon/service/workload_manager.h"
@@ -42,6 +43,12 @@ struct ServeOptions {
   ManagerLimits limits;
   // How long a shutdown waits for workloads to drain and calls to finish.
   absl::Duration shutdown_timeout = absl::Seconds(5);
+  // host:port of the Prometheus /metrics endpoint (port 0 picks a free
+  // one); empty: no endpoint. The flag defaults to 127.0.0.1:9477; the
+  // struct to off, so in-process tests never fight over a fixed port.
+  std::string metrics_listen;
+  // How long a finished workload's series stay in /metrics.
+  absl::Duration metrics_finished_ttl = absl::Minutes(5);
 };
 
 class BlkperfServer {
@@ -57,6 +64,10 @@ class BlkperfServer {
   // "127.0.0.1:43121": the address with the bound port.
   const std::string& address() const { return address_; }
   int port() const { return port_; }
+  // "127.0.0.1:9477", or "" when metrics are off.
+  std::string metrics_address() const {
+    return metrics_ != nullptr ? metrics_->address() : "";
+  }
   WorkloadManager& manager() { return *manager_; }
 
   // Health NOT_SERVING, stop every workload and wait for them to drain,
@@ -73,6 +84,8 @@ class BlkperfServer {
   std::unique_ptr<WorkloadManager> manager_;
   std::unique_ptr<BlkperfService> service_;
   std::unique_ptr<grpc::Server> server_;
+  // Calls manager_ from its HTTP threads: reset before manager_.
+  std::unique_ptr<MetricsServer> metrics_;
   bool shut_down_ = false;
 };
 

@@ -31,11 +31,37 @@ void TimeToProto(absl::Time time, google::protobuf::Timestamp* proto) {
   proto->set_nanos(static_cast<int32_t>(rest));
 }
 
+absl::Time TimeFromProto(const google::protobuf::Timestamp& proto) {
+  return absl::FromUnixSeconds(proto.seconds()) +
+         absl::Nanoseconds(proto.nanos());
+}
+
 void DurationToProto(absl::Duration duration,
                      google::protobuf::Duration* proto) {
   const int64_t nanos = absl::ToInt64Nanoseconds(duration);
   proto->set_seconds(nanos / 1000000000);
   proto->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+absl::Duration DurationFromProto(const google::protobuf::Duration& proto) {
+  return absl::Seconds(proto.seconds()) + absl::Nanoseconds(proto.nanos());
+}
+
+WorkloadState StateFromProto(v1::WorkloadState state) {
+  switch (state) {
+    case v1::WORKLOAD_STATE_RAMPING:
+      return WorkloadState::kRamping;
+    case v1::WORKLOAD_STATE_STOPPING:
+      return WorkloadState::kStopping;
+    case v1::WORKLOAD_STATE_FINISHED:
+      return WorkloadState::kFinished;
+    case v1::WORKLOAD_STATE_STOPPED:
+      return WorkloadState::kStopped;
+    case v1::WORKLOAD_STATE_FAILED:
+      return WorkloadState::kFailed;
+    default:
+      return WorkloadState::kRunning;
+  }
 }
 
 v1::WorkloadState StateToProto(WorkloadState state) {
@@ -143,6 +169,7 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   proto->set_cache_misses(t.cache_misses);
   proto->set_user_cpu_seconds(t.user_cpu_seconds);
   proto->set_system_cpu_seconds(t.system_cpu_seconds);
+  proto->set_io_worker_cpu_seconds(t.io_worker_cpu_seconds);
   for (const ErrorCount& e : t.errors) {
     v1::ErrorCount* out = proto->add_errors();
     out->set_errno_value(e.errno_value);
@@ -187,6 +214,139 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     error->set_offset(s.error.offset);
     error->set_message(s.error.message);
   }
+  proto->set_split_strategy(s.split_strategy);
+  DeviceCountersToProto(s.device, proto->mutable_device());
+  for (const PhaseSnapshot& phase : s.phases) {
+    v1::Phase* out = proto->add_phases();
+    out->set_index(static_cast<uint32_t>(phase.index));
+    out->set_strategy(phase.strategy);
+    DurationToProto(phase.start, out->mutable_start());
+    DurationToProto(phase.end, out->mutable_end());
+    DurationToProto(phase.elapsed, out->mutable_elapsed());
+    ThreadToProto(phase.total, phase.elapsed, options.phase_histograms,
+                  out->mutable_total());
+    out->set_pieces_per_io(phase.PiecesPerIo());
+    DeviceCountersToProto(phase.device, out->mutable_device());
+  }
+  for (const AbStrategyResult& r : s.ab) {
+    v1::AbResult* out = proto->add_ab();
+    out->set_strategy(r.strategy);
+    out->set_slices(static_cast<uint32_t>(r.slices));
+    out->set_median_iops(r.median_iops);
+    out->set_median_bytes_per_second(r.median_bytes_per_second);
+    out->set_ratio_to_first(r.ratio_to_first);
+  }
+}
+
+void DeviceCountersToProto(const DeviceCounters& device,
+                           v1::DeviceCounters* proto) {
+  proto->set_available(device.available);
+  proto->set_requests(device.requests);
+  proto->set_merges(device.merges);
+  proto->set_sectors(device.sectors);
+  proto->set_requests_per_sqe(device.requests_per_sqe);
+}
+
+DeviceCounters DeviceCountersFromProto(const v1::DeviceCounters& proto) {
+  DeviceCounters device;
+  device.available = proto.available();
+  device.requests = proto.requests();
+  device.merges = proto.merges();
+  device.sectors = proto.sectors();
+  device.requests_per_sqe = proto.requests_per_sqe();
+  return device;
+}
+
+absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
+                                               absl::string_view field) {
+  ThreadSnapshot t;
+  t.thread_index = proto.thread_index();
+  t.cpu = proto.cpu();
+  t.ios = proto.ios();
+  t.bytes = proto.bytes();
+  t.read_ios = proto.read_ios();
+  t.read_bytes = proto.read_bytes();
+  t.write_ios = proto.write_ios();
+  t.write_bytes = proto.write_bytes();
+  t.sqes = proto.sqes();
+  t.enter_calls = proto.enter_calls();
+  t.inflight = proto.inflight();
+  t.cache_hits = proto.cache_hits();
+  t.cache_misses = proto.cache_misses();
+  t.user_cpu_seconds = proto.user_cpu_seconds();
+  t.system_cpu_seconds = proto.system_cpu_seconds();
+  t.io_worker_cpu_seconds = proto.io_worker_cpu_seconds();
+  for (const v1::ErrorCount& e : proto.errors()) {
+    t.errors.push_back(
+        {.errno_value = e.errno_value(), .name = e.name(), .count = e.count()});
+  }
+  if (proto.has_histogram()) {
+    absl::StatusOr<LatencyHistogram> h = HistogramFromProto(proto.histogram());
+    if (!h.ok()) {
+      return absl::Status(h.status().code(),
+                          absl::StrCat(field, ".", h.status().message()));
+    }
+    t.latency = *std::move(h);
+  }
+  return t;
+}
+
+absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
+  WorkloadSnapshot s;
+  s.taken = TimeFromProto(proto.taken());
+  s.elapsed = DurationFromProto(proto.elapsed());
+  absl::StatusOr<ThreadSnapshot> total =
+      ThreadFromProto(proto.total(), "snapshot.total");
+  if (!total.ok()) return total.status();
+  s.total = *std::move(total);
+  for (int i = 0; i < proto.threads_size(); ++i) {
+    absl::StatusOr<ThreadSnapshot> thread = ThreadFromProto(
+        proto.threads(i), absl::StrCat("snapshot.threads[", i, "]"));
+    if (!thread.ok()) return thread.status();
+    s.threads.push_back(*std::move(thread));
+  }
+  const v1::RingSetup& ring = proto.ring();
+  s.ring.setup_flags.assign(ring.setup_flags().begin(),
+                            ring.setup_flags().end());
+  s.ring.registered_ring_fd = ring.registered_ring_fd();
+  s.ring.fixed_buffers = ring.fixed_buffers();
+  s.ring.registered_files = ring.registered_files();
+  s.ring.polled = ring.polled();
+  s.ring.sqpoll = ring.sqpoll();
+  s.ring.huge_pages = ring.huge_pages();
+  s.notes.assign(proto.notes().begin(), proto.notes().end());
+  s.has_error = proto.has_error();
+  if (s.has_error) {
+    s.error.errno_value = proto.error().errno_value();
+    s.error.target = proto.error().target();
+    s.error.offset = proto.error().offset();
+    s.error.message = proto.error().message();
+  }
+  s.split_strategy = proto.split_strategy();
+  s.device = DeviceCountersFromProto(proto.device());
+  for (int i = 0; i < proto.phases_size(); ++i) {
+    const v1::Phase& in = proto.phases(i);
+    PhaseSnapshot phase;
+    phase.index = static_cast<int>(in.index());
+    phase.strategy = in.strategy();
+    phase.start = DurationFromProto(in.start());
+    phase.end = DurationFromProto(in.end());
+    phase.elapsed = DurationFromProto(in.elapsed());
+    absl::StatusOr<ThreadSnapshot> phase_total = ThreadFromProto(
+        in.total(), absl::StrCat("snapshot.phases[", i, "].total"));
+    if (!phase_total.ok()) return phase_total.status();
+    phase.total = *std::move(phase_total);
+    phase.device = DeviceCountersFromProto(in.device());
+    s.phases.push_back(std::move(phase));
+  }
+  for (const v1::AbResult& in : proto.ab()) {
+    s.ab.push_back({.strategy = in.strategy(),
+                    .slices = static_cast<int>(in.slices()),
+                    .median_iops = in.median_iops(),
+                    .median_bytes_per_second = in.median_bytes_per_second(),
+                    .ratio_to_first = in.ratio_to_first()});
+  }
+  return s;
 }
 
 ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
@@ -206,6 +366,8 @@ ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
       std::max(0.0, now.user_cpu_seconds - before.user_cpu_seconds);
   d.system_cpu_seconds =
       std::max(0.0, now.system_cpu_seconds - before.system_cpu_seconds);
+  d.io_worker_cpu_seconds =
+      std::max(0.0, now.io_worker_cpu_seconds - before.io_worker_cpu_seconds);
   d.errors.clear();
   for (const ErrorCount& e : now.errors) {
     uint64_t earlier = 0;
@@ -260,6 +422,48 @@ void TargetInfoToProto(const TargetInfo& info, v1::TargetInfo* proto) {
   proto->set_can_poll(info.kind == TargetKind::kBlockDevice && q.io_poll);
   proto->set_in_use(info.mounted || info.has_holders || info.is_swap ||
                     !info.backs_loop.empty());
+}
+
+TargetInfo TargetInfoFromProto(const v1::TargetInfo& proto) {
+  TargetInfo info;
+  info.path = proto.path();
+  info.resolved_path = proto.resolved_path();
+  info.path_is_symlink = proto.path_is_symlink();
+  info.kind = proto.kind() == v1::TARGET_KIND_BLOCK_DEVICE
+                  ? TargetKind::kBlockDevice
+                  : TargetKind::kRegularFile;
+  info.size_bytes = proto.size_bytes();
+  info.logical_block_size = proto.logical_block_size();
+  info.physical_block_size = proto.physical_block_size();
+  info.device_name = proto.device_name();
+  info.partition_name = proto.partition_name();
+  if (!info.device_name.empty()) {
+    info.stat_path = absl::StrCat("/sys/block/", info.device_name, "/stat");
+  }
+  const v1::QueueLimits& q = proto.limits();
+  QueueLimits& limits = info.limits;
+  limits.logical_block_size = q.logical_block_size();
+  limits.physical_block_size = q.physical_block_size();
+  limits.max_sectors_kb = q.max_sectors_kb();
+  limits.max_hw_sectors_kb = q.max_hw_sectors_kb();
+  limits.max_segments = q.max_segments();
+  limits.max_segment_size = q.max_segment_size();
+  limits.chunk_sectors = q.chunk_sectors();
+  limits.optimal_io_size = q.optimal_io_size();
+  limits.nr_requests = q.nr_requests();
+  limits.virt_boundary_mask = q.virt_boundary_mask();
+  limits.io_poll = q.io_poll();
+  limits.rotational = q.rotational();
+  limits.scheduler = q.scheduler();
+  limits.nomerges = q.nomerges();
+  limits.rq_affinity = q.rq_affinity();
+  limits.write_cache = q.write_cache();
+  limits.poll_queues = q.poll_queues();
+  info.mounted = proto.mounted();
+  info.has_holders = proto.has_holders();
+  info.is_swap = proto.is_swap();
+  info.backs_loop = proto.backs_loop();
+  return info;
 }
 
 }  // namespace blkperf

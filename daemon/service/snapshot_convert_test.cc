@@ -93,6 +93,7 @@ TEST(SnapshotProtoTest, CarriesTotalsThreadsAndRates) {
   t.ios = 1000;
   t.bytes = 1000 * 4096;
   t.enter_calls = 250;
+  t.io_worker_cpu_seconds = 0.75;
   t.errors.push_back({.errno_value = 5, .name = "EIO", .count = 2});
   t.latency = SampleHistogram();
   s.threads.push_back(t);
@@ -115,6 +116,8 @@ TEST(SnapshotProtoTest, CarriesTotalsThreadsAndRates) {
   EXPECT_FALSE(proto.threads(0).has_histogram());
   EXPECT_EQ(proto.notes_size(), 1);
   EXPECT_EQ(proto.error().message(), "EIO at /x offset 0");
+  EXPECT_DOUBLE_EQ(proto.total().io_worker_cpu_seconds(), 0.75);
+  EXPECT_DOUBLE_EQ(proto.threads(0).io_worker_cpu_seconds(), 0.75);
 
   SnapshotToProto(s, {.thread_histograms = true}, &proto);
   EXPECT_TRUE(proto.threads(0).has_histogram());
@@ -127,6 +130,7 @@ TEST(IntervalDeltaTest, SubtractsCountersErrorsAndHistogram) {
   before.bytes = 409600;
   before.enter_calls = 10;
   before.user_cpu_seconds = 1.0;
+  before.io_worker_cpu_seconds = 2.0;
   before.errors.push_back({.errno_value = 5, .name = "EIO", .count = 1});
   before.latency.RecordN(1000, 100);
   ThreadSnapshot now = before;
@@ -134,6 +138,7 @@ TEST(IntervalDeltaTest, SubtractsCountersErrorsAndHistogram) {
   now.bytes = 614400;
   now.enter_calls = 15;
   now.user_cpu_seconds = 1.5;
+  now.io_worker_cpu_seconds = 2.25;
   now.inflight = 7;
   now.errors[0].count = 4;
   now.latency.RecordN(2000, 50);
@@ -143,11 +148,324 @@ TEST(IntervalDeltaTest, SubtractsCountersErrorsAndHistogram) {
   EXPECT_EQ(d.bytes, 204800u);
   EXPECT_EQ(d.enter_calls, 5u);
   EXPECT_DOUBLE_EQ(d.user_cpu_seconds, 0.5);
+  EXPECT_DOUBLE_EQ(d.io_worker_cpu_seconds, 0.25);
   EXPECT_EQ(d.inflight, 7u);
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].count, 3u);
   EXPECT_EQ(d.latency.Count(), 50u);
   EXPECT_EQ(d.latency.Percentile(50), now.latency.Percentile(100));
+}
+
+// Every field of a ThreadSnapshot, histogram included.
+void ExpectSameThread(const ThreadSnapshot& a, const ThreadSnapshot& b) {
+  EXPECT_EQ(a.thread_index, b.thread_index);
+  EXPECT_EQ(a.cpu, b.cpu);
+  EXPECT_EQ(a.ios, b.ios);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.read_ios, b.read_ios);
+  EXPECT_EQ(a.read_bytes, b.read_bytes);
+  EXPECT_EQ(a.write_ios, b.write_ios);
+  EXPECT_EQ(a.write_bytes, b.write_bytes);
+  EXPECT_EQ(a.sqes, b.sqes);
+  EXPECT_EQ(a.enter_calls, b.enter_calls);
+  EXPECT_EQ(a.inflight, b.inflight);
+  EXPECT_EQ(a.cache_hits, b.cache_hits);
+  EXPECT_EQ(a.cache_misses, b.cache_misses);
+  EXPECT_EQ(a.user_cpu_seconds, b.user_cpu_seconds);
+  EXPECT_EQ(a.system_cpu_seconds, b.system_cpu_seconds);
+  EXPECT_EQ(a.io_worker_cpu_seconds, b.io_worker_cpu_seconds);
+  ASSERT_EQ(a.errors.size(), b.errors.size());
+  for (size_t i = 0; i < a.errors.size(); ++i) {
+    EXPECT_EQ(a.errors[i].errno_value, b.errors[i].errno_value);
+    EXPECT_EQ(a.errors[i].name, b.errors[i].name);
+    EXPECT_EQ(a.errors[i].count, b.errors[i].count);
+  }
+  EXPECT_TRUE(a.latency == b.latency);
+  EXPECT_EQ(a.latency.Percentile(99), b.latency.Percentile(99));
+}
+
+void ExpectSameDevice(const DeviceCounters& a, const DeviceCounters& b) {
+  EXPECT_EQ(a.available, b.available);
+  EXPECT_EQ(a.requests, b.requests);
+  EXPECT_EQ(a.merges, b.merges);
+  EXPECT_EQ(a.sectors, b.sectors);
+  EXPECT_EQ(a.requests_per_sqe, b.requests_per_sqe);
+}
+
+ThreadSnapshot Counters(int index, uint64_t ios, uint64_t latency_ns) {
+  ThreadSnapshot t;
+  t.thread_index = index;
+  t.cpu = index + 2;
+  t.ios = ios;
+  t.bytes = ios * 131072;
+  t.read_ios = ios - ios / 4;
+  t.read_bytes = t.read_ios * 131072;
+  t.write_ios = ios / 4;
+  t.write_bytes = t.write_ios * 131072;
+  t.sqes = ios * 4;
+  t.enter_calls = ios / 8;
+  t.inflight = 3;
+  t.cache_hits = ios - 1;
+  t.cache_misses = 1;
+  t.user_cpu_seconds = 0.125 * (index + 1);
+  t.system_cpu_seconds = 1.0 / 3.0;
+  t.io_worker_cpu_seconds = 2.0 / 7.0;
+  for (uint64_t i = 0; i < ios; ++i) t.latency.Record(latency_ns + i * 37);
+  return t;
+}
+
+// engine -> proto -> engine: what the client does to print a remote result.
+TEST(SnapshotProtoTest, RoundTripsExactly) {
+  WorkloadSnapshot s;
+  s.state = WorkloadState::kFinished;
+  s.taken = absl::FromUnixNanos(1700000000123456789);
+  s.elapsed = absl::Nanoseconds(4000000123);
+  s.threads.push_back(Counters(0, 3000, 20000));
+  s.threads.push_back(Counters(1, 1000, 90000));
+  s.threads[1].errors.push_back({.errno_value = 5, .name = "EIO", .count = 2});
+  s.threads[1].errors.push_back(
+      {.errno_value = kVerifyMismatchErrno, .name = "verify mismatch",
+       .count = 1});
+  s.total.Merge(s.threads[0]);
+  s.total.Merge(s.threads[1]);
+  s.ring.setup_flags = {"SINGLE_ISSUER", "DEFER_TASKRUN"};
+  s.ring.registered_ring_fd = true;
+  s.ring.fixed_buffers = true;
+  s.ring.registered_files = true;
+  s.ring.huge_pages = true;
+  s.notes = {"polled: auto fell back to interrupts", "second note"};
+  s.has_error = true;
+  s.error = {.errno_value = 5,
+             .target = "/dev/loop0",
+             .offset = 1 << 20,
+             .message = "EIO (Input/output error) at /dev/loop0 offset 1048576"};
+  s.split_strategy = "limits";
+  s.device = {.available = true,
+              .requests = 16000,
+              .merges = 12,
+              .sectors = 1024000,
+              .requests_per_sqe = 1.0};
+  // Two phases that add up to the total, as the engine's do; the later one
+  // from a subtraction, with the inexact min/max that leaves.
+  ThreadSnapshot first = Counters(-1, 1500, 20000);
+  ThreadSnapshot second = s.total;
+  second.Subtract(first);
+  first.inflight = 0;
+  PhaseSnapshot p0{.index = 0,
+                   .strategy = "none",
+                   .start = absl::ZeroDuration(),
+                   .end = absl::Milliseconds(1500),
+                   .elapsed = absl::Milliseconds(1500),
+                   .total = first,
+                   .device = {.available = true,
+                              .requests = 12000,
+                              .merges = 2,
+                              .sectors = 384000,
+                              .requests_per_sqe = 2.0}};
+  PhaseSnapshot p1{.index = 1,
+                   .strategy = "limits",
+                   .start = absl::Milliseconds(1500),
+                   .end = absl::Nanoseconds(4000000123),
+                   .elapsed = absl::Nanoseconds(2500000123),
+                   .total = second,
+                   .device = {.available = true,
+                              .requests = 4000,
+                              .merges = 10,
+                              .sectors = 640000,
+                              .requests_per_sqe = 1.0}};
+  s.phases = {p0, p1};
+  s.ab.push_back({.strategy = "none",
+                  .slices = 3,
+                  .median_iops = 1000.5,
+                  .median_bytes_per_second = 1000.5 * 131072,
+                  .ratio_to_first = 1.0});
+  s.ab.push_back({.strategy = "limits",
+                  .slices = 2,
+                  .median_iops = 1234.25,
+                  .median_bytes_per_second = 1234.25 * 131072,
+                  .ratio_to_first = 1234.25 / 1000.5});
+
+  v1::Snapshot proto;
+  SnapshotToProto(s, {.thread_histograms = true, .phase_histograms = true},
+                  &proto);
+  EXPECT_EQ(proto.split_strategy(), "limits");
+  ASSERT_EQ(proto.phases_size(), 2);
+  EXPECT_EQ(proto.phases(1).strategy(), "limits");
+  EXPECT_DOUBLE_EQ(proto.phases(0).pieces_per_io(), 4.0);
+  EXPECT_DOUBLE_EQ(proto.phases(0).total().iops(), 1000.0);
+  EXPECT_EQ(proto.phases(0).device().requests(), 12000u);
+  EXPECT_EQ(proto.ab_size(), 2);
+  EXPECT_EQ(proto.total().io_worker_cpu_seconds(),
+            s.total.io_worker_cpu_seconds);
+
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  back->state = StateFromProto(StateToProto(s.state));
+  EXPECT_EQ(back->state, s.state);
+  EXPECT_EQ(back->taken, s.taken);
+  EXPECT_EQ(back->elapsed, s.elapsed);
+  ExpectSameThread(back->total, s.total);
+  ASSERT_EQ(back->threads.size(), 2u);
+  ExpectSameThread(back->threads[0], s.threads[0]);
+  ExpectSameThread(back->threads[1], s.threads[1]);
+  EXPECT_EQ(back->ring.setup_flags, s.ring.setup_flags);
+  EXPECT_EQ(back->ring.registered_ring_fd, s.ring.registered_ring_fd);
+  EXPECT_EQ(back->ring.fixed_buffers, s.ring.fixed_buffers);
+  EXPECT_EQ(back->ring.registered_files, s.ring.registered_files);
+  EXPECT_EQ(back->ring.polled, s.ring.polled);
+  EXPECT_EQ(back->ring.sqpoll, s.ring.sqpoll);
+  EXPECT_EQ(back->ring.huge_pages, s.ring.huge_pages);
+  EXPECT_EQ(back->notes, s.notes);
+  EXPECT_TRUE(back->has_error);
+  EXPECT_EQ(back->error.errno_value, s.error.errno_value);
+  EXPECT_EQ(back->error.target, s.error.target);
+  EXPECT_EQ(back->error.offset, s.error.offset);
+  EXPECT_EQ(back->error.message, s.error.message);
+  EXPECT_EQ(back->split_strategy, s.split_strategy);
+  ExpectSameDevice(back->device, s.device);
+  ASSERT_EQ(back->phases.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const PhaseSnapshot& a = back->phases[i];
+    const PhaseSnapshot& b = s.phases[i];
+    EXPECT_EQ(a.index, b.index);
+    EXPECT_EQ(a.strategy, b.strategy);
+    EXPECT_EQ(a.start, b.start);
+    EXPECT_EQ(a.end, b.end);
+    EXPECT_EQ(a.elapsed, b.elapsed);
+    ExpectSameThread(a.total, b.total);
+    ExpectSameDevice(a.device, b.device);
+    EXPECT_EQ(a.PiecesPerIo(), b.PiecesPerIo());
+  }
+  // The phases still add up to the total after the trip.
+  ThreadSnapshot sum = back->phases[0].total;
+  sum.Merge(back->phases[1].total);
+  EXPECT_EQ(sum.ios, back->total.ios);
+  EXPECT_EQ(sum.bytes, back->total.bytes);
+  EXPECT_EQ(sum.latency.Count(), back->total.latency.Count());
+  ASSERT_EQ(back->ab.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back->ab[i].strategy, s.ab[i].strategy);
+    EXPECT_EQ(back->ab[i].slices, s.ab[i].slices);
+    EXPECT_EQ(back->ab[i].median_iops, s.ab[i].median_iops);
+    EXPECT_EQ(back->ab[i].median_bytes_per_second,
+              s.ab[i].median_bytes_per_second);
+    EXPECT_EQ(back->ab[i].ratio_to_first, s.ab[i].ratio_to_first);
+  }
+}
+
+TEST(SnapshotProtoTest, HistogramsOnlyWhenAsked) {
+  WorkloadSnapshot s;
+  s.threads.push_back(Counters(0, 100, 5000));
+  s.total = s.threads[0];
+  PhaseSnapshot phase;
+  phase.strategy = "none";
+  phase.elapsed = absl::Seconds(1);
+  phase.total = s.total;
+  s.phases.push_back(phase);
+  v1::Snapshot proto;
+  SnapshotToProto(s, {}, &proto);
+  EXPECT_TRUE(proto.total().has_histogram());
+  EXPECT_FALSE(proto.threads(0).has_histogram());
+  EXPECT_FALSE(proto.phases(0).total().has_histogram());
+  // Percentiles travel anyway.
+  EXPECT_EQ(proto.phases(0).total().latency().p99_ns(),
+            s.total.latency.Percentile(99));
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->phases[0].total.ios, 100u);
+  EXPECT_EQ(back->phases[0].total.latency.Count(), 0u);
+  SnapshotToProto(s, {.phase_histograms = true}, &proto);
+  EXPECT_TRUE(proto.phases(0).total().has_histogram());
+  EXPECT_FALSE(proto.threads(0).has_histogram());
+}
+
+TEST(SnapshotProtoTest, BadHistogramNamesTheField) {
+  WorkloadSnapshot s;
+  s.total = Counters(-1, 10, 1000);
+  s.phases.push_back({.strategy = "none", .total = s.total});
+  v1::Snapshot proto;
+  SnapshotToProto(s, {.phase_histograms = true}, &proto);
+  proto.mutable_phases(0)->mutable_total()->mutable_histogram()->set_count(7);
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(back.status().message()),
+              HasSubstr("snapshot.phases[0].total.histogram.count"));
+}
+
+TEST(StateProtoTest, RoundTrips) {
+  for (WorkloadState state :
+       {WorkloadState::kRamping, WorkloadState::kRunning,
+        WorkloadState::kStopping, WorkloadState::kFinished,
+        WorkloadState::kStopped, WorkloadState::kFailed}) {
+    EXPECT_EQ(StateFromProto(StateToProto(state)), state);
+  }
+}
+
+TEST(TargetInfoProtoTest, RoundTripsQueueLimits) {
+  TargetInfo info;
+  info.path = "/dev/disk/by-id/x";
+  info.resolved_path = "/dev/nvme0n1p2";
+  info.path_is_symlink = true;
+  info.kind = TargetKind::kBlockDevice;
+  info.size_bytes = 1ull << 40;
+  info.logical_block_size = 512;
+  info.physical_block_size = 4096;
+  info.device_name = "nvme0n1";
+  info.partition_name = "nvme0n1p2";
+  info.stat_path = "/sys/block/nvme0n1/stat";
+  info.limits = {.logical_block_size = 512,
+                 .physical_block_size = 4096,
+                 .max_sectors_kb = 128,
+                 .max_hw_sectors_kb = 2048,
+                 .max_segments = 127,
+                 .max_segment_size = 4294967295u,
+                 .chunk_sectors = 256,
+                 .optimal_io_size = 131072,
+                 .nr_requests = 1023,
+                 .virt_boundary_mask = 4095,
+                 .io_poll = true,
+                 .rotational = false,
+                 .scheduler = "none",
+                 .nomerges = 2,
+                 .rq_affinity = 1,
+                 .write_cache = "write back",
+                 .poll_queues = 4};
+  info.mounted = true;
+  v1::TargetInfo proto;
+  TargetInfoToProto(info, &proto);
+  EXPECT_EQ(proto.limits().virt_boundary_mask(), 4095u);
+  EXPECT_EQ(proto.limits().max_hw_sectors_kb(), 2048u);
+  EXPECT_EQ(proto.limits().optimal_io_size(), 131072u);
+  EXPECT_EQ(proto.limits().poll_queues(), 4);
+  const TargetInfo back = TargetInfoFromProto(proto);
+  EXPECT_EQ(back.path, info.path);
+  EXPECT_EQ(back.resolved_path, info.resolved_path);
+  EXPECT_TRUE(back.path_is_symlink);
+  EXPECT_EQ(back.kind, info.kind);
+  EXPECT_EQ(back.size_bytes, info.size_bytes);
+  EXPECT_EQ(back.device_name, info.device_name);
+  EXPECT_EQ(back.partition_name, info.partition_name);
+  EXPECT_EQ(back.stat_path, info.stat_path);
+  EXPECT_TRUE(back.mounted);
+  const QueueLimits& a = back.limits;
+  const QueueLimits& b = info.limits;
+  EXPECT_EQ(a.logical_block_size, b.logical_block_size);
+  EXPECT_EQ(a.physical_block_size, b.physical_block_size);
+  EXPECT_EQ(a.max_sectors_kb, b.max_sectors_kb);
+  EXPECT_EQ(a.max_hw_sectors_kb, b.max_hw_sectors_kb);
+  EXPECT_EQ(a.max_segments, b.max_segments);
+  EXPECT_EQ(a.max_segment_size, b.max_segment_size);
+  EXPECT_EQ(a.chunk_sectors, b.chunk_sectors);
+  EXPECT_EQ(a.optimal_io_size, b.optimal_io_size);
+  EXPECT_EQ(a.nr_requests, b.nr_requests);
+  EXPECT_EQ(a.virt_boundary_mask, b.virt_boundary_mask);
+  EXPECT_EQ(a.io_poll, b.io_poll);
+  EXPECT_EQ(a.rotational, b.rotational);
+  EXPECT_EQ(a.scheduler, b.scheduler);
+  EXPECT_EQ(a.nomerges, b.nomerges);
+  EXPECT_EQ(a.rq_affinity, b.rq_affinity);
+  EXPECT_EQ(a.write_cache, b.write_cache);
+  EXPECT_EQ(a.poll_queues, b.poll_queues);
 }
 
 TEST(TargetInfoProtoTest, DerivesPollAndInUse) {

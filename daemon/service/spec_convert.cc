@@ -228,9 +228,25 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   if (proto.has_continue_on_error()) {
     spec.continue_on_error = proto.continue_on_error();
   }
+  if (proto.has_force_async()) spec.force_async = proto.force_async();
   if (!proto.split().empty()) {
     BLKPERF_ASSIGN_OR_RETURN(spec.split,
                              ParseSplitStrategy(proto.split(), "spec.split"));
+  }
+  for (int i = 0; i < proto.ab_strategies_size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        SplitStrategy strategy,
+        ParseSplitStrategy(proto.ab_strategies(i),
+                           absl::StrCat("spec.ab_strategies[", i, "]")));
+    spec.ab_strategies.push_back(strategy);
+  }
+  if (proto.has_ab_slice()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec.ab_slice, DurationFromProto(proto.ab_slice(), "spec.ab_slice"));
+    if (spec.ab_slice == absl::ZeroDuration() && !spec.ab_strategies.empty()) {
+      return Invalid("spec.ab_slice",
+                     "is 0: A/B slices must be longer than 0");
+    }
   }
   return spec;
 }
@@ -267,6 +283,11 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   proto->set_verify(spec.verify);
   proto->set_continue_on_error(spec.continue_on_error);
   proto->set_split(SplitStrategyName(spec.split));
+  proto->set_force_async(spec.force_async);
+  for (const SplitStrategy& strategy : spec.ab_strategies) {
+    proto->add_ab_strategies(SplitStrategyName(strategy));
+  }
+  DurationToProto(spec.ab_slice, proto->mutable_ab_slice());
 }
 
 }  // namespace blkperf

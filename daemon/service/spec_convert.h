@@ -8,7 +8,8 @@
 //
 // SpecFromProto checks what the wire form can get wrong on its own: unknown
 // enum numbers, malformed or negative durations, empty or relative paths,
-// out-of-range numbers, an unparsable split strategy. Each error is
+// out-of-range numbers, an unparsable split strategy or A/B entry
+// ("spec.ab_strategies[1]"), a malformed or zero A/B slice. Each error is
 // InvalidArgument whose message starts with the field path ("spec.op",
 // "spec.targets[1].path") and gives the value and the reason. Checks that
 // need the system (online CPUs, block sizes, limits) stay in the engine's

@@ -60,6 +60,11 @@ TEST(SpecFromProtoTest, SetFieldsAreTaken) {
   proto.set_polled(v1::POLL_MODE_AUTO);
   proto.set_request_cache(v1::REQUEST_CACHE_MODE_SHARED);
   proto.set_split("fixed:8k");
+  proto.set_force_async(true);
+  proto.add_ab_strategies("none");
+  proto.add_ab_strategies("limits");
+  proto.add_ab_strategies("fixed:64k");
+  proto.mutable_ab_slice()->set_nanos(250000000);
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->targets[0].create_size, 1u << 20);
@@ -78,6 +83,21 @@ TEST(SpecFromProtoTest, SetFieldsAreTaken) {
   EXPECT_EQ(spec->request_cache, RequestCacheMode::kShared);
   EXPECT_EQ(spec->split.kind, SplitStrategy::Kind::kFixed);
   EXPECT_EQ(spec->split.fixed_bytes, 8192u);
+  EXPECT_TRUE(spec->force_async);
+  ASSERT_EQ(spec->ab_strategies.size(), 3u);
+  EXPECT_EQ(spec->ab_strategies[0].kind, SplitStrategy::Kind::kNone);
+  EXPECT_EQ(spec->ab_strategies[1].kind, SplitStrategy::Kind::kLimits);
+  EXPECT_EQ(spec->ab_strategies[2].kind, SplitStrategy::Kind::kFixed);
+  EXPECT_EQ(spec->ab_strategies[2].fixed_bytes, 65536u);
+  EXPECT_EQ(spec->ab_slice, absl::Milliseconds(250));
+}
+
+TEST(SpecFromProtoTest, AbDefaultsAreEngineDefaults) {
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(MinimalSpec());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->force_async);
+  EXPECT_TRUE(spec->ab_strategies.empty());
+  EXPECT_EQ(spec->ab_slice, WorkloadSpec().ab_slice);
 }
 
 TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
@@ -86,6 +106,10 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   proto.mutable_targets(0)->set_allow_write(true);
   proto.add_cpus(0);
   proto.set_split("limits");
+  proto.set_force_async(true);
+  proto.add_ab_strategies("limits");
+  proto.add_ab_strategies("fixed:128k");
+  proto.mutable_ab_slice()->set_seconds(2);
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
   ASSERT_TRUE(spec.ok()) << spec.status();
   v1::WorkloadSpec full;
@@ -100,6 +124,10 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
       << full_again.DebugString();
   EXPECT_EQ(full.split(), "limits");
   EXPECT_TRUE(full.has_block_size());
+  EXPECT_TRUE(full.force_async());
+  EXPECT_THAT(full.ab_strategies(),
+              ::testing::ElementsAre("limits", "fixed:131072"));
+  EXPECT_EQ(full.ab_slice().seconds(), 2);
 }
 
 struct BadField {
@@ -171,7 +199,29 @@ INSTANTIATE_TEST_SUITE_P(
                    s->set_request_cache(static_cast<v1::RequestCacheMode>(7));
                  }},
         BadField{"Split", "spec.split",
-                 [](v1::WorkloadSpec* s) { s->set_split("sideways"); }}),
+                 [](v1::WorkloadSpec* s) { s->set_split("sideways"); }},
+        BadField{"AbStrategy", "spec.ab_strategies[1]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_ab_strategies("none");
+                   s->add_ab_strategies("bogus");
+                 }},
+        BadField{"AbFixedSize", "spec.ab_strategies[0]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_ab_strategies("fixed:1000");
+                   s->add_ab_strategies("none");
+                 }},
+        BadField{"NegativeAbSlice", "spec.ab_slice",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_ab_strategies("none");
+                   s->add_ab_strategies("limits");
+                   s->mutable_ab_slice()->set_seconds(-1);
+                 }},
+        BadField{"ZeroAbSlice", "spec.ab_slice",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_ab_strategies("none");
+                   s->add_ab_strategies("limits");
+                   s->mutable_ab_slice();
+                 }}),
     [](const ::testing::TestParamInfo<BadField>& info) {
       return info.param.name;
     });

@@ -23,6 +23,7 @@ struct WorkloadManager::Entry {
   // Past this the daemon stops the workload (io_count-only workloads).
   absl::Time deadline;
   WorkloadSpec spec;  // resolved
+  std::vector<TargetInfo> targets;  // as probed at the start
   Reservation claims;
   std::atomic<bool> ended{false};
 
@@ -328,6 +329,7 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
   entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
   const WorkloadSpec r = (*started)->resolved().spec;
   entry->spec = r;
+  entry->targets = (*started)->resolved().targets;
   entry->claims = std::move(wanted);
   {
     absl::MutexLock entry_lock(&entry->mu);
@@ -369,6 +371,7 @@ WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
   view.id = entry.id;
   view.start_time = entry.start_time;
   view.spec = entry.spec;
+  view.targets = entry.targets;
   absl::MutexLock lock(&entry.mu);
   if (entry.workload != nullptr && entry.workload->Finished()) {
     FinalizeLocked(entry);

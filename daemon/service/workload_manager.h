@@ -71,6 +71,8 @@ struct WorkloadView {
   absl::Time end_time = absl::InfinitePast();
   // The resolved spec (defaults filled in).
   WorkloadSpec spec;
+  // The targets as probed at the start, one per spec.targets entry.
+  std::vector<TargetInfo> targets;
   SplitStrategy split;
   // Live, or final once snapshot.state is terminal. Its notes include the
   // daemon's own (e.g. why the daemon stopped it).

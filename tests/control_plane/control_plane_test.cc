@@ -154,6 +154,7 @@ class Daemon {
     unlink(port_file.c_str());
     child_ = Child::Spawn(
         {Runfile("daemon/blkperfd"), "serve", "--listen=127.0.0.1:0",
+         "--metrics_listen=127.0.0.1:0",
          "--port_file=" + port_file, "--data_dir=" + dir + "/data",
          "--allow_read_paths=" + dir + "/",
          "--allow_write_paths=" + dir + "/rw/", "--max_queue_depth=1024",
@@ -260,13 +261,20 @@ TEST_F(ControlPlaneTest, RunPrintsTheFinalReport) {
                      "--direct=false", "--interval=200ms"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("started workload w1"));
-  EXPECT_THAT(r.err, HasSubstr("[w1 finished"));
+  // Status lines: daemon/report's, with the id and the strategy in force.
+  EXPECT_THAT(r.err, HasSubstr("w1 [finished"));
+  EXPECT_THAT(r.err, HasSubstr("split=none"));
+  // The report is daemon/report's, the same as `blkperfd run` prints.
   for (const char* figure :
-       {"IOPS", "bandwidth", "IOs/syscall", "CPU", "p50", "p90", "p99", "p99.9",
-        "p99.99", "max", "mean", "thread 0", "errors      : none"}) {
+       {"IOPS=", "BW=", "IOs per syscall", "cpu: usr=", "io_uring workers=",
+        "lat: min=", "mean=", "max=", "p50=", "p90=", "p99=", "p99.9=",
+        "p99.99=", "split: none  pieces per I/O: 1.00", "thread 0 cpu 0:",
+        "errors: none"}) {
     EXPECT_THAT(r.out, HasSubstr(figure));
   }
-  EXPECT_THAT(r.out, HasSubstr("workload w1: finished"));
+  EXPECT_THAT(r.out, ::testing::StartsWith("workload w1\nblkperf: randread"));
+  EXPECT_THAT(r.out, HasSubstr("target: " + dir_ + "/a (regular file"));
+  EXPECT_THAT(r.out, HasSubstr("state: finished"));
 }
 
 TEST_F(ControlPlaneTest, TwoWatchersAgreeWithTheFinalResult) {
@@ -332,7 +340,8 @@ TEST_F(ControlPlaneTest, StopEndsARunningWorkload) {
   Result r = Client({"stop", id});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_LT(absl::Now() - begin, absl::Seconds(10));
-  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("workload ", id, ": stopped")));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("workload ", id, "\n")));
+  EXPECT_THAT(r.out, HasSubstr("state: stopped"));
   const v1::Workload w = Status(id);
   EXPECT_EQ(w.state(), v1::WORKLOAD_STATE_STOPPED);
   EXPECT_LT(w.snapshot().elapsed().seconds(), 30);
@@ -390,6 +399,12 @@ TEST_F(ControlPlaneTest, BadSpecsAreInvalidArgumentNamingTheField) {
       {{target, "--cpus=0", "--threads=2"}, "threads"},
       {{target, "--qd=4", "--submit_batch=8"}, "submit_batch"},
       {{target, "--split=sideways"}, "split"},
+      {{target, "--split=fixed:1000"}, "split"},
+      {{target, "--ab=none,bogus"}, "spec.ab_strategies[1]"},
+      {{target, "--ab=fixed:1000,none"}, "spec.ab_strategies[0]"},
+      {{target, "--ab=none"}, "ab_strategies"},
+      {{target, "--ab=none,limits", "--ab_slice=0s"}, "ab_slice"},
+      {{target, "--ab=none,limits", "--ab_slice=6s"}, "ab_slice"},
       {{target, "--sqpoll_cpu=-5"}, "sqpoll_cpu"},
       {{"--target=" + dir_ + "/missing"}, "targets[0].path"},
       {{target + "," + dir_ + "/a"}, "targets[1].path"},
@@ -460,6 +475,161 @@ TEST_F(ControlPlaneTest, ConflictsLimitsAndPermissions) {
   EXPECT_THAT(ok.out, HasSubstr("finished"));
 }
 
+// The phases of `w` add up exactly to its totals.
+void ExpectPhasesAddUp(const v1::Workload& w) {
+  const v1::Snapshot& s = w.snapshot();
+  uint64_t ios = 0, bytes = 0, read_ios = 0, sqes = 0, enter_calls = 0;
+  uint64_t latencies = 0, errors = 0;
+  for (const v1::Phase& p : s.phases()) {
+    ios += p.total().ios();
+    bytes += p.total().bytes();
+    read_ios += p.total().read_ios();
+    sqes += p.total().sqes();
+    enter_calls += p.total().enter_calls();
+    latencies += p.total().histogram().count();
+    errors += p.total().error_total();
+  }
+  EXPECT_EQ(ios, s.total().ios());
+  EXPECT_EQ(bytes, s.total().bytes());
+  EXPECT_EQ(read_ios, s.total().read_ios());
+  EXPECT_EQ(sqes, s.total().sqes());
+  EXPECT_EQ(enter_calls, s.total().enter_calls());
+  EXPECT_EQ(latencies, s.total().histogram().count());
+  EXPECT_EQ(errors, s.total().error_total());
+  for (int i = 1; i < s.phases_size(); ++i) {
+    EXPECT_EQ(s.phases(i).index(), static_cast<uint32_t>(i));
+    EXPECT_EQ(s.phases(i).start().seconds(), s.phases(i - 1).end().seconds());
+    EXPECT_EQ(s.phases(i).start().nanos(), s.phases(i - 1).end().nanos());
+  }
+}
+
+TEST_F(ControlPlaneTest, AbRunAlternatesPhases) {
+  Result r = Client({"run", "--target=" + dir_ + "/a", "--runtime=2s",
+                     "--bs=128k", "--qd=4", "--direct=false",
+                     "--ab=none,fixed:64k", "--ab_slice=400ms", "--json",
+                     "--phase_histograms"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const v1::Workload w = FromJson<v1::Workload>(r.out);
+  ASSERT_EQ(w.state(), v1::WORKLOAD_STATE_FINISHED);
+  EXPECT_THAT(w.spec().ab_strategies(),
+              ::testing::ElementsAre("none", "fixed:65536"));
+  EXPECT_EQ(w.spec().ab_slice().nanos(), 400000000);
+  const v1::Snapshot& s = w.snapshot();
+  // A B A B A over 2 s in 400 ms slices.
+  ASSERT_GE(s.phases_size(), 4);
+  for (int i = 0; i < s.phases_size(); ++i) {
+    const v1::Phase& p = s.phases(i);
+    EXPECT_EQ(p.strategy(), i % 2 == 0 ? "none" : "fixed:65536") << i;
+    EXPECT_GT(p.total().ios(), 0u) << i;
+    // 128 KiB in 64 KiB pieces: two SQEs per I/O (a few I/Os that straddle
+    // the switch were cut by the previous strategy).
+    if (i % 2 == 0) {
+      EXPECT_LT(p.pieces_per_io(), 1.1) << i;
+    } else {
+      EXPECT_GT(p.pieces_per_io(), 1.9) << i;
+    }
+  }
+  ExpectPhasesAddUp(w);
+  ASSERT_EQ(s.ab_size(), 2);
+  EXPECT_EQ(s.ab(0).strategy(), "none");
+  EXPECT_EQ(s.ab(1).strategy(), "fixed:65536");
+  EXPECT_GE(s.ab(0).slices(), 2u);
+  EXPECT_GE(s.ab(1).slices(), 2u);
+  EXPECT_GT(s.ab(0).median_iops(), 0);
+  EXPECT_DOUBLE_EQ(s.ab(0).ratio_to_first(), 1.0);
+  EXPECT_NEAR(s.ab(1).ratio_to_first(),
+              s.ab(1).median_iops() / s.ab(0).median_iops(), 1e-9);
+
+  // An A/B workload switches on its own schedule only.
+  const std::string id = w.workload_id();
+  // The text report shows the phases and the A/B section.
+  Result text = Client({"status", id});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("ab=none,fixed:65536 ab_slice=400ms"));
+  EXPECT_THAT(text.out, HasSubstr("phase 0 none 0.00s-0.40s"));
+  EXPECT_THAT(text.out, HasSubstr("phase 1 fixed:65536"));
+  EXPECT_THAT(text.out, HasSubstr("A/B none: median IOPS="));
+  EXPECT_THAT(text.out, HasSubstr("A/B fixed:65536: median IOPS="));
+  EXPECT_THAT(text.out, HasSubstr("ratio to none"));
+  // The engine's JSON report, as `blkperfd run --json` prints it.
+  Result json = Client({"status", id, "--report_json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"ab\":[{\"strategy\":\"none\""));
+  EXPECT_THAT(json.out, HasSubstr("\"phases\":[{\"index\":0"));
+}
+
+TEST_F(ControlPlaneTest, SplitMidRunMakesASecondPhase) {
+  Result started = Client({"start", "--target=" + dir_ + "/a", "--runtime=3s",
+                           "--cpus=0", "--bs=128k", "--qd=8",
+                           "--direct=false"});
+  ASSERT_EQ(started.code, 0) << started.err;
+  const std::string id(absl::StripAsciiWhitespace(started.out));
+  auto watcher = Background({"watch", id, "--interval=200ms"});
+  absl::SleepFor(absl::Milliseconds(1200));
+  Result split = Client({"split", id, "fixed:64k"});
+  ASSERT_EQ(split.code, 0) << split.err;
+  EXPECT_EQ(split.out, id + ": split fixed:65536\n");
+  // Invalid strategies are INVALID_ARGUMENT naming split, and change
+  // nothing.
+  for (const char* bad : {"fixed:1000", "bogus", "fixed:", "limits:4k"}) {
+    Result r = Client({"split", id, bad});
+    EXPECT_EQ(r.code, 1) << bad;
+    EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT")) << bad;
+    EXPECT_THAT(r.err, HasSubstr("split \"" + std::string(bad) + "\""))
+        << bad;
+  }
+  ASSERT_EQ(watcher->Wait(absl::Seconds(30)), 0) << watcher->Err();
+  // The live lines show the strategy in force, before and after.
+  EXPECT_THAT(watcher->Err(), HasSubstr(id + " [running"));
+  EXPECT_THAT(watcher->Err(), HasSubstr("split=none"));
+  EXPECT_THAT(watcher->Err(), HasSubstr("split=fixed:65536"));
+  EXPECT_THAT(watcher->Out(), HasSubstr("phase 1 fixed:65536"));
+
+  Result status = Client({"status", id, "--json", "--phase_histograms"});
+  ASSERT_EQ(status.code, 0) << status.err;
+  const v1::Workload w = FromJson<v1::Workload>(status.out);
+  ASSERT_EQ(w.state(), v1::WORKLOAD_STATE_FINISHED);
+  EXPECT_EQ(w.split(), "fixed:65536");
+  EXPECT_EQ(w.snapshot().split_strategy(), "fixed:65536");
+  const v1::Snapshot& s = w.snapshot();
+  ASSERT_EQ(s.phases_size(), 2);
+  EXPECT_EQ(s.phases(0).strategy(), "none");
+  EXPECT_EQ(s.phases(1).strategy(), "fixed:65536");
+  EXPECT_GT(s.phases(0).total().ios(), 0u);
+  EXPECT_GT(s.phases(1).total().ios(), 0u);
+  EXPECT_LT(s.phases(0).pieces_per_io(), 1.1);
+  EXPECT_GT(s.phases(1).pieces_per_io(), 1.9);
+  EXPECT_GT(s.phases(0).total().histogram().count(), 0u);
+  ExpectPhasesAddUp(w);
+  // The second phase starts when the split came, about 1.2 s in.
+  const double switched = s.phases(1).start().seconds() +
+                          s.phases(1).start().nanos() / 1e9;
+  EXPECT_GT(switched, 0.5);
+  EXPECT_LT(switched, 2.9);
+  // The result carries the probed target with its (file's disk's) limits.
+  ASSERT_EQ(w.targets_size(), 1);
+  EXPECT_EQ(w.targets(0).path(), dir_ + "/a");
+  EXPECT_EQ(w.targets(0).size_bytes(), 16u << 20);
+  // Once ended, the strategy can no longer change.
+  Result late = Client({"split", id, "limits"});
+  EXPECT_EQ(late.code, 1);
+  EXPECT_THAT(late.err, HasSubstr("FAILED_PRECONDITION"));
+}
+
+TEST_F(ControlPlaneTest, AbWorkloadRefusesManualSplits) {
+  Result started =
+      Client({"start", "--target=" + dir_ + "/a", "--runtime=2s", "--qd=4",
+              "--direct=false", "--ab=none,limits", "--ab_slice=500ms"});
+  ASSERT_EQ(started.code, 0) << started.err;
+  const std::string id(absl::StripAsciiWhitespace(started.out));
+  Result split = Client({"split", id, "fixed:64k"});
+  EXPECT_EQ(split.code, 1);
+  EXPECT_THAT(split.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(split.err, HasSubstr("split"));
+  EXPECT_THAT(split.err, HasSubstr("ab_strategies"));
+  ASSERT_EQ(Client({"stop", id}).code, 0);
+}
+
 TEST_F(ControlPlaneTest, ProbeAndCapabilities) {
   Result probe = Client({"probe", dir_ + "/a", "--json"});
   ASSERT_EQ(probe.code, 0) << probe.err;
@@ -468,6 +638,20 @@ TEST_F(ControlPlaneTest, ProbeAndCapabilities) {
   EXPECT_EQ(target.size_bytes(), 16u << 20);
   EXPECT_TRUE(target.read_allowed());
   EXPECT_FALSE(target.write_allowed());
+  EXPECT_TRUE(target.has_limits());
+  Result probe_text = Client({"probe", dir_ + "/a"});
+  ASSERT_EQ(probe_text.code, 0) << probe_text.err;
+  EXPECT_THAT(probe_text.out, HasSubstr("regular file, 16.00MiB"));
+  if (!target.device_name().empty()) {
+    for (const char* limit :
+         {"max_sectors_kb", "max_hw_sectors_kb", "max_segments",
+          "max_segment_size", "virt_boundary_mask", "chunk_sectors",
+          "optimal_io_size", "io_poll", "nr_requests", "rotational",
+          "scheduler", "nomerges", "rq_affinity", "write_cache",
+          "poll_queues"}) {
+      EXPECT_THAT(probe_text.out, HasSubstr(limit));
+    }
+  }
   Result caps = Client({"caps"});
   EXPECT_EQ(caps.code, 0);
   EXPECT_THAT(caps.out, HasSubstr("API version 1"));

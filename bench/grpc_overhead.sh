@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# What driving a workload over gRPC costs (issue 3's bar: under 2% IOPS).
+# Runs the same workload, in alternating order for several rounds, locally
+# (`blkperfd run --json`, no live output) and remotely through
+# `blkperfd serve` + `blkperf run` watching at 1 s intervals, with a second
+# `blkperf watch` process at 1 s on the same workload; prints the median IOPS
+# of each and the ratio remote/local.
+#
+#   bench/grpc_overhead.sh                         # 5 rounds x 5 s
+#   bench/grpc_overhead.sh --rounds 3 --runtime 4 --target file
+#
+# Targets: "zram" uses /dev/zram0 only as root and only when its disksize is
+# 0; it sets it to 2G and resets it at exit (so nothing it did not set up is
+# touched). "file" uses a 1 GiB file in a temporary directory under the
+# repository, removed at exit. "auto" (the default) takes zram when it can,
+# else the file. The workload: 4 KiB random reads, queue depth 32, one
+# submitter pinned to the last CPU (--cpu), the daemon's defaults otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=auto
+rounds=5
+runtime=5
+bs=4k
+qd=32
+cpu=$(( $(nproc) - 1 ))
+usage="usage: $0 [--target auto|zram|file] [--rounds N] [--runtime S] [--bs B] [--qd N] [--cpu C]"
+while (($#)); do
+  case "$1" in
+    --target) target=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --runtime) runtime=$2; shift 2 ;;
+    --bs) bs=$2; shift 2 ;;
+    --qd) qd=$2; shift 2 ;;
+    --cpu) cpu=$2; shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+((rounds >= 1)) || { echo "$usage" >&2; exit 2; }
+
+command -v python3 >/dev/null || tools/setup.sh
+bazel build -c opt //daemon:blkperfd //client:blkperf >&2
+# bazel-bin follows the last build's options; ask for the optimized tree.
+bin=$(bazel info -c opt bazel-bin 2>/dev/null)
+blkperfd=$bin/daemon/blkperfd
+blkperf=$bin/client/blkperf
+
+work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
+zram_configured=0
+daemon_pid=""
+cleanup() {
+  if [[ -n $daemon_pid ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+    kill -TERM "$daemon_pid"
+    wait "$daemon_pid" || true
+  fi
+  rm -rf "$work"
+  if ((zram_configured)); then echo 1 > /sys/block/zram0/reset; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+zram_usable() {
+  [[ $(id -u) -eq 0 ]] || { echo "zram needs root" >&2; return 1; }
+  if [[ ! -e /sys/block/zram0 ]]; then modprobe zram num_devices=1 || return 1; fi
+  if [[ $(cat /sys/block/zram0/disksize) != 0 ]]; then
+    echo "/dev/zram0 is already configured by someone else; not touching it" >&2
+    return 1
+  fi
+}
+
+case "$target" in
+  auto|zram)
+    if zram_usable; then
+      echo 2G > /sys/block/zram0/disksize
+      zram_configured=1
+      path=/dev/zram0
+    elif [[ $target == zram ]]; then
+      exit 1
+    else
+      target=file
+    fi ;;
+  file) ;;
+  *) echo "$usage" >&2; exit 2 ;;
+esac
+if [[ $target == file ]]; then
+  path=$work/target.dat
+  "$blkperfd" run --target="$path" --create_size=1G --allow_write \
+    --io_count=1 --status_interval=0 >/dev/null
+fi
+
+# The Prometheus endpoint on a free port: nothing scrapes it here.
+serve_flags=(--listen=127.0.0.1:0 --port_file="$work/port"
+             --allow_read_paths="$work/,/dev/" --metrics_listen=127.0.0.1:0)
+setsid "$blkperfd" serve "${serve_flags[@]}" >"$work/blkperfd.log" 2>&1 &
+daemon_pid=$!
+for ((i = 0; i < 300; i++)); do
+  [[ -s $work/port ]] && break
+  kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/blkperfd.log" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -s $work/port ]] || { echo "blkperfd wrote no port" >&2; exit 1; }
+server=127.0.0.1:$(<"$work/port")
+
+workload=(--target="$path" --op=randread --bs="$bs" --qd="$qd" --cpus="$cpu"
+          --runtime="${runtime}s")
+
+iops() {  # a JSON report file of daemon/report (both sides print the same)
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["iops"])' "$1"
+}
+
+local_iops() {
+  "$blkperfd" run "${workload[@]}" --status_interval=0 --json > "$work/local.json"
+  iops "$work/local.json"
+}
+
+remote_iops() {
+  : > "$work/run.err"
+  "$blkperf" --server="$server" --interval=1s --report_json run "${workload[@]}" \
+    > "$work/remote.json" 2> "$work/run.err" &
+  local run=$! id="" watch=""
+  for ((i = 0; i < 200; i++)); do
+    id=$(sed -n 's/^blkperf: started workload \([^ ]*\) on .*/\1/p' "$work/run.err")
+    [[ -z $id ]] || break
+    sleep 0.05
+  done
+  if [[ -n $id ]]; then
+    "$blkperf" --server="$server" --interval=1s watch "$id" \
+      > "$work/watch.out" 2> "$work/watch.err" &
+    watch=$!
+  else
+    echo "no workload id from blkperf run: $(cat "$work/run.err")" >&2
+  fi
+  local status=0
+  wait "$run" || status=$?
+  if [[ -n $watch ]]; then wait "$watch" || status=$?; fi
+  if ((status != 0)) || [[ -z $id ]]; then
+    echo "remote run failed: $(cat "$work/run.err" "$work/watch.err" 2>/dev/null)" >&2
+    return 1
+  fi
+  iops "$work/remote.json"
+}
+
+median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+echo "# $(date -u +%F) $(uname -r), $(nproc) CPUs, target $path, randread bs=$bs qd=$qd cpu=$cpu, ${rounds} rounds x ${runtime}s"
+l=(); r=()
+for ((round = 0; round < rounds; round++)); do
+  if ((round % 2 == 0)); then
+    l+=("$(local_iops)"); r+=("$(remote_iops)")
+  else
+    r+=("$(remote_iops)"); l+=("$(local_iops)")
+  fi
+  echo "  round $round: local ${l[-1]} remote ${r[-1]}" >&2
+done
+python3 - "$(median "${l[@]}")" "$(median "${r[@]}")" "$path" <<'PY'
+import sys
+local, remote, path = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+ratio = remote / local if local > 0 else 0.0
+cost = (1 - ratio) * 100
+verdict = "within" if cost < 2 else "OVER"
+print(f"| {path} | local {local/1e3:.1f}k IOPS (median) | remote + 2 watchers "
+      f"{remote/1e3:.1f}k IOPS (median) | ratio remote/local {ratio:.4f} "
+      f"| cost {cost:+.2f}% ({verdict} the 2% bar) |")
+PY

@@ -1,0 +1,86 @@
+#include "client/result.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/units.h"
+#include "daemon/report/report.h"
+#include "daemon/service/snapshot_convert.h"
+#include "daemon/service/spec_convert.h"
+
+namespace blkperf {
+
+absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload) {
+  RemoteResult result;
+  result.id = workload.workload_id();
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(workload.spec());
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload ", workload.workload_id(),
+                     ": the daemon's resolved spec does not read back: ",
+                     spec.status().message()));
+  }
+  result.spec = *std::move(spec);
+  for (const v1::TargetInfo& target : workload.targets()) {
+    result.targets.push_back(TargetInfoFromProto(target));
+  }
+  absl::StatusOr<WorkloadSnapshot> snapshot =
+      SnapshotFromProto(workload.snapshot());
+  if (!snapshot.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload ", workload.workload_id(), ": ",
+                     snapshot.status().message()));
+  }
+  result.snapshot = *std::move(snapshot);
+  result.snapshot.state = StateFromProto(workload.state());
+  if (result.snapshot.split_strategy.empty()) {
+    result.snapshot.split_strategy = workload.split();
+  }
+  return result;
+}
+
+std::string FormatResultText(const RemoteResult& result) {
+  return absl::StrCat("workload ", result.id, "\n",
+                      FormatTextReport(result.spec, result.targets,
+                                       result.snapshot));
+}
+
+std::string FormatWorkloadLine(const v1::Workload& workload) {
+  const WorkloadState state = StateFromProto(workload.state());
+  std::vector<std::string> paths;
+  for (const v1::TargetSpec& t : workload.spec().targets()) {
+    paths.push_back(t.path());
+  }
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(workload.spec());
+  std::string line = absl::StrFormat(
+      "%-5s %-9s %s on %s", workload.workload_id(), WorkloadStateName(state),
+      spec.ok() ? SpecSummary(*spec) : "(spec unreadable)",
+      absl::StrJoin(paths, ","));
+  if (workload.has_snapshot()) {
+    absl::StrAppend(&line, "  IOPS=",
+                    FormatCount(workload.snapshot().total().iops()));
+  }
+  return line;
+}
+
+std::string StatusLines::Next(const v1::WatchWorkloadResponse& response) {
+  const v1::Workload& workload = response.workload();
+  absl::StatusOr<WorkloadSnapshot> current =
+      SnapshotFromProto(workload.snapshot());
+  if (!current.ok()) {
+    return absl::StrCat(workload.workload_id(), " [",
+                        WorkloadStateName(StateFromProto(workload.state())),
+                        "] ", current.status().message());
+  }
+  current->state = StateFromProto(workload.state());
+  if (current->split_strategy.empty()) current->split_strategy = workload.split();
+  std::string line = absl::StrCat(workload.workload_id(), " ",
+                                  FormatStatusLine(previous_, *current));
+  previous_ = *std::move(current);
+  return line;
+}
+
+}  // namespace blkperf

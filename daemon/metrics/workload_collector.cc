@@ -1,0 +1,367 @@
+#include "daemon/metrics/workload_collector.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/log.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/metrics/latency_buckets.h"
+#include "prometheus/client_metric.h"
+#include "prometheus/metric_type.h"
+
+namespace blkperf {
+namespace {
+
+using ::prometheus::ClientMetric;
+using ::prometheus::MetricFamily;
+using ::prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+constexpr WorkloadState kAllStates[] = {
+    WorkloadState::kRamping,  WorkloadState::kRunning, WorkloadState::kStopping,
+    WorkloadState::kFinished, WorkloadState::kStopped, WorkloadState::kFailed,
+};
+
+// The families of one scrape, in exposition order.
+struct Families {
+  MetricFamily ios{"blkperf_ios_total",
+                   "Logical I/Os completed in the measured phase.",
+                   MetricType::Counter};
+  MetricFamily bytes{"blkperf_bytes_total",
+                     "Bytes transferred by completed logical I/Os.",
+                     MetricType::Counter};
+  MetricFamily errors{"blkperf_io_errors_total",
+                      "Failed logical I/Os by error kind.",
+                      MetricType::Counter};
+  MetricFamily inflight{"blkperf_ios_in_flight",
+                        "Logical I/Os submitted and not yet completed.",
+                        MetricType::Gauge};
+  MetricFamily enter_calls{
+      "blkperf_io_uring_enter_calls_total",
+      "io_uring_enter system calls made to submit and reap I/O.",
+      MetricType::Counter};
+  MetricFamily ios_per_syscall{
+      "blkperf_ios_per_syscall",
+      "Logical I/Os completed per io_uring_enter call over the whole run.",
+      MetricType::Gauge};
+  MetricFamily sqes{"blkperf_sqes_total",
+                    "SQEs submitted: the pieces logical I/Os were split into.",
+                    MetricType::Counter};
+  MetricFamily cache_hits{
+      "blkperf_request_cache_hits_total",
+      "Request objects taken from the submitter's own cache.",
+      MetricType::Counter};
+  MetricFamily cache_misses{
+      "blkperf_request_cache_misses_total",
+      "Request objects the submitter had to take from the shared pool.",
+      MetricType::Counter};
+  MetricFamily submitter_cpu{
+      "blkperf_submitter_cpu_seconds_total",
+      "CPU time of submitter threads (user, system) and of the kernel "
+      "threads working for their rings (io_worker).",
+      MetricType::Counter};
+  MetricFamily latency{"blkperf_io_latency_seconds",
+                       "Latency of completed logical I/Os.",
+                       MetricType::Histogram};
+  MetricFamily info{"blkperf_workload_info",
+                    "Always 1: the workload's spec and split strategy.",
+                    MetricType::Gauge};
+  MetricFamily state{"blkperf_workload_state",
+                     "1 for the workload's current state, 0 for the others.",
+                     MetricType::Gauge};
+  MetricFamily elapsed{"blkperf_workload_elapsed_seconds",
+                       "Measured time so far (ramp-up excluded).",
+                       MetricType::Gauge};
+  MetricFamily switches{"blkperf_split_strategy_switches_total",
+                        "Split strategy switches of the workload.",
+                        MetricType::Counter};
+  MetricFamily split_ios{
+      "blkperf_split_ios_total",
+      "Logical I/Os completed while each split strategy was in force.",
+      MetricType::Counter};
+  MetricFamily split_pieces{
+      "blkperf_split_pieces_total",
+      "SQEs (pieces) submitted while each split strategy was in force.",
+      MetricType::Counter};
+  MetricFamily pieces_per_io{"blkperf_split_pieces_per_io",
+                             "SQEs per logical I/O under each split strategy.",
+                             MetricType::Gauge};
+  MetricFamily device_requests{
+      "blkperf_device_requests_total",
+      "Requests the targets' block devices completed while each split "
+      "strategy was in force (other users of the devices included).",
+      MetricType::Counter};
+  MetricFamily device_requests_per_sqe{
+      "blkperf_device_requests_per_sqe",
+      "Device requests per SQE under each split strategy; above 1 means "
+      "the kernel split the pieces further.",
+      MetricType::Gauge};
+
+  std::vector<MetricFamily> Release() && {
+    std::vector<MetricFamily> out;
+    for (MetricFamily* f : {&ios,
+                            &bytes,
+                            &errors,
+                            &inflight,
+                            &enter_calls,
+                            &ios_per_syscall,
+                            &sqes,
+                            &cache_hits,
+                            &cache_misses,
+                            &submitter_cpu,
+                            &latency,
+                            &info,
+                            &state,
+                            &elapsed,
+                            &switches,
+                            &split_ios,
+                            &split_pieces,
+                            &pieces_per_io,
+                            &device_requests,
+                            &device_requests_per_sqe}) {
+      if (!f->metric.empty()) out.push_back(std::move(*f));
+    }
+    return out;
+  }
+};
+
+void AddCounter(MetricFamily& family, Labels labels, double value) {
+  ClientMetric& m = family.metric.emplace_back();
+  m.label = std::move(labels);
+  m.counter.value = value;
+}
+
+void AddGauge(MetricFamily& family, Labels labels, double value) {
+  ClientMetric& m = family.metric.emplace_back();
+  m.label = std::move(labels);
+  m.gauge.value = value;
+}
+
+Labels With(Labels labels, std::string name, std::string value) {
+  labels.push_back({std::move(name), std::move(value)});
+  return labels;
+}
+
+std::string CpuLabel(int cpu) {
+  return cpu >= 0 ? absl::StrCat(cpu) : "unpinned";
+}
+
+// "EIO", "short_transfer", "verify_mismatch", "errno_200".
+std::string ErrnoLabel(const ErrorCount& error) {
+  if (error.errno_value == kShortTransferErrno) return "short_transfer";
+  if (error.errno_value == kVerifyMismatchErrno) return "verify_mismatch";
+  if (error.name.empty() || error.name.find(' ') != std::string::npos) {
+    return absl::StrCat("errno_", error.errno_value);
+  }
+  return error.name;
+}
+
+// Which `op` series the I/O counters carry: the directions the spec's op
+// issues, plus any direction that has counts anyway.
+void Directions(const WorkloadMetricsView& view, const ThreadSnapshot& t,
+                bool* reads, bool* writes) {
+  const std::string& op = view.op;
+  const bool known = op == "read" || op == "randread" || op == "write" ||
+                     op == "randwrite" || op == "randrw";
+  *reads = !known || op == "read" || op == "randread" || op == "randrw" ||
+           t.read_ios != 0;
+  *writes = !known || op == "write" || op == "randwrite" || op == "randrw" ||
+            t.write_ios != 0;
+}
+
+// Threads pinned to the same CPU are summed, so every series is unique.
+std::map<int, ThreadSnapshot> ThreadsByCpu(const WorkloadSnapshot& s) {
+  std::map<int, ThreadSnapshot> by_cpu;
+  if (s.threads.empty()) {
+    by_cpu[s.total.cpu] = s.total;
+    return by_cpu;
+  }
+  for (const ThreadSnapshot& t : s.threads) {
+    auto [it, inserted] = by_cpu.try_emplace(t.cpu, t);
+    if (!inserted) it->second.Merge(t);
+  }
+  return by_cpu;
+}
+
+void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
+                     int cpu, const ThreadSnapshot& t, Families& f) {
+  const Labels labels = With(base, "cpu", CpuLabel(cpu));
+  bool reads = false;
+  bool writes = false;
+  Directions(view, t, &reads, &writes);
+  if (reads) {
+    const Labels op = With(labels, "op", "read");
+    AddCounter(f.ios, op, static_cast<double>(t.read_ios));
+    AddCounter(f.bytes, op, static_cast<double>(t.read_bytes));
+  }
+  if (writes) {
+    const Labels op = With(labels, "op", "write");
+    AddCounter(f.ios, op, static_cast<double>(t.write_ios));
+    AddCounter(f.bytes, op, static_cast<double>(t.write_bytes));
+  }
+  // ThreadSnapshot::Merge keeps one entry per errno, so labels are unique.
+  for (const ErrorCount& e : t.errors) {
+    AddCounter(f.errors, With(labels, "errno", ErrnoLabel(e)),
+               static_cast<double>(e.count));
+  }
+  AddGauge(f.inflight, labels, static_cast<double>(t.inflight));
+  AddCounter(f.enter_calls, labels, static_cast<double>(t.enter_calls));
+  AddGauge(f.ios_per_syscall, labels, t.IosPerCall());
+  AddCounter(f.sqes, labels, static_cast<double>(t.sqes));
+  AddCounter(f.cache_hits, labels, static_cast<double>(t.cache_hits));
+  AddCounter(f.cache_misses, labels, static_cast<double>(t.cache_misses));
+  AddCounter(f.submitter_cpu, With(labels, "mode", "user"), t.user_cpu_seconds);
+  AddCounter(f.submitter_cpu, With(labels, "mode", "system"),
+             t.system_cpu_seconds);
+  AddCounter(f.submitter_cpu, With(labels, "mode", "io_worker"),
+             t.io_worker_cpu_seconds);
+}
+
+// Counters of the phases run under one strategy.
+struct StrategyTotals {
+  int last_phase = -1;
+  uint64_t ios = 0;
+  uint64_t sqes = 0;
+  bool device_available = false;
+  uint64_t device_requests = 0;
+  uint64_t device_sqes = 0;  // SQEs of the phases with device counters
+};
+
+void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
+                       Families& f) {
+  const WorkloadSnapshot& s = view.snapshot;
+  std::map<std::string, StrategyTotals> by_strategy;
+  if (s.phases.empty()) {
+    // Before measuring starts (or from an engine without phases): one
+    // period under the current strategy.
+    StrategyTotals& t = by_strategy[view.split_strategy];
+    t.ios = s.total.ios;
+    t.sqes = s.total.sqes;
+    t.device_available = s.device.available;
+    t.device_requests = s.device.requests;
+    t.device_sqes = s.total.sqes;
+  } else {
+    for (size_t i = 0; i < s.phases.size(); ++i) {
+      const PhaseSnapshot& p = s.phases[i];
+      StrategyTotals& t = by_strategy[p.strategy];
+      t.last_phase = static_cast<int>(i);
+      t.ios += p.total.ios;
+      t.sqes += p.total.sqes;
+      if (p.device.available) {
+        t.device_available = true;
+        t.device_requests += p.device.requests;
+        t.device_sqes += p.total.sqes;
+      }
+    }
+  }
+  AddCounter(f.switches, workload,
+             s.phases.empty() ? 0.0 : static_cast<double>(s.phases.size() - 1));
+
+  // Keep the most recently used strategies only.
+  std::vector<std::pair<const std::string*, const StrategyTotals*>> order;
+  for (const auto& [name, totals] : by_strategy) {
+    order.emplace_back(&name, &totals);
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->last_phase > b.second->last_phase;
+  });
+  if (order.size() > WorkloadCollector::kMaxStrategiesPerWorkload) {
+    order.resize(WorkloadCollector::kMaxStrategiesPerWorkload);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  for (const auto& [name, t] : order) {
+    const Labels labels = With(workload, "strategy", *name);
+    AddCounter(f.split_ios, labels, static_cast<double>(t->ios));
+    AddCounter(f.split_pieces, labels, static_cast<double>(t->sqes));
+    AddGauge(f.pieces_per_io, labels,
+             t->ios != 0
+                 ? static_cast<double>(t->sqes) / static_cast<double>(t->ios)
+                 : 0.0);
+    if (t->device_available) {
+      AddCounter(f.device_requests, labels,
+                 static_cast<double>(t->device_requests));
+      AddGauge(f.device_requests_per_sqe, labels,
+               t->device_sqes != 0 ? static_cast<double>(t->device_requests) /
+                                         static_cast<double>(t->device_sqes)
+                                   : 0.0);
+    }
+  }
+}
+
+void AddWorkload(const WorkloadMetricsView& view, Families& f) {
+  const WorkloadSnapshot& s = view.snapshot;
+  const Labels workload = {{"workload", view.id}};
+  const Labels with_target =
+      With(workload, "target", absl::StrJoin(view.targets, ","));
+
+  for (const auto& [cpu, thread] : ThreadsByCpu(s)) {
+    AddThreadSeries(view, with_target, cpu, thread, f);
+  }
+
+  ClientMetric& latency = f.latency.metric.emplace_back();
+  latency.label = with_target;
+  latency.histogram = ToPrometheusHistogram(s.total.latency);
+
+  AddGauge(f.info,
+           {{"workload", view.id},
+            {"spec", view.spec_summary},
+            {"split_strategy", view.split_strategy},
+            {"rw", view.op}},
+           1.0);
+  for (const WorkloadState state : kAllStates) {
+    AddGauge(f.state,
+             With(workload, "state", std::string(WorkloadStateName(state))),
+             state == s.state ? 1.0 : 0.0);
+  }
+  AddGauge(f.elapsed, workload, absl::ToDoubleSeconds(s.elapsed));
+  AddStrategySeries(view, workload, f);
+}
+
+}  // namespace
+
+WorkloadCollector::WorkloadCollector(WorkloadLister lister, Options options)
+    : lister_(std::move(lister)), options_(options) {}
+
+std::vector<MetricFamily> WorkloadCollector::Collect() const {
+  // The exposer calls this on a civetweb worker, whose stack is far smaller
+  // than a thread's default; engine snapshots (a ~18 KiB histogram inline,
+  // several per Workload::Snapshot() frame) overflow it. A thread of our own
+  // per scrape costs tens of microseconds once a second.
+  std::vector<MetricFamily> families;
+  try {
+    std::thread collector([&] { families = CollectAt(absl::Now()); });
+    collector.join();
+  } catch (const std::system_error& e) {
+    // No thread to spare: this scrape goes without workload metrics rather
+    // than risk the small stack.
+    BLKPERF_LOG(WARNING) << "metrics: cannot start a collector thread: "
+                         << e.what();
+  }
+  return families;
+}
+
+std::vector<MetricFamily> WorkloadCollector::CollectAt(absl::Time now) const {
+  Families families;
+  absl::flat_hash_set<std::string> seen;
+  for (const WorkloadMetricsView& view : lister_()) {
+    if (IsTerminal(view.snapshot.state) &&
+        view.finished_at != absl::InfinitePast() &&
+        now - view.finished_at > options_.finished_ttl) {
+      continue;
+    }
+    if (!seen.insert(view.id).second) continue;
+    AddWorkload(view, families);
+  }
+  return std::move(families).Release();
+}
+
+}  // namespace blkperf

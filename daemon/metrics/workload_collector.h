@@ -1,0 +1,80 @@
+// The Prometheus collector of blkperf's workload metrics. On each scrape it
+// asks a WorkloadLister for the current workloads and turns their snapshots
+// (counters the engine keeps anyway) into metric families; nothing is
+// counted per I/O for Prometheus.
+//
+//   auto collector = std::make_shared<WorkloadCollector>(
+//       lister, WorkloadCollector::Options{.finished_ttl = absl::Minutes(5)});
+//   exposer.RegisterCollectable(collector);
+//
+// Families (all prefixed blkperf_; per-CPU series carry workload, target,
+// cpu; `target` is the workload's target paths joined with ","):
+//   ios_total, bytes_total            counters, + op="read"|"write"
+//   io_errors_total                   counter, + errno ("EIO",
+//                                     "short_transfer", "verify_mismatch")
+//   ios_in_flight                     gauge
+//   io_uring_enter_calls_total        counter: submit and reap syscalls
+//   ios_per_syscall                   gauge: ios / enter calls, whole run
+//   sqes_total                        counter: SQEs (split pieces)
+//   request_cache_hits_total, request_cache_misses_total   counters
+//   submitter_cpu_seconds_total       counter, + mode="user"|"system"|
+//                                     "io_worker"
+// Per workload (workload, target):
+//   io_latency_seconds                histogram (see latency_buckets.h)
+// Per workload (workload):
+//   workload_info                     1, + spec, split_strategy, rw
+//   workload_state                    1 for the current state, 0 for the
+//                                     others, + state
+//   workload_elapsed_seconds          gauge: measured time so far
+//   split_strategy_switches_total     counter
+// Per workload and split strategy (workload, strategy), over the phases run
+// under that strategy:
+//   split_ios_total, split_pieces_total            counters
+//   split_pieces_per_io                            gauge
+//   device_requests_total, device_requests_per_sqe (only where the engine
+//                                     could read the targets' block devices)
+//
+// Label values come from bounded sets: workload ids (running ones plus
+// terminal ones younger than `finished_ttl`), CPUs, the op and error kinds,
+// the six states, and at most kMaxStrategiesPerWorkload strategies per
+// workload (the most recently used).
+#ifndef BLKPERF_DAEMON_METRICS_WORKLOAD_COLLECTOR_H_
+#define BLKPERF_DAEMON_METRICS_WORKLOAD_COLLECTOR_H_
+
+#include <vector>
+
+#include "absl/time/time.h"
+#include "daemon/metrics/workload_metrics_view.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+
+namespace blkperf {
+
+class WorkloadCollector final : public prometheus::Collectable {
+ public:
+  static constexpr int kMaxStrategiesPerWorkload = 16;
+
+  struct Options {
+    // How long a terminal workload's series stay after its finished_at.
+    absl::Duration finished_ttl = absl::Minutes(5);
+  };
+
+  // REQUIRES: `lister` is callable and thread-safe.
+  WorkloadCollector(WorkloadLister lister, Options options);
+
+  // Thread-safe (the lister must be). Calls the lister and builds the
+  // families on a fresh thread with a default-sized stack, so callers with
+  // small stacks (the HTTP server's workers) are safe.
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  // Collect() as of `now` (tests pin the clock with it).
+  std::vector<prometheus::MetricFamily> CollectAt(absl::Time now) const;
+
+ private:
+  const WorkloadLister lister_;
+  const Options options_;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_METRICS_WORKLOAD_COLLECTOR_H_

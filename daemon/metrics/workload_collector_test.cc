@@ -1,0 +1,384 @@
+#include "daemon/metrics/workload_collector.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/metrics/latency_buckets.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/text_serializer.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
+
+ThreadSnapshot Thread(int index, int cpu, uint64_t reads, uint64_t writes) {
+  ThreadSnapshot t;
+  t.thread_index = index;
+  t.cpu = cpu;
+  t.read_ios = reads;
+  t.read_bytes = reads * 4096;
+  t.write_ios = writes;
+  t.write_bytes = writes * 4096;
+  t.ios = reads + writes;
+  t.bytes = t.ios * 4096;
+  t.sqes = 2 * t.ios;
+  t.enter_calls = t.ios / 8;
+  t.inflight = 16;
+  t.cache_hits = t.ios - 5;
+  t.cache_misses = 5;
+  t.user_cpu_seconds = 0.25;
+  t.system_cpu_seconds = 1.5;
+  t.io_worker_cpu_seconds = 0.125;
+  for (uint64_t i = 0; i < t.ios; ++i)
+    t.latency.Record(20'000 + 1000 * (i % 100));
+  return t;
+}
+
+WorkloadMetricsView View(std::string id, std::vector<ThreadSnapshot> threads) {
+  WorkloadMetricsView v;
+  v.id = std::move(id);
+  v.spec_summary =
+      "randrw read_percent=50 bs=4096 qd=16 threads=2 targets=/dev/zram0";
+  v.split_strategy = "none";
+  v.targets = {"/dev/zram0"};
+  v.op = "randrw";
+  v.snapshot.state = WorkloadState::kRunning;
+  v.snapshot.elapsed = absl::Seconds(2);
+  for (const ThreadSnapshot& t : threads) v.snapshot.total.Merge(t);
+  v.snapshot.threads = std::move(threads);
+  return v;
+}
+
+std::string Serialize(const std::vector<prometheus::MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+// Sample lines ("name{labels} value"), comments dropped.
+std::vector<std::string> Samples(const std::string& text) {
+  std::vector<std::string> samples;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!line.empty() && line[0] != '#') samples.emplace_back(line);
+  }
+  return samples;
+}
+
+std::string CollectText(std::vector<WorkloadMetricsView> views,
+                        absl::Duration ttl = absl::Minutes(5)) {
+  WorkloadCollector collector([views] { return views; }, {.finished_ttl = ttl});
+  return Serialize(collector.CollectAt(kNow));
+}
+
+const prometheus::MetricFamily* Find(
+    const std::vector<prometheus::MetricFamily>& families,
+    absl::string_view name) {
+  for (const auto& f : families) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(WorkloadCollectorTest, CountersPerCpuAndOpHaveExactValues) {
+  const std::vector<std::string> s = Samples(
+      CollectText({View("w1", {Thread(0, 2, 100, 60), Thread(1, 3, 40, 0)})}));
+  const std::string labels2 = R"(workload="w1",target="/dev/zram0",cpu="2")";
+  const std::string labels3 = R"(workload="w1",target="/dev/zram0",cpu="3")";
+  EXPECT_THAT(s,
+              Contains("blkperf_ios_total{" + labels2 + R"(,op="read"} 100)"));
+  EXPECT_THAT(s,
+              Contains("blkperf_ios_total{" + labels2 + R"(,op="write"} 60)"));
+  EXPECT_THAT(s,
+              Contains("blkperf_ios_total{" + labels3 + R"(,op="read"} 40)"));
+  // randrw exports both directions even before a write completed.
+  EXPECT_THAT(s,
+              Contains("blkperf_ios_total{" + labels3 + R"(,op="write"} 0)"));
+  EXPECT_THAT(
+      s, Contains("blkperf_bytes_total{" + labels2 + R"(,op="read"} 409600)"));
+  EXPECT_THAT(s, Contains("blkperf_ios_in_flight{" + labels2 + "} 16"));
+  EXPECT_THAT(
+      s, Contains("blkperf_io_uring_enter_calls_total{" + labels2 + "} 20"));
+  EXPECT_THAT(s, Contains("blkperf_ios_per_syscall{" + labels2 + "} 8"));
+  EXPECT_THAT(s, Contains("blkperf_sqes_total{" + labels2 + "} 320"));
+  EXPECT_THAT(
+      s, Contains("blkperf_request_cache_hits_total{" + labels2 + "} 155"));
+  EXPECT_THAT(
+      s, Contains("blkperf_request_cache_misses_total{" + labels2 + "} 5"));
+  EXPECT_THAT(s, Contains("blkperf_submitter_cpu_seconds_total{" + labels2 +
+                          R"(,mode="system"} 1.5)"));
+  EXPECT_THAT(s, Contains("blkperf_submitter_cpu_seconds_total{" + labels2 +
+                          R"(,mode="io_worker"} 0.125)"));
+  EXPECT_THAT(s,
+              Contains(R"(blkperf_workload_elapsed_seconds{workload="w1"} 2)"));
+}
+
+TEST(WorkloadCollectorTest, ReadOnlyWorkloadHasNoWriteSeries) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  v.op = "randread";
+  const std::string text = CollectText({v});
+  EXPECT_THAT(text, HasSubstr(R"(op="read")"));
+  EXPECT_THAT(text, Not(HasSubstr(R"(op="write")")));
+}
+
+TEST(WorkloadCollectorTest, ThreadsOnOneCpuAreSummedIntoOneSeries) {
+  const std::vector<std::string> s = Samples(
+      CollectText({View("w1", {Thread(0, 5, 10, 0), Thread(1, 5, 7, 0)})}));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_ios_total{workload="w1",target="/dev/zram0",cpu="5",op="read"} 17)"));
+  std::set<std::string> unique(s.begin(), s.end());
+  EXPECT_EQ(unique.size(), s.size());
+}
+
+TEST(WorkloadCollectorTest, ErrorsByErrnoWithPseudoErrnosNamed) {
+  ThreadSnapshot t = Thread(0, 1, 10, 0);
+  t.errors = {{5, "EIO", 3},
+              {kShortTransferErrno, "short transfer", 2},
+              {kVerifyMismatchErrno, "verify mismatch", 1}};
+  const std::vector<std::string> s = Samples(CollectText({View("w1", {t})}));
+  const std::string l = R"(workload="w1",target="/dev/zram0",cpu="1")";
+  EXPECT_THAT(s,
+              Contains("blkperf_io_errors_total{" + l + R"(,errno="EIO"} 3)"));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="short_transfer"} 2)"));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="verify_mismatch"} 1)"));
+}
+
+TEST(WorkloadCollectorTest, LatencyHistogramIsCumulativeAndMatchesCountAndSum) {
+  const WorkloadMetricsView v =
+      View("w1", {Thread(0, 0, 300, 0), Thread(1, 1, 200, 0)});
+  WorkloadCollector collector([v] { return std::vector{v}; }, {});
+  const std::vector<prometheus::MetricFamily> families =
+      collector.CollectAt(kNow);
+  const prometheus::MetricFamily* latency =
+      Find(families, "blkperf_io_latency_seconds");
+  ASSERT_NE(latency, nullptr);
+  EXPECT_EQ(latency->type, prometheus::MetricType::Histogram);
+  ASSERT_EQ(latency->metric.size(), 1u);  // one per workload, not per CPU
+
+  // Parse the serialized form, as Prometheus would see it.
+  uint64_t previous = 0;
+  double previous_le = 0;
+  uint64_t inf = 0, count = 0;
+  double sum = -1;
+  int buckets = 0;
+  for (const std::string& line : Samples(Serialize({*latency}))) {
+    const std::vector<std::string> parts = absl::StrSplit(line, ' ');
+    ASSERT_EQ(parts.size(), 2u) << line;
+    if (absl::StrContains(parts[0], "_bucket{")) {
+      const size_t at = parts[0].find("le=\"") + 4;
+      const std::string le = parts[0].substr(at, parts[0].size() - at - 2);
+      const uint64_t value = std::stoull(parts[1]);
+      EXPECT_GE(value, previous) << line;
+      previous = value;
+      if (le == "+Inf") {
+        inf = value;
+      } else {
+        const double bound = std::stod(le);
+        EXPECT_GT(bound, previous_le) << line;
+        previous_le = bound;
+      }
+      ++buckets;
+    } else if (absl::StrContains(parts[0], "_count{")) {
+      count = std::stoull(parts[1]);
+    } else if (absl::StrContains(parts[0], "_sum{")) {
+      sum = std::stod(parts[1]);
+    }
+  }
+  EXPECT_EQ(buckets, static_cast<int>(LatencyBucketBoundsNs().size()) + 1);
+  EXPECT_EQ(count, 500u);
+  EXPECT_EQ(inf, count);
+  EXPECT_DOUBLE_EQ(sum,
+                   static_cast<double>(v.snapshot.total.latency.Sum()) / 1e9);
+  // Latencies are 20..119 µs: nothing below 17.664 µs, all below 178.176 µs.
+  const std::string text = Serialize({*latency});
+  EXPECT_THAT(text, HasSubstr(R"(le="1.7664e-05"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(le="0.000178176"} 500)"));
+}
+
+TEST(WorkloadCollectorTest, InfoAndOneHotState) {
+  WorkloadMetricsView v = View("w7", {Thread(0, 0, 1, 0)});
+  v.snapshot.state = WorkloadState::kStopping;
+  v.split_strategy = "fixed:131072";
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_workload_info{workload="w7",spec="randrw read_percent=50 bs=4096 qd=16 threads=2 targets=/dev/zram0",split_strategy="fixed:131072",rw="randrw"} 1)"));
+  int ones = 0, states = 0;
+  for (const std::string& line : s) {
+    if (!absl::StartsWith(line, "blkperf_workload_state{")) continue;
+    ++states;
+    if (absl::EndsWith(line, " 1")) {
+      ++ones;
+      EXPECT_EQ(line,
+                R"(blkperf_workload_state{workload="w7",state="stopping"} 1)");
+    }
+  }
+  EXPECT_EQ(states, 6);
+  EXPECT_EQ(ones, 1);
+}
+
+TEST(WorkloadCollectorTest, StrategySeriesSumPhasesPerStrategy) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 1000, 0)});
+  v.split_strategy = "fixed:65536";
+  auto phase = [](std::string strategy, uint64_t ios, uint64_t sqes,
+                  bool device, uint64_t requests) {
+    PhaseSnapshot p;
+    p.strategy = std::move(strategy);
+    p.total.ios = ios;
+    p.total.sqes = sqes;
+    p.device.available = device;
+    p.device.requests = requests;
+    return p;
+  };
+  v.snapshot.phases = {phase("none", 400, 400, true, 1600),
+                       phase("fixed:65536", 300, 1200, true, 1200),
+                       phase("none", 300, 300, true, 1200)};
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  EXPECT_THAT(
+      s, Contains(R"(blkperf_split_strategy_switches_total{workload="w1"} 2)"));
+  EXPECT_THAT(
+      s, Contains(
+             R"(blkperf_split_ios_total{workload="w1",strategy="none"} 700)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_split_pieces_total{workload="w1",strategy="none"} 700)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_split_pieces_total{workload="w1",strategy="fixed:65536"} 1200)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_split_pieces_per_io{workload="w1",strategy="fixed:65536"} 4)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_device_requests_total{workload="w1",strategy="none"} 2800)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_device_requests_per_sqe{workload="w1",strategy="none"} 4)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_device_requests_per_sqe{workload="w1",strategy="fixed:65536"} 1)"));
+}
+
+TEST(WorkloadCollectorTest, BeforePhasesTheCurrentStrategyCarriesTheTotals) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  v.snapshot.state = WorkloadState::kRamping;
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  EXPECT_THAT(
+      s, Contains(R"(blkperf_split_strategy_switches_total{workload="w1"} 0)"));
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_split_pieces_total{workload="w1",strategy="none"} 20)"));
+  // The engine could not read a block device: no device series at all.
+  EXPECT_THAT(s, Not(Contains(HasSubstr("blkperf_device_requests"))));
+}
+
+TEST(WorkloadCollectorTest, OnlyTheMostRecentStrategiesAreExported) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  for (int i = 0; i < 40; ++i) {
+    PhaseSnapshot p;
+    p.strategy = "fixed:" + std::to_string(4096 * (i + 1));
+    p.total.ios = 1;
+    p.total.sqes = 1;
+    v.snapshot.phases.push_back(p);
+  }
+  WorkloadCollector collector([v] { return std::vector{v}; }, {});
+  const auto families = collector.CollectAt(kNow);
+  const prometheus::MetricFamily* pieces =
+      Find(families, "blkperf_split_pieces_total");
+  ASSERT_NE(pieces, nullptr);
+  EXPECT_EQ(pieces->metric.size(),
+            static_cast<size_t>(WorkloadCollector::kMaxStrategiesPerWorkload));
+  const std::string text = Serialize(families);
+  EXPECT_THAT(text, HasSubstr(R"(strategy="fixed:163840")"));     // the last
+  EXPECT_THAT(text, Not(HasSubstr(R"(strategy="fixed:4096")")));  // the first
+}
+
+TEST(WorkloadCollectorTest, FinishedWorkloadsDisappearAfterTheTtl) {
+  WorkloadMetricsView running = View("w1", {Thread(0, 0, 1, 0)});
+  WorkloadMetricsView recent = View("w2", {Thread(0, 1, 1, 0)});
+  recent.snapshot.state = WorkloadState::kFinished;
+  recent.finished_at = kNow - absl::Seconds(59);
+  WorkloadMetricsView old = View("w3", {Thread(0, 2, 1, 0)});
+  old.snapshot.state = WorkloadState::kStopped;
+  old.finished_at = kNow - absl::Seconds(61);
+  const std::string text =
+      CollectText({running, recent, old}, absl::Minutes(1));
+  EXPECT_THAT(text, HasSubstr(R"(workload="w1")"));
+  EXPECT_THAT(text, HasSubstr(R"(workload="w2")"));
+  EXPECT_THAT(text, Not(HasSubstr(R"(workload="w3")")));
+}
+
+TEST(WorkloadCollectorTest, RepeatedIdIsExportedOnce) {
+  const std::string text = CollectText(
+      {View("w1", {Thread(0, 0, 1, 0)}), View("w1", {Thread(0, 0, 9, 0)})});
+  std::set<std::string> unique;
+  for (const std::string& line : Samples(text)) {
+    const std::string series = line.substr(0, line.rfind(' '));
+    EXPECT_TRUE(unique.insert(series).second) << "duplicate series " << series;
+  }
+}
+
+TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
+  constexpr int kThreads = 8;
+  std::vector<ThreadSnapshot> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    ThreadSnapshot t = Thread(i, i, 100, 100);
+    t.errors = {{5, "EIO", 1}};
+    threads.push_back(t);
+  }
+  WorkloadCollector collector(
+      [&] {
+        return std::vector{View("w1", threads), View("w2", threads)};
+      },
+      {});
+  const auto families = collector.CollectAt(kNow);
+  const std::set<std::string> allowed = {
+      "workload", "target",         "cpu", "op",      "errno", "mode", "state",
+      "spec",     "split_strategy", "rw",  "strategy"};
+  size_t series = 0;
+  for (const auto& f : families) {
+    EXPECT_TRUE(absl::StartsWith(f.name, "blkperf_")) << f.name;
+    for (const auto& m : f.metric) {
+      for (const auto& l : m.label) {
+        EXPECT_THAT(allowed, Contains(l.name)) << f.name;
+      }
+      series += f.type == prometheus::MetricType::Histogram
+                    ? m.histogram.bucket.size() + 2
+                    : 1;
+    }
+  }
+  // Per CPU: ios x2, bytes x2, errors, inflight, enter calls, per syscall,
+  // sqes, hits, misses, cpu x3 = 14. Per workload: histogram (finite
+  // buckets, +Inf, count, sum), info, 6 states, elapsed, switches, and 3 for
+  // its one strategy.
+  const size_t per_workload =
+      kThreads * 14 + (LatencyBucketBoundsNs().size() + 3) + 1 + 6 + 1 + 1 + 3;
+  EXPECT_EQ(series, 2 * per_workload);
+}
+
+}  // namespace
+}  // namespace blkperf

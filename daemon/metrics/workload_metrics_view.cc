@@ -1,0 +1,47 @@
+#include "daemon/metrics/workload_metrics_view.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/engine/split_strategy.h"
+
+namespace blkperf {
+
+std::string MetricsSpecSummary(const WorkloadSpec& spec) {
+  std::vector<std::string> paths;
+  paths.reserve(spec.targets.size());
+  for (const TargetSpec& t : spec.targets) paths.push_back(t.path);
+  std::string summary = absl::StrCat(OpName(spec.op));
+  if (spec.op == Op::kRandRW) {
+    absl::StrAppend(&summary, " read_percent=", spec.read_percent);
+  }
+  absl::StrAppend(&summary, " bs=", spec.block_size, " qd=", spec.queue_depth,
+                  " threads=", spec.threads);
+  if (spec.polled != PollMode::kOff) {
+    absl::StrAppend(&summary, " polled=", PollModeName(spec.polled));
+  }
+  if (spec.sqpoll) absl::StrAppend(&summary, " sqpoll");
+  if (!spec.direct) absl::StrAppend(&summary, " buffered");
+  absl::StrAppend(&summary, " targets=", absl::StrJoin(paths, ","));
+  return summary;
+}
+
+WorkloadMetricsView MakeWorkloadMetricsView(std::string id,
+                                            const WorkloadSpec& spec,
+                                            WorkloadSnapshot snapshot,
+                                            absl::Time finished_at) {
+  WorkloadMetricsView view;
+  view.id = std::move(id);
+  view.spec_summary = MetricsSpecSummary(spec);
+  view.split_strategy = snapshot.split_strategy.empty()
+                            ? SplitStrategyName(spec.split)
+                            : snapshot.split_strategy;
+  for (const TargetSpec& t : spec.targets) view.targets.push_back(t.path);
+  view.op = std::string(OpName(spec.op));
+  view.snapshot = std::move(snapshot);
+  view.finished_at = finished_at;
+  return view;
+}
+
+}  // namespace blkperf

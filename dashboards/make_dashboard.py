@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Generates dashboards/blkperf.json, the Grafana dashboard of blkperf.
+
+The dashboard is written here as data so its PromQL reads as PromQL; the
+JSON is generated and committed, and a test fails when the two disagree.
+
+  python3 dashboards/make_dashboard.py          # rewrite blkperf.json
+  python3 dashboards/make_dashboard.py --check  # exit 1 if it is stale
+
+Every expression below is also listed in queries.txt (see queries.py), which
+the end-to-end test evaluates against a real Prometheus.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUTPUT = os.path.join(HERE, "blkperf.json")
+
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+# Every workload series is selected by the two dashboard variables.
+SEL = 'instance=~"$instance", workload=~"$workload"'
+RATE = "[$__rate_interval]"
+
+
+def rate_by(metric, by, selector=SEL):
+    return f"sum by ({by}) (rate({metric}{{{selector}}}{RATE}))"
+
+
+def quantile(q):
+    return (f"histogram_quantile({q}, "
+            f"{rate_by('blkperf_io_latency_seconds_bucket', 'instance, workload, le')})")
+
+
+def target(expr, legend, ref, **extra):
+    t = {
+        "datasource": DATASOURCE,
+        "editorMode": "code",
+        "expr": expr,
+        "legendFormat": legend,
+        "range": True,
+        "refId": ref,
+    }
+    t.update(extra)
+    return t
+
+
+def timeseries(title, description, unit, targets, stack=False, min_zero=True,
+               decimals=None):
+    defaults = {
+        "unit": unit,
+        "custom": {
+            "drawStyle": "line",
+            "lineWidth": 1,
+            "fillOpacity": 10 if not stack else 40,
+            "showPoints": "never",
+            "spanNulls": False,
+            "stacking": {"mode": "normal" if stack else "none", "group": "A"},
+        },
+    }
+    if min_zero:
+        defaults["min"] = 0
+    if decimals is not None:
+        defaults["decimals"] = decimals
+    return {
+        "type": "timeseries",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": {"defaults": defaults, "overrides": []},
+        "options": {
+            "legend": {"displayMode": "table", "placement": "bottom",
+                       "showLegend": True, "calcs": ["mean", "lastNotNull"]},
+            "tooltip": {"mode": "multi", "sort": "desc"},
+        },
+        "targets": targets,
+    }
+
+
+def state_timeline(title, description, targets):
+    return {
+        "type": "state-timeline",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": {
+            "defaults": {
+                "color": {"mode": "palette-classic"},
+                "custom": {"fillOpacity": 70, "lineWidth": 0},
+                "mappings": [{"type": "value",
+                              "options": {"1": {"text": "in force",
+                                                "index": 0}}}],
+            },
+            "overrides": [],
+        },
+        "options": {"showValue": "never", "mergeValues": True,
+                    "rowHeight": 0.8,
+                    "legend": {"displayMode": "list", "placement": "bottom",
+                               "showLegend": False},
+                    "tooltip": {"mode": "single", "sort": "none"}},
+        "targets": targets,
+    }
+
+
+def heatmap(title, description, targets):
+    return {
+        "type": "heatmap",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": {"defaults": {"custom": {"hideFrom": {
+            "legend": False, "tooltip": False, "viz": False}}},
+            "overrides": []},
+        "options": {
+            "calculate": False,
+            "cellGap": 1,
+            "color": {"mode": "scheme", "scheme": "Spectral", "steps": 64,
+                      "exponent": 0.5, "fill": "dark-orange", "reverse": False},
+            "exemplars": {"color": "rgba(255,0,255,0.7)"},
+            "filterValues": {"le": 1e-9},
+            "legend": {"show": True},
+            "rowsFrame": {"layout": "le"},
+            "tooltip": {"mode": "single", "yHistogram": True,
+                        "showColorScale": False},
+            "yAxis": {"axisPlacement": "left", "unit": "s", "reverse": False},
+        },
+        "targets": targets,
+    }
+
+
+def stat(title, description, unit, targets):
+    return {
+        "type": "stat",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": {"defaults": {
+            "unit": unit,
+            "mappings": [],
+            "thresholds": {"mode": "absolute", "steps": [
+                {"color": "red", "value": None},
+                {"color": "green", "value": 1}]}},
+            "overrides": []},
+        "options": {"colorMode": "background", "graphMode": "none",
+                    "justifyMode": "auto", "orientation": "auto",
+                    "textMode": "value_and_name",
+                    "reduceOptions": {"calcs": ["lastNotNull"], "fields": "",
+                                      "values": False}},
+        "targets": targets,
+    }
+
+
+def row(title):
+    return {"type": "row", "title": title, "collapsed": False, "panels": []}
+
+
+# (panel, width, height); rows take the whole width.
+LAYOUT = [
+    (row("Throughput and latency"), 24, 1),
+    (timeseries(
+        "IOPS",
+        "Completed logical I/Os per second, by workload and direction.",
+        "iops",
+        [target(rate_by("blkperf_ios_total", "instance, workload, op"),
+                "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
+    (timeseries(
+        "Bandwidth",
+        "Bytes per second moved by completed logical I/Os.",
+        "Bps",
+        [target(rate_by("blkperf_bytes_total", "instance, workload, op"),
+                "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
+    (timeseries(
+        "Latency percentiles",
+        "Logical I/O latency percentiles from the exported histogram "
+        "(histogram_quantile interpolates inside a bucket; the buckets are "
+        "4 per decade), and the exact mean.",
+        "s",
+        [target(quantile("0.5"), "p50 {{workload}} @ {{instance}}", "A"),
+         target(quantile("0.99"), "p99 {{workload}} @ {{instance}}", "B"),
+         target(quantile("0.999"), "p99.9 {{workload}} @ {{instance}}", "C"),
+         target(rate_by("blkperf_io_latency_seconds_sum", "instance, workload")
+                + " / " +
+                rate_by("blkperf_io_latency_seconds_count",
+                        "instance, workload"),
+                "mean {{workload}} @ {{instance}}", "D")]), 12, 8),
+    (heatmap(
+        "Latency heatmap",
+        "Completions per second in each latency bucket, all selected "
+        "workloads.",
+        [target(rate_by("blkperf_io_latency_seconds_bucket", "le"),
+                "{{le}}", "A", format="heatmap")]), 12, 8),
+    (row("CPUs and system calls"), 24, 1),
+    (timeseries(
+        "IOPS per CPU",
+        "Completed logical I/Os per second by the CPU of the submitter "
+        "thread.",
+        "iops",
+        [target(rate_by("blkperf_ios_total", "instance, workload, cpu"),
+                "{{workload}} cpu {{cpu}} @ {{instance}}", "A")],
+        stack=True), 12, 8),
+    (timeseries(
+        "I/Os per syscall",
+        "Logical I/Os completed per io_uring_enter call: how well submits "
+        "and reaps are batched (higher is cheaper).",
+        "short",
+        [target(rate_by("blkperf_ios_total", "instance, workload") + " / " +
+                rate_by("blkperf_io_uring_enter_calls_total",
+                        "instance, workload"),
+                "{{workload}} @ {{instance}}", "A")], decimals=2), 12, 8),
+    (timeseries(
+        "Submitter CPU",
+        "CPU time per second of the submitter threads (user, system) and "
+        "of the io-wq/SQPOLL kernel threads working for their rings.",
+        "percentunit",
+        [target(rate_by("blkperf_submitter_cpu_seconds_total",
+                        "instance, workload, mode"),
+                "{{workload}} {{mode}} @ {{instance}}", "A")],
+        stack=True), 12, 8),
+    (timeseries(
+        "Request cache hit rate",
+        "Share of request objects taken from the submitter's own per-CPU "
+        "cache rather than the shared pool.",
+        "percentunit",
+        [target(rate_by("blkperf_request_cache_hits_total",
+                        "instance, workload, cpu") + " / (" +
+                rate_by("blkperf_request_cache_hits_total",
+                        "instance, workload, cpu") + " + " +
+                rate_by("blkperf_request_cache_misses_total",
+                        "instance, workload, cpu") + ")",
+                "{{workload}} cpu {{cpu}} @ {{instance}}", "A")]), 12, 8),
+    (row("Splitting"), 24, 1),
+    (state_timeline(
+        "Split strategy in force",
+        "Which split strategy each workload ran, over time. Switches are "
+        "also marked as annotations on every panel.",
+        [target("max by (instance, workload, split_strategy) "
+                f"(blkperf_workload_info{{{SEL}}})",
+                "{{workload}} {{split_strategy}}", "A")]), 24, 5),
+    (timeseries(
+        "Split pieces per I/O",
+        "SQEs submitted per logical I/O under each split strategy.",
+        "short",
+        [target(rate_by("blkperf_split_pieces_total",
+                        "instance, workload, strategy") + " / " +
+                rate_by("blkperf_split_ios_total",
+                        "instance, workload, strategy"),
+                "{{workload}} {{strategy}} @ {{instance}}", "A")],
+        decimals=2), 12, 8),
+    (timeseries(
+        "Device requests per SQE",
+        "Requests the block devices completed per SQE submitted, by split "
+        "strategy (from /sys/block/*/stat; above 1: the kernel split the "
+        "pieces further). Only for targets on block devices.",
+        "short",
+        [target(rate_by("blkperf_device_requests_total",
+                        "instance, workload, strategy") + " / " +
+                rate_by("blkperf_split_pieces_total",
+                        "instance, workload, strategy"),
+                "{{workload}} {{strategy}} @ {{instance}}", "A")],
+        decimals=2), 12, 8),
+    (row("Errors and queue"), 24, 1),
+    (timeseries(
+        "I/O errors",
+        "Failed logical I/Os per second by error kind; 0 while a workload "
+        "has none.",
+        "short",
+        [target(rate_by("blkperf_io_errors_total", "instance, workload, errno")
+                + " or on (instance, workload) " +
+                "sum by (instance, workload) "
+                f"(0 * rate(blkperf_ios_total{{{SEL}}}{RATE}))",
+                "{{workload}} {{errno}} @ {{instance}}", "A")]), 8, 8),
+    (timeseries(
+        "In-flight I/Os",
+        "Logical I/Os submitted and not yet completed.",
+        "short",
+        [target(f"sum by (instance, workload) (blkperf_ios_in_flight{{{SEL}}})",
+                "{{workload}} @ {{instance}}", "A")]), 8, 8),
+    (state_timeline(
+        "Workload state",
+        "ramping, running, stopping, then finished, stopped or failed.",
+        [target("max by (instance, workload, state) "
+                f"(blkperf_workload_state{{{SEL}}}) == 1",
+                "{{workload}} {{state}}", "A")]), 8, 8),
+    (row("Daemon"), 24, 1),
+    (stat(
+        "Daemon up",
+        "Whether Prometheus could scrape each selected blkperfd.",
+        "none",
+        [target('up{instance=~"$instance"}', "{{instance}}", "A")]), 6, 6),
+    (timeseries(
+        "Daemon CPU",
+        "CPU time per second of the whole blkperfd process.",
+        "percentunit",
+        [target('sum by (instance, mode) '
+                '(rate(blkperf_process_cpu_seconds_total'
+                '{instance=~"$instance"}[$__rate_interval]))',
+                "{{mode}} @ {{instance}}", "A")], stack=True), 9, 6),
+    (timeseries(
+        "Daemon resident memory",
+        "Resident memory of blkperfd, I/O buffers included.",
+        "bytes",
+        [target('blkperf_process_resident_memory_bytes{instance=~"$instance"}',
+                "{{instance}}", "A")]), 9, 6),
+]
+
+SWITCH_ANNOTATION = (
+    "max by (instance, workload, split_strategy) ("
+    "(changes(blkperf_split_strategy_switches_total"
+    f"{{{SEL}}}[1m]) > 0) "
+    "* on (instance, workload) group_left (split_strategy) "
+    f"blkperf_workload_info{{{SEL}}})")
+
+
+def variable(name, label, query, regex_all=".*"):
+    return {
+        "name": name,
+        "label": label,
+        "type": "query",
+        "datasource": DATASOURCE,
+        "definition": query,
+        "query": {"query": query, "refId": "PrometheusVariableQueryEditor"},
+        "refresh": 2,
+        "includeAll": True,
+        "allValue": regex_all,
+        "multi": True,
+        "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
+        "options": [],
+        "sort": 1,
+        "hide": 0,
+    }
+
+
+def build():
+    panels = []
+    x = y = 0
+    row_height = 0
+    for panel_id, (panel, width, height) in enumerate(LAYOUT, start=1):
+        if x + width > 24:
+            x, y = 0, y + row_height
+            row_height = 0
+        panel = dict(panel)
+        panel["id"] = panel_id
+        panel["gridPos"] = {"h": height, "w": width, "x": x, "y": y}
+        panels.append(panel)
+        x += width
+        row_height = max(row_height, height)
+    return {
+        "__requires": [
+            {"type": "grafana", "id": "grafana", "name": "Grafana",
+             "version": "10.4.0"},
+            {"type": "datasource", "id": "prometheus", "name": "Prometheus",
+             "version": "1.0.0"},
+        ],
+        "annotations": {"list": [
+            {"builtIn": 1, "datasource": {"type": "grafana",
+                                          "uid": "-- Grafana --"},
+             "enable": True, "hide": True, "iconColor": "rgba(0, 211, 255, 1)",
+             "name": "Annotations & Alerts", "type": "dashboard"},
+            {"datasource": DATASOURCE, "enable": True, "hide": False,
+             "iconColor": "orange", "name": "Split strategy switches",
+             "expr": SWITCH_ANNOTATION, "step": "15s",
+             "titleFormat": "Split strategy switch",
+             "textFormat": "{{workload}} @ {{instance}} now runs "
+                           "{{split_strategy}}",
+             "tagKeys": "workload,split_strategy",
+             "useValueForTime": False},
+        ]},
+        "description": "blkperf: io_uring storage performance daemons. "
+                       "Generated by dashboards/make_dashboard.py.",
+        "editable": True,
+        "fiscalYearStartMonth": 0,
+        "graphTooltip": 1,
+        "links": [],
+        "panels": panels,
+        "refresh": "10s",
+        "schemaVersion": 39,
+        "tags": ["blkperf", "storage", "io_uring"],
+        "templating": {"list": [
+            {"name": "datasource", "label": "Data source",
+             "type": "datasource", "query": "prometheus", "refresh": 1,
+             "current": {}, "hide": 0, "includeAll": False, "multi": False,
+             "options": [], "regex": ""},
+            variable("instance", "Host",
+                     "label_values(blkperf_build_info, instance)"),
+            variable("workload", "Workload",
+                     'label_values(blkperf_workload_info{instance=~"$instance"}'
+                     ', workload)'),
+        ]},
+        "time": {"from": "now-30m", "to": "now"},
+        "timepicker": {},
+        "timezone": "browser",
+        "title": "blkperf",
+        "uid": "blkperf-overview",
+        "version": 1,
+        "weekStart": "",
+    }
+
+
+def render():
+    return json.dumps(build(), indent=2, sort_keys=False) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="fail if blkperf.json differs from the output")
+    parser.add_argument("--output", default=OUTPUT)
+    args = parser.parse_args()
+    text = render()
+    if args.check:
+        with open(args.output) as f:
+            if f.read() != text:
+                print(f"{args.output} is stale: run "
+                      "python3 dashboards/make_dashboard.py", file=sys.stderr)
+                return 1
+        return 0
+    with open(args.output, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

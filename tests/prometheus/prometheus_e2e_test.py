@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""End-to-end test of blkperf's metrics against a real Prometheus server.
+
+Starts Prometheus (Debian package `prometheus`) on a free loopback port with
+the repository's dashboards/prometheus.yml and blkperf_rules.yml (scrape and
+evaluation interval lowered to 1 s, the blkperf job pointed at the daemon
+under test), runs one workload that switches its split strategy half-way,
+and then checks through Prometheus' HTTP API that
+
+  * every expression of dashboards/queries.txt (each dashboard panel,
+    annotation and variable query, each recording rule, and each alert's
+    `bool` probe) returns data: at least one finite sample over the run;
+  * every rule evaluates without error, and the daemon-down alert's own
+    expression returns data once the daemon is stopped;
+  * the IOPS Prometheus computes with rate() over the run agrees with the
+    workload's own reported IOPS within 5%;
+  * `promtool check metrics` finds no problem in the daemon's /metrics.
+
+Two ways to run the daemon side:
+  --blkperfd=PATH --blkperf=PATH  `blkperfd serve --metrics_listen=...` and
+                                  the `blkperf` client (`run`, `list`,
+                                  `split`): the real thing;
+  --harness=PATH                  //daemon/metrics:metrics_e2e_harness, the
+                                  engine and exporter without gRPC.
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+import yaml
+
+RUNTIME_S = 14       # measured seconds
+RAMP_S = 1
+SWITCH_AFTER_S = 8   # after the start, ramp included
+SWITCH_TO = "limits"
+IOPS_TOLERANCE = 0.05
+# Grafana's $__rate_interval is at least 4 scrape intervals; the test scrapes
+# every second.
+SUBSTITUTIONS = {
+    "$__rate_interval": "5s",
+    "$__interval": "5s",
+    "$instance": ".*",
+    "$workload": ".*",
+}
+
+
+def log(*args):
+    print(*args, flush=True)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+def wait_for(what, predicate, timeout_s, interval_s=0.2):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(interval_s)
+    raise TimeoutError(f"timed out after {timeout_s}s waiting for {what}")
+
+
+def find_key(obj, keys):
+    """First value of any of `keys` in a JSON tree (depth-first)."""
+    if isinstance(obj, dict):
+        for k in keys:
+            if k in obj:
+                return obj[k]
+        for v in obj.values():
+            found = find_key(v, keys)
+            if found is not None:
+                return found
+    elif isinstance(obj, list):
+        for v in obj:
+            found = find_key(v, keys)
+            if found is not None:
+                return found
+    return None
+
+
+class Prometheus:
+    def __init__(self, binary, workdir, dashboards, metrics_address):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        with open(os.path.join(dashboards, "prometheus.yml")) as f:
+            config = yaml.safe_load(f)
+        config["global"].update(scrape_interval="1s", scrape_timeout="1s",
+                                evaluation_interval="1s")
+        config["rule_files"] = [os.path.join(os.path.realpath(dashboards), r)
+                                for r in config["rule_files"]]
+        jobs = [j for j in config["scrape_configs"] if j["job_name"] == "blkperf"]
+        assert len(jobs) == 1, "prometheus.yml has no single blkperf job"
+        jobs[0]["static_configs"] = [{"targets": [metrics_address]}]
+        for sd in jobs[0].get("file_sd_configs", []):
+            sd["files"] = [os.path.join(os.path.realpath(dashboards), p)
+                           for p in sd["files"]]
+        self.config_path = os.path.join(workdir, "prometheus.yml")
+        with open(self.config_path, "w") as f:
+            yaml.safe_dump(config, f)
+        self.log_path = os.path.join(workdir, "prometheus.log")
+        self.process = subprocess.Popen(
+            [binary, f"--config.file={self.config_path}",
+             f"--storage.tsdb.path={os.path.join(workdir, 'tsdb')}",
+             f"--web.listen-address=127.0.0.1:{self.port}",
+             "--log.level=warn"],
+            stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT)
+        wait_for("Prometheus to be ready",
+                 lambda: "Ready" in http_get(f"{self.url}/-/ready"), 30)
+        self.started = time.time()
+
+    def api(self, path, **params):
+        url = f"{self.url}/api/v1/{path}?{urllib.parse.urlencode(params)}"
+        reply = json.loads(http_get(url, timeout=15))
+        if reply.get("status") != "success":
+            raise ValueError(f"{path} {params}: {reply}")
+        return reply["data"]
+
+    def query(self, expr, at=None):
+        params = {"query": expr}
+        if at is not None:
+            params["time"] = f"{at:.3f}"
+        return self.api("query", **params)
+
+    def query_range(self, expr, start, end, step="1s"):
+        return self.api("query_range", query=expr, start=f"{start:.3f}",
+                        end=f"{end:.3f}", step=step)["result"]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def dump_log(self):
+        with open(self.log_path) as f:
+            sys.stdout.write(f.read())
+
+
+class HarnessDaemon:
+    """The engine and exporter without gRPC."""
+
+    def __init__(self, binary, workdir, metrics_port):
+        self.binary = binary
+        self.workdir = workdir
+        self.metrics_address = f"127.0.0.1:{metrics_port}"
+        self.process = None
+
+    def start(self):
+        pass  # the harness starts its workload at once: see run_workload
+
+    def run_workload(self, target):
+        result = os.path.join(self.workdir, "result.json")
+        self.process = subprocess.Popen(
+            [self.binary, f"--target={target}", "--op=randread", "--bs=16384",
+             "--qd=16", f"--ramp={RAMP_S}s", f"--runtime={RUNTIME_S}s",
+             f"--switch_at={SWITCH_AFTER_S}s", f"--switch_to={SWITCH_TO}",
+             f"--metrics_listen={self.metrics_address}",
+             f"--result_file={result}", "--linger=120s"])
+        wait_for("the workload's result", lambda: os.path.exists(result),
+                 RAMP_S + RUNTIME_S + 60)
+        with open(result) as f:
+            r = json.load(f)
+        return r["workload"], float(r["iops"])
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(15)
+
+
+class ServeDaemon:
+    """`blkperfd serve` driven by the `blkperf` client."""
+
+    def __init__(self, blkperfd, blkperf, workdir, metrics_port):
+        self.blkperfd = blkperfd
+        self.blkperf = blkperf
+        self.workdir = workdir
+        self.metrics_address = f"127.0.0.1:{metrics_port}"
+        self.process = None
+        self.server = None
+
+    def start(self):
+        port_file = os.path.join(self.workdir, "grpc_port")
+        self.process = subprocess.Popen(
+            [self.blkperfd, "serve", "--listen=127.0.0.1:0",
+             f"--port_file={port_file}",
+             f"--allow_write_paths={self.workdir}/",
+             f"--allow_read_paths={self.workdir}/",
+             f"--data_dir={self.workdir}",
+             f"--metrics_listen={self.metrics_address}",
+             "--metrics_finished_ttl=10m"])
+        port = wait_for("blkperfd's port file",
+                        lambda: open(port_file).read().strip(), 30)
+        self.server = f"127.0.0.1:{port}"
+
+    def client(self, *args, check=True):
+        return subprocess.run([self.blkperf, f"--server={self.server}", *args],
+                              check=check, capture_output=True, text=True,
+                              timeout=120)
+
+    def run_workload(self, target):
+        started = time.time()
+        run = subprocess.Popen(
+            [self.blkperf, f"--server={self.server}", "--json", "--quiet",
+             "run", f"--target={target}", "--create_size=64m",
+             "--allow_write", "--op=randread", "--bs=16k", "--qd=16",
+             f"--ramp={RAMP_S}s", f"--runtime={RUNTIME_S}s"],
+            stdout=subprocess.PIPE, text=True)
+
+        def running_id():
+            listed = json.loads(self.client("--json", "list").stdout)
+            return find_key(listed, ("workload_id", "workloadId"))
+        workload = wait_for("the workload in `blkperf list`", running_id, 20)
+        time.sleep(max(0.0, started + SWITCH_AFTER_S - time.time()))
+        self.client("split", workload, SWITCH_TO)
+        out, _ = run.communicate(timeout=RAMP_S + RUNTIME_S + 60)
+        assert run.returncode == 0, f"blkperf run failed: {out}"
+        final = json.loads(out)
+        total = find_key(final, ("total",))
+        iops = float(total["iops"])
+        return find_key(final, ("workload_id", "workloadId")) or workload, iops
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(15)
+
+
+def has_finite_sample(result):
+    for series in result:
+        for _, value in series.get("values", []):
+            if math.isfinite(float(value)):
+                return True
+    return False
+
+
+def substitute(expr):
+    for variable, value in SUBSTITUTIONS.items():
+        expr = expr.replace(variable, value)
+    return expr
+
+
+def check_expressions(prom, entries, start, end, failures):
+    log(f"--- {len(entries)} expressions over {end - start:.0f}s of data")
+    for where, expr in entries:
+        if where.startswith("alert:"):
+            continue  # their probes are evaluated; the alerts are checked below
+        result = prom.query_range(substitute(expr), start, end)
+        ok = has_finite_sample(result)
+        log(f"{'ok  ' if ok else 'FAIL'} {len(result):3d} series  {where}")
+        if not ok:
+            failures.append(f"{where} returned no data: {substitute(expr)}")
+
+
+def check_rules(prom, failures):
+    groups = prom.api("rules")["groups"]
+    rules = [r for g in groups for r in g["rules"]]
+    log(f"--- {len(rules)} rules loaded")
+    for r in rules:
+        if r.get("health") != "ok":
+            failures.append(f"rule {r['name']}: health {r.get('health')} "
+                            f"{r.get('lastError', '')}")
+
+
+def check_iops(prom, workload, reported_iops, failures):
+    selector = f'blkperf_ios_total{{job="blkperf", workload="{workload}"}}'
+    raw = prom.query(f"{selector}[10m]")["result"]
+    totals = {}
+    for series in raw:
+        for t, v in series["values"]:
+            totals[float(t)] = totals.get(float(t), 0.0) + float(v)
+    samples = sorted(totals.items())
+    if not samples:
+        failures.append(f"no samples of {selector}")
+        return
+    final = samples[-1][1]
+    # The first sample after measuring began and the last one before it
+    # ended: rate() between them involves no extrapolation and no idle time.
+    moving = [t for t, v in samples if 0 < v < final]
+    if len(moving) < 5:
+        failures.append(f"only {len(moving)} scrapes during the run")
+        return
+    first, last = moving[0], moving[-1]
+    log(f"--- {len(samples)} scrapes of {selector} from "
+        f"{samples[0][0] - prom.started:.1f}s to "
+        f"{samples[-1][0] - prom.started:.1f}s after Prometheus started; "
+        f"{len(moving)} while it moved")
+    window_ms = round((last - first) * 1000)
+    expr = f"sum(rate({selector}[{window_ms}ms]))"
+    result = prom.query(expr, at=last)["result"]
+    prom_iops = float(result[0]["value"][1]) if result else float("nan")
+    ratio = prom_iops / reported_iops if reported_iops else float("nan")
+    log(f"--- IOPS: Prometheus {prom_iops:.1f} over {window_ms / 1000:.1f}s "
+        f"({expr}), workload {reported_iops:.1f}, ratio {ratio:.4f}")
+    if not abs(ratio - 1) <= IOPS_TOLERANCE:
+        failures.append(f"Prometheus IOPS {prom_iops:.1f} vs the workload's "
+                        f"{reported_iops:.1f}: off by more than "
+                        f"{IOPS_TOLERANCE:.0%}")
+
+
+def check_metrics_text(promtool, metrics_address, failures):
+    text = http_get(f"http://{metrics_address}/metrics")
+    lint = subprocess.run([promtool, "check", "metrics"], input=text,
+                          capture_output=True, text=True)
+    log(f"--- promtool check metrics: exit {lint.returncode}, "
+        f"{len(text.splitlines())} lines {lint.stdout}{lint.stderr}")
+    if lint.returncode != 0:
+        failures.append(f"promtool check metrics: {lint.stdout}{lint.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dashboards", required=True,
+                        help="directory of prometheus.yml, the rules and "
+                             "queries.txt")
+    parser.add_argument("--harness")
+    parser.add_argument("--blkperfd")
+    parser.add_argument("--blkperf")
+    parser.add_argument("--prometheus", default="/usr/bin/prometheus")
+    parser.add_argument("--promtool", default="/usr/bin/promtool")
+    args = parser.parse_args()
+    for tool in (args.prometheus, args.promtool):
+        if not os.access(tool, os.X_OK):
+            log(f"FAIL: {tool} not found (Debian package prometheus)")
+            return 1
+
+    sys.path.insert(0, args.dashboards)
+    import queries  # dashboards/queries.py
+    entries = queries.load(os.path.join(args.dashboards, "queries.txt"))
+
+    workdir = tempfile.mkdtemp(prefix="prometheus_e2e_",
+                               dir=os.environ.get("TEST_TMPDIR"))
+    metrics_port = free_port()
+    if args.harness:
+        daemon = HarnessDaemon(args.harness, workdir, metrics_port)
+    else:
+        daemon = ServeDaemon(args.blkperfd, args.blkperf, workdir,
+                             metrics_port)
+    failures = []
+    prom = None
+    try:
+        daemon.start()
+        prom = Prometheus(args.prometheus, workdir, args.dashboards,
+                          daemon.metrics_address)
+        check = subprocess.run([args.promtool, "check", "config",
+                                prom.config_path], capture_output=True,
+                               text=True)
+        if check.returncode != 0:
+            failures.append(f"promtool check config: {check.stdout}"
+                            f"{check.stderr}")
+        # Prometheus starts scraping a few seconds after it is ready (its
+        # discovery updates are throttled); start the workload after that.
+        wait_for("Prometheus' first scrape of the daemon",
+                 lambda: prom.query('up{job="blkperf"}')["result"], 30)
+        start = time.time() - 1
+        workload, iops = daemon.run_workload(
+            os.path.join(workdir, "metrics_e2e.dat"))
+        log(f"--- workload {workload}: {iops:.1f} IOPS (its own result)")
+        time.sleep(3)  # final values scraped, rules evaluated on them
+        check_metrics_text(args.promtool, daemon.metrics_address, failures)
+        end = time.time()
+        check_expressions(prom, entries, start, end, failures)
+        check_rules(prom, failures)
+        check_iops(prom, workload, iops, failures)
+
+        daemon.stop()
+        down = [e for w, e in entries if w == "alert:BlkperfDaemonDown"]
+        result = wait_for("up == 0 after the daemon stopped",
+                          lambda: prom.query(down[0])["result"], 10, 0.5)
+        log(f"ok   {len(result):3d} series  alert:BlkperfDaemonDown "
+            "(daemon stopped)")
+    except Exception as e:  # report, then clean up
+        failures.append(f"{type(e).__name__}: {e}")
+    finally:
+        daemon.stop()
+        if prom:
+            prom.stop()
+            if failures:
+                prom.dump_log()
+        shutil.rmtree(workdir, ignore_errors=True)
+    for f in failures:
+        log("FAIL:", f)
+    if not failures:
+        log("PASS")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
