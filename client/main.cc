@@ -47,7 +47,7 @@
 #include "client/connection.h"
 #include "client/describe.h"
 #include "client/result.h"
-#include "client/spec_flags.h"
+#include "daemon/cli/spec_flags.h"
 #include "daemon/report/report.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"

@@ -1,5 +1,5 @@
-// The workload spec of `blkperf start` and `blkperf run`, from flags named
-// after the spec fields, optionally on top of a JSON file in the protobuf
+// The workload spec of `blkperf start`, `blkperf run` and `blkperfd run`,
+// from flags named after the spec fields, optionally on top of a JSON file in the protobuf
 // JSON mapping (--spec_file; flags given on the command line override it).
 //
 //   blkperf run --target=/dev/zram0 --op=randread --bs=4k --qd=64
@@ -12,8 +12,8 @@
 // default target.
 // Relative target paths are made absolute against the client's working
 // directory (give absolute paths for a remote daemon).
-#ifndef BLKPERF_CLIENT_SPEC_FLAGS_H_
-#define BLKPERF_CLIENT_SPEC_FLAGS_H_
+#ifndef BLKPERF_DAEMON_CLI_SPEC_FLAGS_H_
+#define BLKPERF_DAEMON_CLI_SPEC_FLAGS_H_
 
 #include <cstdint>
 #include <string>
@@ -30,8 +30,8 @@ namespace blkperf {
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
 
 // "4096", "4k", "1m", "2g" (binary multiples). InvalidArgument naming `flag`.
-absl::StatusOr<uint64_t> ParseSize(absl::string_view text,
-                                   absl::string_view flag);
+absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
+                                       absl::string_view flag);
 
 // "0-3,6" -> {0,1,2,3,6}. InvalidArgument naming `flag`.
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
@@ -42,4 +42,4 @@ absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec);
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_CLIENT_SPEC_FLAGS_H_
+#endif  // BLKPERF_DAEMON_CLI_SPEC_FLAGS_H_

@@ -1,4 +1,4 @@
-#include "client/spec_flags.h"
+#include "daemon/cli/spec_flags.h"
 
 #include <unistd.h>
 
@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "daemon/common/units.h"
 #include "google/protobuf/util/json_util.h"
 
 // Every flag maps to the WorkloadSpec field in its help text.
@@ -115,34 +116,13 @@ absl::StatusOr<std::string> Absolute(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> ParseSize(absl::string_view text,
-                                   absl::string_view flag) {
-  std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
-  uint64_t multiplier = 1;
-  if (!lower.empty()) {
-    switch (lower.back()) {
-      case 'k':
-        multiplier = 1ull << 10;
-        break;
-      case 'm':
-        multiplier = 1ull << 20;
-        break;
-      case 'g':
-        multiplier = 1ull << 30;
-        break;
-      case 't':
-        multiplier = 1ull << 40;
-        break;
-      default:
-        break;
-    }
-    if (multiplier != 1) lower.pop_back();
-  }
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(lower, &value) || value > UINT64_MAX / multiplier) {
+absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
+                                       absl::string_view flag) {
+  uint64_t bytes = 0;
+  if (!ParseSize(text, &bytes)) {
     return BadFlag(flag, text, "not a size (e.g. 4096, 4k, 1m, 2g)");
   }
-  return value * multiplier;
+  return bytes;
 }
 
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
@@ -210,7 +190,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     }
     for (int i = 0; i < spec.targets_size(); ++i) {
       absl::StatusOr<uint64_t> size =
-          ParseSize(sizes[sizes.size() == 1 ? 0 : i], "create_size");
+          ParseSizeFlag(sizes[sizes.size() == 1 ? 0 : i], "create_size");
       if (!size.ok()) return size.status();
       spec.mutable_targets(i)->set_create_size(*size);
     }
@@ -227,13 +207,13 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   }
   if (auto v = absl::GetFlag(FLAGS_read_percent)) spec.set_read_percent(*v);
   if (auto v = absl::GetFlag(FLAGS_bs)) {
-    absl::StatusOr<uint64_t> size = ParseSize(*v, "bs");
+    absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "bs");
     if (!size.ok()) return size.status();
     if (*size > UINT32_MAX) return BadFlag("bs", *v, "too large");
     spec.set_block_size(static_cast<uint32_t>(*size));
   }
   if (auto v = absl::GetFlag(FLAGS_alignment)) {
-    absl::StatusOr<uint64_t> size = ParseSize(*v, "alignment");
+    absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "alignment");
     if (!size.ok()) return size.status();
     if (*size > UINT32_MAX) return BadFlag("alignment", *v, "too large");
     spec.set_alignment(static_cast<uint32_t>(*size));

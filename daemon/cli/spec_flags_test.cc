@@ -1,4 +1,4 @@
-#include "client/spec_flags.h"
+#include "daemon/cli/spec_flags.h"
 
 #include <optional>
 #include <string>
@@ -30,12 +30,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ParseSizeTest, Suffixes) {
-  EXPECT_EQ(*ParseSize("4096", "bs"), 4096u);
-  EXPECT_EQ(*ParseSize("4k", "bs"), 4096u);
-  EXPECT_EQ(*ParseSize("1M", "bs"), 1u << 20);
-  EXPECT_EQ(*ParseSize("2g", "bs"), 2ull << 30);
-  absl::Status bad = ParseSize("4x", "bs").status();
+TEST(ParseSizeFlagTest, Suffixes) {
+  EXPECT_EQ(*ParseSizeFlag("4096", "bs"), 4096u);
+  EXPECT_EQ(*ParseSizeFlag("4k", "bs"), 4096u);
+  EXPECT_EQ(*ParseSizeFlag("1M", "bs"), 1u << 20);
+  EXPECT_EQ(*ParseSizeFlag("2g", "bs"), 2ull << 30);
+  absl::Status bad = ParseSizeFlag("4x", "bs").status();
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.message()), HasSubstr("--bs=4x"));
 }
