@@ -231,13 +231,17 @@ void Workload::Drive() {
     return !finished_.HasBeenNotified();
   };
   const int64_t start = control_.measure_start_ns;
-  wait_until(start);
-  {
+  if (spec_.spec.ramp_time > absl::ZeroDuration()) {
+    // Measuring starts when the ramp ends; the device's counters are read
+    // as close to that moment as this thread wakes (Launch() reads them
+    // before any I/O when there is no ramp).
+    wait_until(start);
     absl::MutexLock lock(&mu_);
     PhaseStart first;
     first.at_ns = start;
-    first.strategy = control_.split_strategies[control_.split_generation.load()];
-    first.device = ReadDevices();  // counters start at zero at this moment
+    first.strategy =
+        control_.split_strategies[control_.split_generation.load()];
+    first.device = ReadDevices();  // engine counters are zero at this moment
     phases_.push_back(std::move(first));
   }
   const std::vector<SplitStrategy>& ab = spec_.spec.ab_strategies;
@@ -296,6 +300,13 @@ absl::Status Workload::Launch() {
       spec_.spec.runtime > absl::ZeroDuration()
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
           : 0;
+  if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
+    // Measuring starts with the first I/O: take the device's counters now,
+    // before any, so device requests per SQE cover exactly the same I/O.
+    absl::MutexLock lock(&mu_);
+    phases_.push_back({control_.measure_start_ns, control_.split_strategies[0],
+                       ThreadSnapshot{}, ReadDevices()});
+  }
   control_.go.Notify();
   driver_ = std::thread([this] { Drive(); });
   return absl::OkStatus();
