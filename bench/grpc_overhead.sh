@@ -107,6 +107,13 @@ server=127.0.0.1:$(<"$work/port")
 metrics_url=$(grep -o 'http://[^ ]*/metrics' "$work/blkperfd.log" | head -1)
 [[ -n $metrics_url ]] || { echo "blkperfd logged no metrics address" >&2; exit 1; }
 
+# The clients and the scraper stand in for other machines (a fleet's
+# Prometheus scrapes from elsewhere): they run on the CPUs the workload does
+# not use, so what is measured is what the daemon itself spends.
+other_cpus=$(python3 -c 'import os,sys; c=sorted(os.sched_getaffinity(0)-{int(sys.argv[1])}); print(",".join(map(str,c)))' "$cpu")
+elsewhere=()
+[[ -n $other_cpus ]] && elsewhere=(taskset -c "$other_cpus")
+
 workload=(--target="$path" --op=randread --bs="$bs" --qd="$qd" --cpus="$cpu"
           --runtime="${runtime}s")
 
@@ -121,7 +128,7 @@ local_iops() {
 
 scraper=""
 start_scraper() {  # GETs /metrics once a second until stopped
-  python3 - "$metrics_url" <<'PY' &
+  "${elsewhere[@]}" python3 - "$metrics_url" <<'PY' &
 import sys, time, urllib.request
 while True:
     urllib.request.urlopen(sys.argv[1], timeout=5).read()
@@ -141,7 +148,7 @@ scraped_iops() {
 
 remote_iops() {
   : > "$work/run.err"
-  "$blkperf" --server="$server" --interval=1s --report_json run "${workload[@]}" \
+  "${elsewhere[@]}" "$blkperf" --server="$server" --interval=1s --report_json run "${workload[@]}" \
     > "$work/remote.json" 2> "$work/run.err" &
   local run=$! id="" watch=""
   for ((i = 0; i < 200; i++)); do
@@ -150,7 +157,7 @@ remote_iops() {
     sleep 0.05
   done
   if [[ -n $id ]]; then
-    "$blkperf" --server="$server" --interval=1s watch "$id" \
+    "${elsewhere[@]}" "$blkperf" --server="$server" --interval=1s watch "$id" \
       > "$work/watch.out" 2> "$work/watch.err" &
     watch=$!
   else

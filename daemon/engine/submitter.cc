@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/host_capabilities.h"
 #include "daemon/engine/verify_pattern.h"
 
 namespace blkperf::internal {
@@ -37,27 +38,6 @@ uint32_t NextPowerOfTwo(uint32_t v) {
 
 absl::Status ErrnoStatus(int error_number, absl::string_view what) {
   return absl::ErrnoToStatus(error_number, what);
-}
-
-struct FlagName {
-  unsigned flag;
-  const char* name;
-};
-constexpr FlagName kSetupFlagNames[] = {
-    {IORING_SETUP_IOPOLL, "IOPOLL"},
-    {IORING_SETUP_SQPOLL, "SQPOLL"},
-    {IORING_SETUP_SQ_AFF, "SQ_AFF"},
-    {IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN"},
-    {IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER"},
-    {IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN"},
-};
-
-std::vector<std::string> SetupFlagNames(unsigned flags) {
-  std::vector<std::string> names;
-  for (const FlagName& f : kSetupFlagNames) {
-    if (flags & f.flag) names.push_back(f.name);
-  }
-  return names;
 }
 
 std::string ErrnoName(int error_number) {

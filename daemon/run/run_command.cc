@@ -14,6 +14,7 @@
 #include "daemon/cli/spec_flags.h"
 #include "daemon/common/default_target.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/cpu_isolation.h"
 #include "daemon/engine/workload.h"
 #include "daemon/report/report.h"
 #include "daemon/service/spec_convert.h"
@@ -58,6 +59,8 @@ int RunCommand() {
     return workload.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   g_running.store(workload->get());
+  // This thread's status lines stay off the submitters' CPUs.
+  KeepControlThreadsOff((*workload)->spec().spec.cpus);
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);
 

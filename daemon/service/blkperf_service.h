@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "daemon/service/host_capabilities.h"
+#include "daemon/engine/host_capabilities.h"
 #include "daemon/service/snapshot_convert.h"
 #include "daemon/service/workload_manager.h"
 #include "proto/blkperf.grpc.pb.h"

@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/log.h"
-#include "daemon/service/host_capabilities.h"
+#include "daemon/engine/host_capabilities.h"
 
 namespace blkperf {
 namespace {

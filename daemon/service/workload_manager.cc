@@ -14,6 +14,7 @@
 #include "daemon/common/default_target.h"
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/cpu_isolation.h"
 
 namespace blkperf {
 
@@ -342,6 +343,7 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
     entry->id = absl::StrCat("w", next_id_++);
     running_.push_back(entry);
   }
+  KeepControlOffWorkloadCpus();
   BLKPERF_LOG(INFO) << "workload " << entry->id << " started: " << OpName(r.op)
                     << " bs " << r.block_size << " qd " << r.queue_depth
                     << " threads " << r.threads << " cpus "
@@ -521,16 +523,33 @@ void WorkloadManager::Reap() {
       e->workload->RequestStop();
     }
   }
-  absl::MutexLock lock(&mu_);
-  for (auto it = running_.begin(); it != running_.end();) {
-    if ((*it)->ended.load()) {
-      finished_.push_back(*it);
-      it = running_.erase(it);
-    } else {
-      ++it;
+  bool ended = false;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = running_.begin(); it != running_.end();) {
+      if ((*it)->ended.load()) {
+        finished_.push_back(*it);
+        it = running_.erase(it);
+        ended = true;
+      } else {
+        ++it;
+      }
+    }
+    while (finished_.size() > limits_.keep_finished) finished_.pop_front();
+  }
+  if (ended) KeepControlOffWorkloadCpus();
+}
+
+void WorkloadManager::KeepControlOffWorkloadCpus() {
+  std::vector<int> busy;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::shared_ptr<Entry>& e : running_) {
+      busy.insert(busy.end(), e->spec.cpus.begin(), e->spec.cpus.end());
+      if (e->spec.sqpoll_cpu >= 0) busy.push_back(e->spec.sqpoll_cpu);
     }
   }
-  while (finished_.size() > limits_.keep_finished) finished_.pop_front();
+  KeepControlThreadsOff(busy);
 }
 
 void WorkloadManager::ReaperLoop() {

@@ -40,10 +40,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/common/default_target.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/target.h"
-#include "daemon/common/default_target.h"
 #include "daemon/engine/workload_spec.h"
 #include "daemon/service/access_policy.h"
 #include "daemon/service/workload_backend.h"
@@ -60,8 +60,6 @@ struct ManagerLimits {
   absl::Duration max_runtime = absl::Hours(24);
   uint32_t keep_finished = 16;
 };
-
-// Size of the default target file (as `blkperfd run` makes it).
 
 // One workload at one moment: what Get/List/Watch report.
 struct WorkloadView {
@@ -161,6 +159,9 @@ class WorkloadManager {
   // Finalizes ended workloads, stops overdue ones, moves ended ones to the
   // finished list and evicts beyond keep_finished.
   void Reap() ABSL_LOCKS_EXCLUDED(mu_);
+  // Re-pins the daemon's own threads (gRPC, metrics, this manager) off the
+  // CPUs running workloads' submitters use.
+  void KeepControlOffWorkloadCpus() ABSL_LOCKS_EXCLUDED(mu_);
   void ReaperLoop();
 
   const std::unique_ptr<WorkloadBackend> backend_;

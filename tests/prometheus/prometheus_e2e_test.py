@@ -16,12 +16,9 @@ and then checks through Prometheus' HTTP API that
     workload's own reported IOPS within 5%;
   * `promtool check metrics` finds no problem in the daemon's /metrics.
 
-Two ways to run the daemon side:
-  --blkperfd=PATH --blkperf=PATH  `blkperfd serve --metrics_listen=...` and
-                                  the `blkperf` client (`run`, `list`,
-                                  `split`): the real thing;
-  --harness=PATH                  //daemon/metrics:metrics_e2e_harness, the
-                                  engine and exporter without gRPC.
+The daemon side is the real thing: `blkperfd serve --metrics_listen=...`
+(--blkperfd) driven by the `blkperf` client (--blkperf: `run`, `list`,
+`split`).
 """
 import argparse
 import json
@@ -159,38 +156,6 @@ class Prometheus:
     def dump_log(self):
         with open(self.log_path) as f:
             sys.stdout.write(f.read())
-
-
-class HarnessDaemon:
-    """The engine and exporter without gRPC."""
-
-    def __init__(self, binary, workdir, metrics_port):
-        self.binary = binary
-        self.workdir = workdir
-        self.metrics_address = f"127.0.0.1:{metrics_port}"
-        self.process = None
-
-    def start(self):
-        pass  # the harness starts its workload at once: see run_workload
-
-    def run_workload(self, target):
-        result = os.path.join(self.workdir, "result.json")
-        self.process = subprocess.Popen(
-            [self.binary, f"--target={target}", "--op=randread", "--bs=16384",
-             "--qd=16", f"--ramp={RAMP_S}s", f"--runtime={RUNTIME_S}s",
-             f"--switch_at={SWITCH_AFTER_S}s", f"--switch_to={SWITCH_TO}",
-             f"--metrics_listen={self.metrics_address}",
-             f"--result_file={result}", "--linger=120s"])
-        wait_for("the workload's result", lambda: os.path.exists(result),
-                 RAMP_S + RUNTIME_S + 60)
-        with open(result) as f:
-            r = json.load(f)
-        return r["workload"], float(r["iops"])
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(15)
 
 
 class ServeDaemon:
@@ -338,9 +303,8 @@ def main():
     parser.add_argument("--dashboards", required=True,
                         help="directory of prometheus.yml, the rules and "
                              "queries.txt")
-    parser.add_argument("--harness")
-    parser.add_argument("--blkperfd")
-    parser.add_argument("--blkperf")
+    parser.add_argument("--blkperfd", required=True)
+    parser.add_argument("--blkperf", required=True)
     parser.add_argument("--prometheus", default="/usr/bin/prometheus")
     parser.add_argument("--promtool", default="/usr/bin/promtool")
     args = parser.parse_args()
@@ -356,11 +320,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="prometheus_e2e_",
                                dir=os.environ.get("TEST_TMPDIR"))
     metrics_port = free_port()
-    if args.harness:
-        daemon = HarnessDaemon(args.harness, workdir, metrics_port)
-    else:
-        daemon = ServeDaemon(args.blkperfd, args.blkperf, workdir,
-                             metrics_port)
+    daemon = ServeDaemon(args.blkperfd, args.blkperf, workdir, metrics_port)
     failures = []
     prom = None
     try:

@@ -5,11 +5,8 @@
 //   const HostCapabilities caps = ProbeHostCapabilities();
 //   if (!caps.io_uring_available) BLKPERF_LOG(WARNING) <<
 //   caps.unavailable_reason;
-//
-// TODO(engine): this is the only io_uring code outside daemon/engine; it
-// belongs beside the engine's ring setup once the engine exposes a probe.
-#ifndef BLKPERF_DAEMON_SERVICE_HOST_CAPABILITIES_H_
-#define BLKPERF_DAEMON_SERVICE_HOST_CAPABILITIES_H_
+#ifndef BLKPERF_DAEMON_ENGINE_HOST_CAPABILITIES_H_
+#define BLKPERF_DAEMON_ENGINE_HOST_CAPABILITIES_H_
 
 #include <cstdint>
 #include <string>
@@ -33,6 +30,10 @@ struct HostCapabilities {
 
 HostCapabilities ProbeHostCapabilities();
 
+// Names of the IORING_SETUP_* bits in `flags`, without the prefix, for
+// reports of how a ring was actually set up.
+std::vector<std::string> SetupFlagNames(unsigned flags);
+
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_SERVICE_HOST_CAPABILITIES_H_
+#endif  // BLKPERF_DAEMON_ENGINE_HOST_CAPABILITIES_H_

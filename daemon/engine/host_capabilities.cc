@@ -1,4 +1,4 @@
-#include "daemon/service/host_capabilities.h"
+#include "daemon/engine/host_capabilities.h"
 
 #include <liburing.h>
 #include <string.h>
@@ -39,18 +39,24 @@ constexpr Named kFeatures[] = {
     {1U << 13, "REG_REG_RING"},
 };
 
-// Each is tried alone (DEFER_TASKRUN needs SINGLE_ISSUER).
-constexpr Named kSetupFlags[] = {
-    {IORING_SETUP_IOPOLL, "IOPOLL"},
-    {IORING_SETUP_SQPOLL, "SQPOLL"},
-    {IORING_SETUP_CLAMP, "CLAMP"},
-    {IORING_SETUP_SUBMIT_ALL, "SUBMIT_ALL"},
-    {IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN"},
-    {IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_COOP_TASKRUN, "TASKRUN_FLAG"},
-    {IORING_SETUP_SQE128, "SQE128"},
-    {IORING_SETUP_CQE32, "CQE32"},
-    {IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER"},
-    {IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER, "DEFER_TASKRUN"},
+// Each is tried alone, with the flags it cannot be set up without.
+struct SetupFlag {
+  unsigned flag;
+  unsigned requires_flags;
+  const char* name;
+};
+constexpr SetupFlag kSetupFlags[] = {
+    {IORING_SETUP_IOPOLL, 0, "IOPOLL"},
+    {IORING_SETUP_SQPOLL, 0, "SQPOLL"},
+    {IORING_SETUP_SQ_AFF, IORING_SETUP_SQPOLL, "SQ_AFF"},
+    {IORING_SETUP_CLAMP, 0, "CLAMP"},
+    {IORING_SETUP_SUBMIT_ALL, 0, "SUBMIT_ALL"},
+    {IORING_SETUP_COOP_TASKRUN, 0, "COOP_TASKRUN"},
+    {IORING_SETUP_TASKRUN_FLAG, IORING_SETUP_COOP_TASKRUN, "TASKRUN_FLAG"},
+    {IORING_SETUP_SQE128, 0, "SQE128"},
+    {IORING_SETUP_CQE32, 0, "CQE32"},
+    {IORING_SETUP_SINGLE_ISSUER, 0, "SINGLE_ISSUER"},
+    {IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_SINGLE_ISSUER, "DEFER_TASKRUN"},
 };
 
 constexpr Named kOpcodes[] = {
@@ -97,9 +103,9 @@ void ProbeRing(HostCapabilities* caps) {
     io_uring_free_probe(probe);
   }
   io_uring_queue_exit(&ring);
-  for (const Named& flag : kSetupFlags) {
+  for (const SetupFlag& flag : kSetupFlags) {
     struct io_uring test;
-    if (io_uring_queue_init(4, &test, flag.value) == 0) {
+    if (io_uring_queue_init(4, &test, flag.flag | flag.requires_flags) == 0) {
       caps->setup_flags.push_back(flag.name);
       io_uring_queue_exit(&test);
     }
@@ -129,6 +135,14 @@ void ProbeHugePages(HostCapabilities* caps) {
 }
 
 }  // namespace
+
+std::vector<std::string> SetupFlagNames(unsigned flags) {
+  std::vector<std::string> names;
+  for (const SetupFlag& flag : kSetupFlags) {
+    if (flags & flag.flag) names.push_back(flag.name);
+  }
+  return names;
+}
 
 HostCapabilities ProbeHostCapabilities() {
   HostCapabilities caps;
