@@ -5,8 +5,12 @@
 #   remote   `blkperfd serve` + `blkperf run` watching at 1 s intervals, with
 #            a second `blkperf watch` process at 1 s on the same workload;
 #   scraped  remote, with /metrics also scraped every second;
-# and prints the median IOPS of each and the ratios remote/local and
-# scraped/local.
+#   control  remote, with an unrelated HTTP server of the same page size
+#            scraped every second instead: what the load generator's own
+#            activity on the other CPUs costs (on a VM whose vCPUs share a
+#            core, any work there slows the workload's CPU a little);
+# and prints the median IOPS of each, the ratios to local, and the
+# exporter's own cost: scraped against control.
 #
 #   bench/grpc_overhead.sh                         # 5 rounds x 5 s
 #   bench/grpc_overhead.sh --rounds 3 --runtime 4 --target file
@@ -52,6 +56,7 @@ zram_configured=0
 daemon_pid=""
 cleanup() {
   if [[ -n $scraper ]]; then kill "$scraper" 2>/dev/null || true; fi
+  if [[ -n ${control_server:-} ]]; then kill "$control_server" 2>/dev/null || true; fi
   if [[ -n $daemon_pid ]] && kill -0 "$daemon_pid" 2>/dev/null; then
     kill -TERM "$daemon_pid"
     wait "$daemon_pid" || true
@@ -127,8 +132,8 @@ local_iops() {
 }
 
 scraper=""
-start_scraper() {  # GETs /metrics once a second until stopped
-  "${elsewhere[@]}" python3 - "$metrics_url" <<'PY' &
+start_scraper() {  # URL: GETs it once a second until stopped
+  "${elsewhere[@]}" python3 - "$1" <<'PY' &
 import sys, time, urllib.request
 while True:
     urllib.request.urlopen(sys.argv[1], timeout=5).read()
@@ -138,13 +143,15 @@ PY
 }
 stop_scraper() { kill "$scraper"; wait "$scraper" 2>/dev/null || true; scraper=""; }
 
-scraped_iops() {
-  start_scraper
+remote_iops_while_scraping() {  # URL
+  start_scraper "$1"
   local value status=0
   value=$(remote_iops) || status=$?
   stop_scraper
   ((status == 0)) && echo "$value"
 }
+scraped_iops() { remote_iops_while_scraping "$metrics_url"; }
+control_iops() { remote_iops_while_scraping "$control_url"; }
 
 remote_iops() {
   : > "$work/run.err"
@@ -176,7 +183,21 @@ remote_iops() {
 median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 echo "# $(date -u +%F) $(uname -r), $(nproc) CPUs, target $path, randread bs=$bs qd=$qd cpu=$cpu, ${rounds} rounds x ${runtime}s"
-kinds=(local remote scraped)
+# The control page: blkperfd's own /metrics text, served by a plain server.
+mkdir -p "$work/control"
+python3 -c 'import sys,urllib.request; open(sys.argv[2],"wb").write(urllib.request.urlopen(sys.argv[1]).read())' \
+  "$metrics_url" "$work/control/metrics"
+control_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"${elsewhere[@]}" python3 -m http.server --bind 127.0.0.1 --directory "$work/control" \
+  "$control_port" >/dev/null 2>&1 &
+control_server=$!
+control_url=http://127.0.0.1:$control_port/metrics
+for ((i = 0; i < 50; i++)); do
+  python3 -c 'import sys,urllib.request; urllib.request.urlopen(sys.argv[1])' "$control_url" 2>/dev/null && break
+  sleep 0.1
+done
+
+kinds=(local remote scraped control)
 declare -A results=()
 for ((round = 0; round < rounds; round++)); do
   line="  round $round:"
@@ -189,17 +210,21 @@ for ((round = 0; round < rounds; round++)); do
   echo "$line" >&2
 done
 python3 - "$path" "$(median ${results[local]})" "$(median ${results[remote]})" \
-  "$(median ${results[scraped]})" <<'PY'
+  "$(median ${results[scraped]})" "$(median ${results[control]})" <<'PY'
 import sys
 path = sys.argv[1]
-local, remote, scraped = (float(x) for x in sys.argv[2:])
+local, remote, scraped, control = (float(x) for x in sys.argv[2:])
 def cell(name, value):
     ratio = value / local if local > 0 else 0.0
     cost = (1 - ratio) * 100
     verdict = "within" if cost < 2 else "OVER"
     return (f"{name} {value/1e3:.1f}k IOPS, ratio {ratio:.4f}, "
             f"cost {cost:+.2f}% ({verdict} the 2% bar)")
+exporter = (1 - scraped / control) * 100 if control > 0 else 0.0
 print(f"| {path} | local {local/1e3:.1f}k IOPS (median) "
       f"| {cell('remote + 2 watchers', remote)} "
-      f"| {cell('remote + watchers + /metrics every 1 s', scraped)} |")
+      f"| {cell('remote + watchers + /metrics every 1 s', scraped)} "
+      f"| {cell('remote + watchers + unrelated page every 1 s', control)} "
+      f"| exporter's own cost (scraped vs unrelated page) {exporter:+.2f}% "
+      f"({'within' if exporter < 2 else 'OVER'} the 2% bar) |")
 PY
