@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "daemon/engine/workload.h"
+#include "daemon/engine/workload_test_util.h"
 #include "gtest/gtest.h"
 
 namespace blkperf {
@@ -57,21 +58,13 @@ class SplitDeviceTest : public ::testing::Test {
     return spec;
   }
 
-  static WorkloadSnapshot Run(const WorkloadSpec& spec) {
-    absl::StatusOr<std::unique_ptr<Workload>> w =
-        Workload::Start(spec, EngineLimits{});
-    EXPECT_TRUE(w.ok()) << w.status();
-    if (!w.ok()) return {};
-    (*w)->Wait();
-    return (*w)->Snapshot();
-  }
 
   std::string backing_;
   std::string device_;
 };
 
 TEST_F(SplitDeviceTest, LimitsSendsRequestsTheKernelNeedNotSplit) {
-  const WorkloadSnapshot s = Run(Spec({SplitStrategy::Kind::kLimits, 0}));
+  const WorkloadSnapshot s = RunToEnd(Spec({SplitStrategy::Kind::kLimits, 0}));
   EXPECT_EQ(s.state, WorkloadState::kFinished);
   EXPECT_EQ(s.total.ios, 200u);
   ASSERT_TRUE(s.device.available);
@@ -80,7 +73,7 @@ TEST_F(SplitDeviceTest, LimitsSendsRequestsTheKernelNeedNotSplit) {
 }
 
 TEST_F(SplitDeviceTest, NoneLeavesTheKernelToSplit) {
-  const WorkloadSnapshot s = Run(Spec({SplitStrategy::Kind::kNone, 0}));
+  const WorkloadSnapshot s = RunToEnd(Spec({SplitStrategy::Kind::kNone, 0}));
   EXPECT_EQ(s.total.sqes, 200u);
   ASSERT_TRUE(s.device.available);
   // 1 MiB / 64 KiB = 16 requests per SQE (merges could only lower it).
@@ -91,8 +84,7 @@ TEST_F(SplitDeviceTest, SwitchingMidRunKeepsDeviceCountsConsistent) {
   WorkloadSpec spec = Spec({SplitStrategy::Kind::kNone, 0});
   spec.io_count = 0;
   spec.runtime = absl::Milliseconds(800);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   absl::SleepFor(absl::Milliseconds(400));
   ASSERT_TRUE((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).ok());
@@ -114,8 +106,7 @@ TEST_F(SplitDeviceTest, SwitchingMidRunKeepsDeviceCountsConsistent) {
 
 TEST_F(SplitDeviceTest, FixedSizeMustBeAMultipleOfTheLogicalBlock) {
   WorkloadSpec spec = Spec({SplitStrategy::Kind::kFixed, 1000});
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(w.status().message()).find("split"), std::string::npos);

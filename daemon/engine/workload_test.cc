@@ -1,5 +1,6 @@
 // Runs real workloads through io_uring on temporary files.
 #include "daemon/engine/workload.h"
+#include "daemon/engine/workload_test_util.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -41,14 +42,6 @@ class WorkloadTest : public ::testing::Test {
     return spec;
   }
 
-  static WorkloadSnapshot RunToEnd(const WorkloadSpec& spec) {
-    absl::StatusOr<std::unique_ptr<Workload>> w =
-        Workload::Start(spec, EngineLimits{});
-    EXPECT_TRUE(w.ok()) << w.status();
-    if (!w.ok()) return {};
-    (*w)->Wait();
-    return (*w)->Snapshot();
-  }
 
   static void ExpectClean(const WorkloadSnapshot& s, uint32_t block_size) {
     EXPECT_EQ(s.state, WorkloadState::kFinished);
@@ -59,6 +52,14 @@ class WorkloadTest : public ::testing::Test {
     EXPECT_EQ(s.total.latency.Count(), s.total.ios);
     EXPECT_EQ(s.total.inflight, 0u);
     EXPECT_GT(s.elapsed, absl::ZeroDuration());
+  }
+
+  // FileSpec() running for `runtime` instead of an I/O count.
+  WorkloadSpec TimedSpec(absl::Duration runtime) {
+    WorkloadSpec spec = FileSpec();
+    spec.io_count = 0;
+    spec.runtime = runtime;
+    return spec;
   }
 
   std::string path_;
@@ -77,9 +78,7 @@ TEST_F(WorkloadTest, CountedRandomReadsMoveExactlyTheirBytes) {
 }
 
 TEST_F(WorkloadTest, TimedRunStopsOnTime) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Milliseconds(300);
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(300));
   spec.ramp_time = absl::Milliseconds(100);
   const absl::Time start = absl::Now();
   const WorkloadSnapshot s = RunToEnd(spec);
@@ -129,11 +128,8 @@ TEST_F(WorkloadTest, VerifyCatchesDataOfAnotherSeed) {
 }
 
 TEST_F(WorkloadTest, ShortReadsStopTheWorkloadWithTargetAndOffset) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  WorkloadSpec spec = TimedSpec(absl::Seconds(30));
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   // Reads past the end of a file transfer nothing: a short transfer.
   ASSERT_EQ(truncate(path_.c_str(), 0), 0);
@@ -151,8 +147,7 @@ TEST_F(WorkloadTest, ShortReadsStopTheWorkloadWithTargetAndOffset) {
 TEST_F(WorkloadTest, PolledOnFailsClearlyOnATargetThatCannotPoll) {
   WorkloadSpec spec = FileSpec();
   spec.polled = PollMode::kOn;
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   if (w.ok()) {
     GTEST_SKIP() << "this machine's disk under " << path_
                  << " supports polled I/O";
@@ -215,11 +210,8 @@ TEST_F(WorkloadTest, ThreadsSplitTheIoCountExactly) {
 }
 
 TEST_F(WorkloadTest, RequestStopEndsAWorkloadEarly) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Seconds(60);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  WorkloadSpec spec = TimedSpec(absl::Seconds(60));
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   absl::SleepFor(absl::Milliseconds(200));
   EXPECT_EQ((*w)->Snapshot().state, WorkloadState::kRunning);
@@ -235,8 +227,7 @@ TEST_F(WorkloadTest, RequestStopEndsAWorkloadEarly) {
 TEST_F(WorkloadTest, BadSpecCreatesNoFile) {
   WorkloadSpec spec = FileSpec();
   spec.queue_depth = 0;
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(access(path_.c_str(), F_OK), 0) << "a rejected spec created "
@@ -244,11 +235,8 @@ TEST_F(WorkloadTest, BadSpecCreatesNoFile) {
 }
 
 TEST_F(WorkloadTest, SnapshotsWhileRunningAreMonotonic) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Milliseconds(400);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(400));
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   uint64_t last = 0;
   while (!(*w)->WaitFor(absl::Milliseconds(50))) {
@@ -270,12 +258,9 @@ namespace blkperf {
 namespace {
 
 TEST_F(WorkloadTest, SwitchingStrategiesKeepsEveryCountInPhases) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Milliseconds(900);
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(900));
   spec.block_size = 64 << 10;
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   absl::SleepFor(absl::Milliseconds(300));
   ASSERT_TRUE((*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 16384}).ok());
@@ -310,11 +295,8 @@ TEST_F(WorkloadTest, SwitchingStrategiesKeepsEveryCountInPhases) {
 }
 
 TEST_F(WorkloadTest, RejectsBadLiveStrategies) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  WorkloadSpec spec = TimedSpec(absl::Seconds(30));
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   const absl::Status bad = (*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 1000});
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
@@ -326,15 +308,12 @@ TEST_F(WorkloadTest, RejectsBadLiveStrategies) {
 }
 
 TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(1200));
   spec.block_size = 32 << 10;
-  spec.runtime = absl::Milliseconds(1200);
   spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
                         {SplitStrategy::Kind::kFixed, 8192}};
   spec.ab_slice = absl::Milliseconds(300);
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).code(),
             absl::StatusCode::kFailedPrecondition);
@@ -357,17 +336,14 @@ TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
 }
 
 TEST_F(WorkloadTest, AbModeNeedsTwoStrategiesThatFitTheRuntime) {
-  WorkloadSpec spec = FileSpec();
-  spec.io_count = 0;
-  spec.runtime = absl::Seconds(1);
+  WorkloadSpec spec = TimedSpec(absl::Seconds(1));
   spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0}};
-  absl::StatusOr<std::unique_ptr<Workload>> w =
-      Workload::Start(spec, EngineLimits{});
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_FALSE(w.ok());
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("ab_strategies"));
   spec.ab_strategies.push_back({SplitStrategy::Kind::kLimits, 0});
   spec.ab_slice = absl::Seconds(1);
-  w = Workload::Start(spec, EngineLimits{});
+  w = StartWorkload(spec);
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("ab_slice"));
