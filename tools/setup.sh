@@ -9,7 +9,7 @@ PACKAGES=(
   g++ libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
   libbenchmark-dev
-  fio prometheus python3 python3-yaml util-linux kmod procps time
+  fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
 )
 
 SUDO=()
