@@ -351,3 +351,44 @@ TEST_F(WorkloadTest, AbModeNeedsTwoStrategiesThatFitTheRuntime) {
 
 }  // namespace
 }  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+TEST_F(WorkloadTest, SqpollRunsWithItsPollerOnTheGivenCpu) {
+  WorkloadSpec spec = FileSpec();
+  spec.sqpoll = true;
+  spec.sqpoll_cpu = OnlineCpus().front();
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, 4096);
+  EXPECT_EQ(s.total.ios, 2000u);
+  EXPECT_TRUE(s.ring.sqpoll);
+  const std::string flags = absl::StrJoin(s.ring.setup_flags, "|");
+  EXPECT_THAT(flags, HasSubstr("SQPOLL"));
+  EXPECT_THAT(flags, HasSubstr("SQ_AFF"));
+  EXPECT_THAT(flags, ::testing::Not(HasSubstr("DEFER_TASKRUN")));
+}
+
+TEST_F(WorkloadTest, ContinueOnErrorCountsErrorsAndKeepsGoing) {
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(500));
+  spec.continue_on_error = true;
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  // Reads of the lost second half transfer nothing; the first half still
+  // reads fine, so both kinds of completion keep coming.
+  ASSERT_EQ(truncate(path_.c_str(), kFileBytes / 2), 0);
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFinished);
+  ASSERT_TRUE(s.has_error);
+  EXPECT_EQ(s.error.errno_value, kShortTransferErrno);
+  EXPECT_GE(s.error.offset, kFileBytes / 2);
+  ASSERT_EQ(s.total.errors.size(), 1u);
+  EXPECT_EQ(s.total.errors[0].name, "short transfer");
+  EXPECT_GT(s.total.errors[0].count, 10u);
+  EXPECT_GT(s.total.ios, 10u) << "the readable half stopped being read";
+  EXPECT_EQ(s.total.bytes, s.total.ios * 4096);
+}
+
+}  // namespace
+}  // namespace blkperf
