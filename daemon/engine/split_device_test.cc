@@ -1,16 +1,9 @@
 // Kernel splitting, observed on a real block device: a loop device whose
 // queue/max_sectors_kb the test lowers. Needs root (loop setup); skips with
 // the reason otherwise. Touches only the loop device and file it creates.
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "daemon/engine/loop_device_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gtest/gtest.h"
@@ -23,32 +16,13 @@ constexpr int kMaxSectorsKb = 64;
 class SplitDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root to set up a loop device";
-    const char* dir = std::getenv("TEST_TMPDIR");
-    backing_ = absl::StrCat(dir != nullptr ? dir : "/tmp", "/split_loop_",
-                            getpid(), ".img");
-    ASSERT_EQ(system(absl::StrCat("truncate -s 64M ", backing_).c_str()), 0);
-    FILE* p = popen(absl::StrCat("losetup -f --show ", backing_).c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    char line[128] = {};
-    const bool got = fgets(line, sizeof(line), p) != nullptr;
-    pclose(p);
-    if (!got) GTEST_SKIP() << "losetup could not attach a loop device";
-    device_ = std::string(absl::StripTrailingAsciiWhitespace(line));
-    const std::string name = device_.substr(device_.rfind('/') + 1);
-    std::ofstream(absl::StrCat("/sys/block/", name, "/queue/max_sectors_kb"))
-        << kMaxSectorsKb;
-  }
-  void TearDown() override {
-    if (!device_.empty()) {
-      system(absl::StrCat("losetup -d ", device_).c_str());
-    }
-    if (!backing_.empty()) unlink(backing_.c_str());
+    if (!loop_.ok()) GTEST_SKIP() << loop_.why();
+    loop_.SetQueueLimit("max_sectors_kb", kMaxSectorsKb);
   }
 
   WorkloadSpec Spec(SplitStrategy strategy) const {
     WorkloadSpec spec;
-    spec.targets.push_back({.path = device_});
+    spec.targets.push_back({.path = loop_.path()});
     spec.op = Op::kRandRead;
     spec.block_size = 1 << 20;
     spec.queue_depth = 4;
@@ -59,8 +33,7 @@ class SplitDeviceTest : public ::testing::Test {
   }
 
 
-  std::string backing_;
-  std::string device_;
+  LoopDeviceForTest loop_{64 << 20};
 };
 
 TEST_F(SplitDeviceTest, LimitsSendsRequestsTheKernelNeedNotSplit) {
