@@ -1,16 +1,13 @@
 #include "daemon/engine/cpu_isolation.h"
 
-#include <dirent.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <sys/types.h>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
+#include "daemon/engine/process_threads.h"
 #include "daemon/engine/spec_validation.h"
 
 namespace blkperf {
@@ -27,21 +24,13 @@ int KeepControlThreadsOff(const std::vector<int>& busy_cpus) {
   if (CPU_COUNT(&allowed) == 0) {
     for (int cpu : online) CPU_SET(cpu, &allowed);
   }
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return 0;
   int repinned = 0;
-  while (dirent* entry = readdir(dir)) {
-    const pid_t tid = static_cast<pid_t>(atoi(entry->d_name));
-    if (tid <= 0) continue;
-    std::ifstream comm(absl::StrCat("/proc/self/task/", tid, "/comm"));
-    std::string name;
-    if (!comm || !std::getline(comm, name)) continue;
+  ForEachProcessThread([&](pid_t tid, const std::string& name) {
     if (absl::StartsWith(name, "blkperf-sub") || absl::StartsWith(name, "iou-")) {
-      continue;
+      return;
     }
     if (sched_setaffinity(tid, sizeof(allowed), &allowed) == 0) ++repinned;
-  }
-  closedir(dir);
+  });
   return repinned;
 }
 

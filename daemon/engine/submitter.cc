@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <dirent.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
+#include "daemon/engine/process_threads.h"
 #include "daemon/engine/verify_pattern.h"
 
 namespace blkperf::internal {
@@ -27,7 +27,6 @@ namespace {
 
 constexpr size_t kHugePageSize = size_t{2} << 20;
 constexpr unsigned kHugePageShift = 21;
-constexpr uint32_t kMaxRingEntries = 32768;  // IORING_MAX_ENTRIES
 constexpr unsigned kMaxReapBatch = 256;
 
 uint32_t NextPowerOfTwo(uint32_t v) {
@@ -86,19 +85,13 @@ double IoWorkerCpuSeconds(pid_t tid) {
   const std::string worker = absl::StrCat("iou-wrk-", tid);
   const std::string poller = absl::StrCat("iou-sqp-", tid);
   double total = 0;
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return 0;
-  while (dirent* entry = readdir(dir)) {
-    const pid_t task = static_cast<pid_t>(atoi(entry->d_name));
-    if (task <= 0) continue;
-    std::ifstream comm(absl::StrCat("/proc/self/task/", task, "/comm"));
-    std::string name;
-    if (!comm || !std::getline(comm, name)) continue;
-    if (name != worker && name != poller) continue;
+  ForEachProcessThread([&](pid_t task, const std::string& name) {
     double user = 0, system = 0;
-    if (ReadTaskCpu(task, &user, &system)) total += user + system;
-  }
-  closedir(dir);
+    if ((name == worker || name == poller) &&
+        ReadTaskCpu(task, &user, &system)) {
+      total += user + system;
+    }
+  });
   return total;
 }
 
@@ -115,6 +108,25 @@ DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
   limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
   limits.virt_boundary_mask = q.virt_boundary_mask;
   return limits;
+}
+
+absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
+                                       const SplitStrategy& strategy,
+                                       unsigned page_shift,
+                                       std::vector<Splitter>* splitters) {
+  // Offsets are multiples of the alignment and buffers of the block size:
+  // the largest power of two dividing both bounds where an I/O can start.
+  const uint32_t alignment = spec.spec.alignment | spec.spec.block_size;
+  uint32_t pieces = 1;
+  for (const TargetInfo& target : spec.targets) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        Splitter splitter,
+        Splitter::Create(strategy, SplitLimitsFor(target), page_shift));
+    pieces = std::max(pieces, splitter.MaxPieces(spec.spec.block_size,
+                                                 alignment & -alignment));
+    if (splitters != nullptr) splitters->push_back(splitter);
+  }
+  return pieces;
 }
 
 int64_t MonotonicNanos() {
@@ -277,18 +289,8 @@ absl::Status SubmitterThread::Setup() {
 
 absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
   splitters_.clear();  // capacity stays: no allocation after the first time
-  max_pieces_ = 1;
-  for (const TargetInfo& target : spec_.targets) {
-    BLKPERF_ASSIGN_OR_RETURN(
-        Splitter splitter,
-        Splitter::Create(strategy, SplitLimitsFor(target), page_shift_));
-    // Offsets are multiples of the alignment and buffers of the block size:
-    // the largest power of two dividing both bounds the start alignment.
-    const uint32_t alignment = spec_.spec.alignment | block_size_;
-    max_pieces_ = std::max(
-        max_pieces_, splitter.MaxPieces(block_size_, alignment & -alignment));
-    splitters_.push_back(splitter);
-  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      max_pieces_, PlanSplitters(spec_, strategy, page_shift_, &splitters_));
   split_none_ = strategy.kind == SplitStrategy::Kind::kNone;
   return absl::OkStatus();
 }

@@ -114,6 +114,17 @@ struct alignas(64) SubmitterControl {
 // Queue limits of a target as the splitter wants them.
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target);
 
+// Most SQEs a ring can hold (IORING_MAX_ENTRIES).
+inline constexpr uint32_t kMaxRingEntries = 32768;
+
+// Plans `strategy` on every target of `spec` for I/O buffers made of
+// 2^page_shift-byte pages: appends one Splitter per target to `*splitters`
+// (when not null) and returns the most pieces one I/O may be cut into.
+absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
+                                       const SplitStrategy& strategy,
+                                       unsigned page_shift,
+                                       std::vector<Splitter>* splitters);
+
 class SubmitterThread {
  public:
   SubmitterThread(const ResolvedSpec& spec, int index, std::vector<int> fds,

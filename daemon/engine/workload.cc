@@ -97,19 +97,10 @@ namespace {
 // 4 KiB buffer pages (the worst case; huge pages only need fewer).
 absl::StatusOr<uint32_t> PiecesNeeded(const ResolvedSpec& spec,
                                       const SplitStrategy& strategy) {
-  uint32_t pieces = 1;
-  const uint32_t alignment = spec.spec.alignment | spec.spec.block_size;
-  for (const TargetInfo& target : spec.targets) {
-    BLKPERF_ASSIGN_OR_RETURN(
-        Splitter splitter,
-        Splitter::Create(strategy, internal::SplitLimitsFor(target), 12));
-    pieces = std::max(pieces, splitter.MaxPieces(spec.spec.block_size,
-                                                 alignment & -alignment));
-  }
-  return pieces;
+  return internal::PlanSplitters(spec, strategy, /*page_shift=*/12, nullptr);
 }
 
-constexpr uint32_t kMaxRingEntries = 32768;
+using internal::kMaxRingEntries;
 
 }  // namespace
 
