@@ -30,7 +30,7 @@ Usage (the orchestrator's tests; import with tests/fleet on sys.path):
 API:
   Fleet(blkperfd, hosts=8, *, delay_ms=0, jitter_ms=0,
         monotonic_offsets_s=None, daemon_flags=(), target_size=16 MiB,
-        workdir=None, start_timeout_s=30, seed=None)
+        workdir=None, start_timeout_s=30, seed=None, insecure_listen="auto")
     blkperfd            path of the daemon binary.
     hosts               number of hosts (1..200).
     delay_ms, jitter_ms the proxy's delay and jitter per direction (a round
@@ -40,6 +40,12 @@ API:
     daemon_flags        extra `blkperfd serve` flags for every host: a list,
                         or a function Host -> list (e.g. per-host TLS files
                         under host.dir).
+    insecure_listen     "auto" (default): add --insecure_listen when the
+                        daemon has that flag (mutual TLS, issue 9: a
+                        non-loopback listen without TLS is refused otherwise)
+                        and the host's flags hold no --tls_cert; the hosts
+                        listen on the fleet's private bridge address. True
+                        or False: always or never add it.
     target_size         bytes of each host's file target (written with zeros).
     workdir             parent of the fleet's temp dir (default $TEST_TMPDIR
                         or the system temp dir).
@@ -47,10 +53,12 @@ API:
   Fleet.hosts          list of Host.
   Fleet.hosts_flag(direct=False)  comma list of proxy (or direct) addresses.
   Fleet.write_hosts_file(path, direct=False)  one host:port a line.
-  Fleet.write_file_sd(path, direct=False)  Prometheus file_sd JSON whose
-                        targets are the gRPC addresses and whose labels carry
-                        each host's metrics address (`__metrics_address__`
-                        would be dropped by Prometheus; we use `metrics`).
+  Fleet.write_file_sd(path)  Prometheus file_sd JSON, the shared inventory
+                        form of `blkperf fleet run --hosts=FILE.json`: one
+                        group per host, target its metrics address, label
+                        blkperf_grpc its gRPC port, label host its name. The
+                        control addresses it implies are the direct ones
+                        (ip:blkperf_grpc): file_sd cannot name the proxies.
   Fleet.suffix, Fleet.bridge, Fleet.subnet ("10.a.b.0/24"), Fleet.dir.
   Fleet.leftovers()    netns, links and live pids of this fleet still present
                         (empty after close(); the self-test checks that).
@@ -70,6 +78,7 @@ import atexit
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -110,6 +119,13 @@ def _wait_for_file(path, process, what, timeout_s):
                                "before writing its port file")
         time.sleep(0.05)
     raise TimeoutError(f"{what}: no port file after {timeout_s}s")
+
+
+def _serve_flags(binary):
+    """Names of the flags `blkperfd serve` knows (from --helpfull)."""
+    out = subprocess.run([binary, "serve", "--helpfull"], capture_output=True,
+                         text=True, timeout=30)
+    return set(re.findall(r"^\s+--(\w+) ", out.stdout, re.MULTILINE))
 
 
 def _stop_process(process, timeout_s=10):
@@ -256,7 +272,7 @@ class Fleet:
     def __init__(self, blkperfd, hosts=8, *, delay_ms=0.0, jitter_ms=0.0,
                  monotonic_offsets_s=None, daemon_flags=(),
                  target_size=16 << 20, workdir=None, start_timeout_s=30,
-                 seed=None):
+                 seed=None, insecure_listen="auto"):
         if not 1 <= hosts <= MAX_HOSTS:
             raise ValueError(f"hosts {hosts} is not in [1, {MAX_HOSTS}]")
         if delay_ms < 0 or not 0 <= jitter_ms <= delay_ms:
@@ -272,6 +288,9 @@ class Fleet:
         self.blkperfd = os.path.abspath(blkperfd)
         self.delay_ms, self.jitter_ms = delay_ms, jitter_ms
         self.daemon_flags = daemon_flags
+        if insecure_listen == "auto":
+            insecure_listen = "insecure_listen" in _serve_flags(self.blkperfd)
+        self.insecure_listen = insecure_listen
         self.target_size = target_size
         self.start_timeout_s = start_timeout_s
         self.rng = random.Random(seed)
@@ -323,6 +342,9 @@ class Fleet:
             h._make_files(self.target_size)
             flags = (self.daemon_flags(h) if callable(self.daemon_flags)
                      else list(self.daemon_flags))
+            if (self.insecure_listen
+                    and not any(f.startswith("--tls_cert") for f in flags)):
+                flags.append("--insecure_listen")
             h._start_daemon(self.blkperfd, flags)
         for h in self.hosts:
             h._wait_daemon(self.start_timeout_s)
@@ -340,10 +362,11 @@ class Fleet:
         with open(path, "w") as f:
             f.write("".join(a + "\n" for a in self._addresses(direct)))
 
-    def write_file_sd(self, path, direct=False):
-        groups = [{"targets": [a], "labels": {"metrics": h.metrics_address,
-                                              "host": h.name}}
-                  for h, a in zip(self.hosts, self._addresses(direct))]
+    def write_file_sd(self, path):
+        groups = [{"targets": [h.metrics_address],
+                   "labels": {"blkperf_grpc": h.grpc_address.rsplit(":", 1)[1],
+                              "host": h.name}}
+                  for h in self.hosts]
         with open(path, "w") as f:
             json.dump(groups, f, indent=1)
 

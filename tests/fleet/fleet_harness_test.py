@@ -7,6 +7,8 @@ namespace behind a delay proxy, and checks that
   * each answers `blkperf caps` through its proxy;
   * the proxy adds the delay asked for: HTTP/2 PING round trips to the
     daemon through the proxy take 2*delay +- 2*jitter, direct ones do not;
+  * the hosts file and the file_sd file name every host, and the metrics
+    targets and control addresses in the file_sd file answer;
   * the daemons' CLOCK_MONOTONIC really differ by the offsets (the kernel's
     /proc/<pid>/timens_offsets, and the clock read inside each namespace
     bracketed by two reads of ours);
@@ -14,6 +16,7 @@ namespace behind a delay proxy, and checks that
     also when start() fails and when the process using it gets SIGTERM.
 """
 import argparse
+import json
 import os
 import signal
 import socket
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import time
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleet_harness  # noqa: E402
@@ -107,6 +111,28 @@ class FleetHarnessTest(unittest.TestCase):
             self.assertEqual(out.returncode, 0, f"{h.name}: {out.stderr}")
             self.assertIn("io_uring", out.stdout, h.name)
 
+    def test_inventory_files_name_every_host(self):
+        hosts_file = os.path.join(self.fleet.dir, "hosts.txt")
+        self.fleet.write_hosts_file(hosts_file)
+        with open(hosts_file) as f:
+            self.assertEqual(f.read().split(),
+                             [h.proxy_address for h in self.fleet.hosts])
+        file_sd = os.path.join(self.fleet.dir, "fleet.json")
+        self.fleet.write_file_sd(file_sd)
+        with open(file_sd) as f:
+            groups = json.load(f)
+        self.assertEqual(len(groups), HOSTS)
+        for h, g in zip(self.fleet.hosts, groups):
+            # The metrics target is scrapeable from the root namespace...
+            with urllib.request.urlopen(f"http://{g['targets'][0]}/metrics",
+                                        timeout=10) as r:
+                self.assertIn("blkperf_build_info", r.read().decode(), h.name)
+            # ...and the control address it implies is the daemon's.
+            control = f"{h.ip}:{g['labels']['blkperf_grpc']}"
+            out = subprocess.run([ARGS.blkperf, f"--server={control}", "health"],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, f"{h.name}: {out.stderr}")
+
     def test_proxy_adds_the_delay(self):
         low = 2 * (DELAY_MS - JITTER_MS)
         high = 2 * (DELAY_MS + JITTER_MS) + UPPER_SLACK_MS
@@ -156,6 +182,7 @@ class CleanupTest(unittest.TestCase):
         self.assertTrue(os.path.exists(f"/run/netns/bpf-{suffix}-0"))
         child.send_signal(signal.SIGTERM)
         self.assertEqual(child.wait(60), 128 + signal.SIGTERM)
+        child.stdout.close()
         self.assertNotIn(f"bpf-{suffix}",
                          subprocess.run(["ip", "-o", "link"], text=True,
                                         capture_output=True).stdout)
