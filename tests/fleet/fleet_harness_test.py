@@ -9,6 +9,8 @@ namespace behind a delay proxy, and checks that
     daemon through the proxy take 2*delay +- 2*jitter, direct ones do not;
   * the hosts file and the file_sd file name every host, and the metrics
     targets and control addresses in the file_sd file answer;
+  * two daemons running unlike workloads export the identical latency
+    bucket (`le`) set, which the fleet dashboards' merged quantiles need;
   * the daemons' CLOCK_MONOTONIC really differ by the offsets (the kernel's
     /proc/<pid>/timens_offsets, and the clock read inside each namespace
     bracketed by two reads of ours);
@@ -18,6 +20,7 @@ namespace behind a delay proxy, and checks that
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -132,6 +135,29 @@ class FleetHarnessTest(unittest.TestCase):
             out = subprocess.run([ARGS.blkperf, f"--server={control}", "health"],
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual(out.returncode, 0, f"{h.name}: {out.stderr}")
+
+    def test_two_daemons_export_the_identical_le_set(self):
+        # What makes the dashboards' fleet latency (histogram_quantile over
+        # sum by (le) across hosts) valid: workloads as different as can be,
+        # on two daemons, export the same buckets.
+        runs = [(self.fleet.hosts[1], ["--bs=4k", "--qd=1"]),
+                (self.fleet.hosts[2], ["--bs=256k", "--qd=8", "--op=read"])]
+        le_sets = []
+        for h, flags in runs:
+            out = subprocess.run(
+                [ARGS.blkperf, f"--server={h.grpc_address}", "--quiet", "run",
+                 f"--target={h.target_path}", "--runtime=1s", *flags],
+                capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, f"{h.name}: {out.stderr}")
+            with urllib.request.urlopen(f"http://{h.metrics_address}/metrics",
+                                        timeout=10) as r:
+                les = re.findall(
+                    r'^blkperf_io_latency_seconds_bucket\{[^}]*le="([^"]+)"',
+                    r.read().decode(), re.MULTILINE)
+            self.assertGreater(len(les), 20, h.name)
+            self.assertEqual(les[-1], "+Inf", h.name)
+            le_sets.append(les)
+        self.assertEqual(le_sets[0], le_sets[1])
 
     def test_proxy_adds_the_delay(self):
         low = 2 * (DELAY_MS - JITTER_MS)
