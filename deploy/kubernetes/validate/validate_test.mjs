@@ -10,7 +10,8 @@ import { test } from "node:test";
 import { validateDocument, validateFile } from "./validate.mjs";
 
 const FILES = (process.env.MANIFESTS ?? "").split(/\s+/).filter(Boolean);
-const EXPECTED_KINDS = ["DaemonSet", "Job", "Namespace", "PodMonitor", "Service"];
+const EXPECTED_KINDS = ["DaemonSet", "Job", "Namespace", "NetworkPolicy", "PodMonitor",
+                        "Service"];
 
 async function loadAll() {
   const docs = [];
@@ -106,6 +107,27 @@ test("service, monitor and job point at the daemonset", async () => {
             args.join(" "));
   assert.deepEqual(args.slice(args.indexOf("fleet"), args.indexOf("fleet") + 2),
                    ["fleet", "run"]);
+});
+
+test("the network policy lets in the Job (gRPC) and Prometheus (metrics) only", async () => {
+  const ds = await byKind("DaemonSet");
+  const job = await byKind("Job");
+  const np = await byKind("NetworkPolicy");
+  assert.ok(matches(np.spec.podSelector.matchLabels, podLabels(ds)));
+  assert.deepEqual(np.spec.policyTypes, ["Ingress", "Egress"]);
+  assert.deepEqual(np.spec.egress, []);
+  const portNames = ds.spec.template.spec.containers[0].ports.map((p) => p.name);
+  const rules = np.spec.ingress;
+  assert.equal(rules.length, 2);
+  for (const r of rules) {
+    assert.equal(r.ports.length, 1);
+    assert.ok(portNames.includes(r.ports[0].port), r.ports[0].port);
+  }
+  const grpc = rules.find((r) => r.ports[0].port === "grpc");
+  assert.ok(matches(grpc.from[0].podSelector.matchLabels,
+                    job.spec.template.metadata.labels));
+  const metrics = rules.find((r) => r.ports[0].port === "metrics");
+  assert.ok(metrics.from[0].namespaceSelector);
 });
 
 test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
