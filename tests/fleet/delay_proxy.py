@@ -184,6 +184,18 @@ class DelayProxy:
             self.open_connections -= 1
 
 
+def exit_with_parent():
+    """SIGTERM when the parent dies (PR_SET_PDEATHSIG), even by SIGKILL."""
+    import ctypes
+    pr_set_pdeathsig = 1
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:  # it died before prctl took effect
+        sys.exit(0)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--listen", default="127.0.0.1:0")
@@ -193,6 +205,8 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max_connections", type=int, default=256)
     parser.add_argument("--port_file", default="")
+    parser.add_argument("--exit_with_parent", action="store_true",
+                        help="exit when the process that started it dies")
     args = parser.parse_args(argv)
     if args.delay_ms < 0:
         parser.error(f"--delay_ms {args.delay_ms} is negative")
@@ -206,6 +220,8 @@ def main(argv):
     proxy = DelayProxy(listen, target, args.delay_ms / 1e3,
                        args.jitter_ms / 1e3, args.seed, args.max_connections)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if args.exit_with_parent:
+        exit_with_parent()
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
             f.write(f"{proxy.port}\n")

@@ -62,6 +62,9 @@ API:
   Fleet.suffix, Fleet.bridge, Fleet.subnet ("10.a.b.0/24"), Fleet.dir.
   Fleet.leftovers()    netns, links and live pids of this fleet still present
                         (empty after close(); the self-test checks that).
+  sweep_dead_fleets()   removes what fleets whose process died by SIGKILL
+                        left (their owner pid is recorded in OWNER_DIR);
+                        Fleet.start() calls it first.
   Host.index, .name, .netns, .ip, .dir (its temp dir), .data_dir,
       .target_path, .log_path, .pid, .monotonic_offset_s,
       .grpc_address (direct, "10.a.b.c:port", no delay),
@@ -92,6 +95,8 @@ PROXY = os.path.join(HERE, "delay_proxy.py")
 DEFAULT_OFFSET_STEP_S = 3 * 3600
 METRICS_PORT = 9477  # inside each host's own namespace: always free there
 MAX_HOSTS = 200
+# One file per live fleet, named by its suffix, holding its owner's pid.
+OWNER_DIR = "/run/blkperf-fleet"
 FIRST_HOST_OCTET = 10
 
 _live_fleets = set()
@@ -259,7 +264,7 @@ class Host:
                 [sys.executable, PROXY, "--listen=127.0.0.1:0",
                  f"--port_file={port_file}", f"--target={self.grpc_address}",
                  f"--delay_ms={delay_ms}", f"--jitter_ms={jitter_ms}",
-                 f"--seed={seed}"],
+                 f"--seed={seed}", "--exit_with_parent"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         port = _wait_for_file(port_file, self.proxy,
                               f"delay proxy of {self.name}", timeout_s)
@@ -332,6 +337,10 @@ class Fleet:
             raise
 
     def _start(self):
+        sweep_dead_fleets()
+        os.makedirs(OWNER_DIR, exist_ok=True)
+        with open(os.path.join(OWNER_DIR, self.suffix), "w") as f:
+            f.write(f"{os.getpid()}\n{self.dir}\n")
         _run("ip", "link", "add", self.bridge, "type", "bridge")
         self._links.append(self.bridge)
         _run("ip", "addr", "add", f"{self.subnet_prefix}.1/24", "dev",
@@ -375,7 +384,7 @@ class Fleet:
         netns = _run("ip", "netns", "list").stdout.split()
         links = _run("ip", "-o", "link", "show").stdout
         found = [n for n in netns if n.startswith(f"bpf-{self.suffix}")]
-        found += [w.split("@")[0] for w in links.split()
+        found += [w.rstrip(":").split("@")[0] for w in links.split()
                   if w.startswith(f"bpf-{self.suffix}")]
         for h in self.hosts:
             for p in (h.process, h.proxy):
@@ -403,6 +412,10 @@ class Fleet:
         for link in reversed(self._links):
             _run("ip", "link", "del", link, check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
+        try:
+            os.remove(os.path.join(OWNER_DIR, self.suffix))
+        except FileNotFoundError:
+            pass
         _unregister(self)
 
     @staticmethod
@@ -414,6 +427,44 @@ class Fleet:
                 os.kill(int(pid), signal.SIGKILL)
             except (ProcessLookupError, ValueError):
                 pass
+
+
+def sweep_dead_fleets():
+    """Removes the namespaces, links and temp dirs of fleets whose owning
+    process is gone (killed with SIGKILL, so its cleanup never ran). Fleets of live
+    processes, other tests running in parallel included, are left alone.
+    Returns the suffixes swept."""
+    swept = []
+    try:
+        owners = os.listdir(OWNER_DIR)
+    except FileNotFoundError:
+        return swept
+    for suffix in owners:
+        path = os.path.join(OWNER_DIR, suffix)
+        try:
+            with open(path) as f:
+                pid, fleet_dir = f.read().split("\n")[:2]
+                pid = int(pid)
+            os.kill(pid, 0)
+            continue  # its owner is alive
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue
+        prefix = f"bpf-{suffix}-"
+        for ns in _run("ip", "netns", "list").stdout.split():
+            if ns.startswith(prefix):
+                Fleet._kill_netns_pids(ns)
+                _run("ip", "netns", "del", ns, check=False)
+        for word in _run("ip", "-o", "link", "show").stdout.split():
+            name = word.rstrip(":").split("@")[0]
+            if name.startswith(prefix):
+                _run("ip", "link", "del", name, check=False)
+        if os.path.basename(fleet_dir).startswith(f"bpf-{suffix}-"):
+            shutil.rmtree(fleet_dir, ignore_errors=True)
+        os.remove(path)
+        swept.append(suffix)
+    return swept
 
 
 def _register(fleet):

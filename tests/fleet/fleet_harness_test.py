@@ -15,7 +15,9 @@ namespace behind a delay proxy, and checks that
     /proc/<pid>/timens_offsets, and the clock read inside each namespace
     bracketed by two reads of ours);
   * close() leaves no namespace, link, process or file of the fleet behind,
-    also when start() fails and when the process using it gets SIGTERM.
+    also when start() fails and when the process using it gets SIGTERM;
+    after a SIGKILL the proxies exit with it and sweep_dead_fleets()
+    removes the rest.
 """
 import argparse
 import json
@@ -203,8 +205,8 @@ class CleanupTest(unittest.TestCase):
             stdout=subprocess.PIPE, text=True,
             cwd=os.path.dirname(os.path.abspath(__file__)))
         line = child.stdout.readline().split()
-        self.assertEqual(len(line), 3, f"child printed {line}")
-        suffix, pid, fleet_dir = line
+        self.assertEqual(len(line), 4, f"child printed {line}")
+        suffix, pid, fleet_dir, _ = line
         self.assertTrue(os.path.exists(f"/run/netns/bpf-{suffix}-0"))
         child.send_signal(signal.SIGTERM)
         self.assertEqual(child.wait(60), 128 + signal.SIGTERM)
@@ -218,12 +220,42 @@ class CleanupTest(unittest.TestCase):
             os.kill(int(pid), 0)  # reaped by the child before it exited
 
 
+    def test_sigkill_leftovers_are_swept(self):
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, ARGS.blkperfd],
+            stdout=subprocess.PIPE, text=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)))
+        line = child.stdout.readline().split()
+        self.assertEqual(len(line), 4, f"child printed {line}")
+        suffix, daemon_pid, fleet_dir, proxy_pid = line
+        child.kill()  # no cleanup runs
+        child.wait(30)
+        child.stdout.close()
+        # The proxy follows its parent (PR_SET_PDEATHSIG)...
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{proxy_pid}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(os.path.exists(f"/proc/{proxy_pid}"))
+        # ...and the namespace, links and daemon are swept.
+        self.assertTrue(os.path.exists(f"/run/netns/bpf-{suffix}-0"))
+        self.assertIn(suffix, fleet_harness.sweep_dead_fleets())
+        self.assertFalse(os.path.exists(f"/run/netns/bpf-{suffix}-0"))
+        self.assertNotIn(f"bpf-{suffix}",
+                         subprocess.run(["ip", "-o", "link"], text=True,
+                                        capture_output=True).stdout)
+        self.assertFalse(os.path.exists(fleet_dir))
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{daemon_pid}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(os.path.exists(f"/proc/{daemon_pid}"))
+
+
 CHILD = """
 import sys, time
 import fleet_harness
 f = fleet_harness.Fleet(sys.argv[1], 1)
 f.start()
-print(f.suffix, f.hosts[0].pid, f.dir, flush=True)
+print(f.suffix, f.hosts[0].pid, f.dir, f.hosts[0].proxy.pid, flush=True)
 time.sleep(120)
 """
 
