@@ -199,18 +199,23 @@ class CleanupTest(unittest.TestCase):
             fleet.start()
         self.assertEqual(fleet.leftovers(), [])
 
-    def test_sigterm_leaves_nothing(self):
+    def start_child_fleet(self):
+        """A process holding a one-host fleet; returns it, the fleet's
+        suffix, daemon pid, temp dir and proxy pid."""
         child = subprocess.Popen(
             [sys.executable, "-c", CHILD, ARGS.blkperfd],
             stdout=subprocess.PIPE, text=True,
             cwd=os.path.dirname(os.path.abspath(__file__)))
+        self.addCleanup(child.stdout.close)
         line = child.stdout.readline().split()
         self.assertEqual(len(line), 4, f"child printed {line}")
-        suffix, pid, fleet_dir, _ = line
+        return (child, *line)
+
+    def test_sigterm_leaves_nothing(self):
+        child, suffix, pid, fleet_dir, _ = self.start_child_fleet()
         self.assertTrue(os.path.exists(f"/run/netns/bpf-{suffix}-0"))
         child.send_signal(signal.SIGTERM)
         self.assertEqual(child.wait(60), 128 + signal.SIGTERM)
-        child.stdout.close()
         self.assertNotIn(f"bpf-{suffix}",
                          subprocess.run(["ip", "-o", "link"], text=True,
                                         capture_output=True).stdout)
@@ -219,18 +224,11 @@ class CleanupTest(unittest.TestCase):
         with self.assertRaises(ProcessLookupError):
             os.kill(int(pid), 0)  # reaped by the child before it exited
 
-
     def test_sigkill_leftovers_are_swept(self):
-        child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, ARGS.blkperfd],
-            stdout=subprocess.PIPE, text=True,
-            cwd=os.path.dirname(os.path.abspath(__file__)))
-        line = child.stdout.readline().split()
-        self.assertEqual(len(line), 4, f"child printed {line}")
-        suffix, daemon_pid, fleet_dir, proxy_pid = line
+        child, suffix, daemon_pid, fleet_dir, proxy_pid = (
+            self.start_child_fleet())
         child.kill()  # no cleanup runs
         child.wait(30)
-        child.stdout.close()
         # The proxy follows its parent (PR_SET_PDEATHSIG)...
         deadline = time.monotonic() + 10
         while os.path.exists(f"/proc/{proxy_pid}") and time.monotonic() < deadline:
