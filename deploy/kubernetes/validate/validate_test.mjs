@@ -158,4 +158,7 @@ test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
     assert.ok(allowed.includes(v.hostPath.path), `${v.hostPath.path} allowed`);
   }
   for (const v of pod.volumes) assert.ok(mounts.has(v.name), `${v.name} unused`);
+  // The Job benchmarks a device every daemon lets it read.
+  const target = job.args.find((a) => a.startsWith("--target=")).split("=")[1];
+  assert.ok(allowed.includes(target), `job --target=${target} not allowed`);
 });
