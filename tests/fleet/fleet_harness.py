@@ -50,6 +50,8 @@ API:
     workdir             parent of the fleet's temp dir (default $TEST_TMPDIR
                         or the system temp dir).
   Fleet.start() / Fleet.close() are what `with` calls; close() is idempotent.
+      Start it from a thread that outlives it (the proxies exit when the
+      thread that started them does: PR_SET_PDEATHSIG).
   Fleet.hosts          list of Host.
   Fleet.hosts_flag(direct=False)  comma list of proxy (or direct) addresses.
   Fleet.write_hosts_file(path, direct=False)  one host:port a line.
@@ -346,6 +348,10 @@ class Fleet:
         _run("ip", "addr", "add", f"{self.subnet_prefix}.1/24", "dev",
              self.bridge)
         _run("ip", "link", "set", self.bridge, "up")
+        routes = _run("ip", "-4", "-o", "route", "show", self.subnet).stdout
+        if len(routes.splitlines()) != 1:
+            raise RuntimeError(f"subnet {self.subnet} is also routed "
+                               f"elsewhere (a parallel fleet?): {routes}")
         for h in self.hosts:
             h._make_network()
             h._make_files(self.target_size)
