@@ -215,10 +215,10 @@ class Host:
         f._links.append(self.veth_root)
         _run("ip", "link", "set", self.veth_ns, "netns", self.netns)
         _run("ip", "link", "set", self.veth_root, "master", f.bridge, "up")
-        ns = ("ip", "netns", "exec", self.netns)
-        _run(*ns, "ip", "link", "set", "lo", "up")
-        _run(*ns, "ip", "addr", "add", f"{self.ip}/24", "dev", self.veth_ns)
-        _run(*ns, "ip", "link", "set", self.veth_ns, "up")
+        ns = ("ip", "-n", self.netns)
+        _run(*ns, "link", "set", "lo", "up")
+        _run(*ns, "addr", "add", f"{self.ip}/24", "dev", self.veth_ns)
+        _run(*ns, "link", "set", self.veth_ns, "up")
 
     def _make_files(self, target_size):
         os.makedirs(self.data_dir)
@@ -227,8 +227,6 @@ class Host:
             left = target_size
             while left > 0:
                 left -= out.write(zeros[:min(left, len(zeros))])
-            out.flush()
-            os.fsync(out.fileno())
 
     def _start_daemon(self, binary, extra_flags):
         port_file = os.path.join(self.dir, "grpc_port")
@@ -259,7 +257,7 @@ class Host:
             raise RuntimeError(f"{e}; its log ends:\n{tail}") from None
         self.grpc_address = f"{self.ip}:{port}"
 
-    def _start_proxy(self, delay_ms, jitter_ms, seed, timeout_s):
+    def _start_proxy(self, delay_ms, jitter_ms, seed):
         port_file = os.path.join(self.dir, "proxy_port")
         with open(os.path.join(self.dir, "proxy.log"), "w") as log:
             self.proxy = subprocess.Popen(
@@ -268,7 +266,9 @@ class Host:
                  f"--delay_ms={delay_ms}", f"--jitter_ms={jitter_ms}",
                  f"--seed={seed}", "--exit_with_parent"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        port = _wait_for_file(port_file, self.proxy,
+
+    def _wait_proxy(self, timeout_s):
+        port = _wait_for_file(os.path.join(self.dir, "proxy_port"), self.proxy,
                               f"delay proxy of {self.name}", timeout_s)
         self.proxy_address = f"127.0.0.1:{port}"
 
@@ -364,7 +364,9 @@ class Fleet:
         for h in self.hosts:
             h._wait_daemon(self.start_timeout_s)
             h._start_proxy(self.delay_ms, self.jitter_ms,
-                           self.rng.getrandbits(32), self.start_timeout_s)
+                           self.rng.getrandbits(32))
+        for h in self.hosts:
+            h._wait_proxy(self.start_timeout_s)
 
     def hosts_flag(self, direct=False):
         return ",".join(self._addresses(direct))
