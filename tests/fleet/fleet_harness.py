@@ -9,6 +9,11 @@ delay +- jitter per direction, byte order kept) listening on 127.0.0.1 in
 the root namespace in front of its gRPC port. Python 3 standard library
 only; needs root (ip netns, unshare) like the rest of blkperf's tests.
 
+Each daemon runs `blkperfd serve --listen=<its ip>:0 --port_file=...
+--data_dir=<host dir>/data --allow_read_paths=<host dir>/
+--allow_write_paths=<host dir>/ --metrics_listen=<its ip>:9477` plus the
+caller's daemon_flags; its output goes to Host.log_path.
+
 Everything is named `bpf-<suffix>...` with a random suffix, so parallel runs
 never collide, and everything is removed on exit, on an exception, at
 interpreter exit (atexit) and on SIGTERM/SIGINT/SIGHUP: daemons and proxies
