@@ -129,10 +129,11 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
 // "lat", "slat", "clat": one line of min/mean/max and one of percentiles.
 void AppendLatency(absl::string_view name, absl::string_view what,
                    const LatencyHistogram& h, std::string* out) {
-  absl::StrAppend(out, "  ", name, " (", what, "): min=",
+  absl::StrAppend(out, "  ", name, ": min=",
                   FormatNanos(static_cast<double>(h.Min())),
                   " mean=", FormatNanos(h.Mean()),
-                  " max=", FormatNanos(static_cast<double>(h.Max())), "\n");
+                  " max=", FormatNanos(static_cast<double>(h.Max())), "  (",
+                  what, ")\n");
   absl::StrAppend(out, "  ", name, " percentiles: ", LatencyLine(h), "\n");
 }
 
@@ -229,6 +230,13 @@ std::string FormatTextReport(const WorkloadSpec& spec,
     AppendLatency("lat", "total = slat + clat", t.latency, &out);
     AppendLatency("slat", "submission", t.submit_latency, &out);
     AppendLatency("clat", "completion", t.completion_latency, &out);
+    if (spec.latency_mode == LatencyMode::kBatch) {
+      absl::StrAppend(
+          &out, "  (latency_mode batch: an enter that submits also waits for "
+                "complete_batch=", spec.complete_batch,
+          " completions; that wait counts as slat, and I/Os done during it "
+          "have clat 0. latency_mode per_io splits them as fio does.)\n");
+    }
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }
