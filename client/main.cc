@@ -22,7 +22,9 @@
 // prints.
 //
 // Exit status: 0 on success; 1 on any failure (the server's message is
-// printed), including a run that ends in state failed; 2 for usage errors.
+// printed), including a run that ends in state failed; 2 for usage errors;
+// 3 for a run that ends finished_with_errors (continue_on_error counted
+// I/O errors).
 #include <grpcpp/grpcpp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -136,7 +138,8 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
         last = response.workload();
         got_terminal = last.state() == v1::WORKLOAD_STATE_FINISHED ||
                        last.state() == v1::WORKLOAD_STATE_STOPPED ||
-                       last.state() == v1::WORKLOAD_STATE_FAILED;
+                       last.state() == v1::WORKLOAD_STATE_FAILED ||
+                       last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS;
         if (live) {
           if (Json()) {
             std::cout << ToJson(response, /*one_line=*/true) << std::flush;
@@ -184,7 +187,11 @@ int PrintReport(const v1::Workload& workload) {
 // message with --json, else the report, from a fresh GetWorkload that carries
 // every histogram (the watched message when the daemon no longer has it).
 int PrintFinal(Connection& c, const v1::Workload& watched) {
-  const int code = watched.state() == v1::WORKLOAD_STATE_FAILED ? 1 : 0;
+  // As `blkperfd run`: 1 failed, 3 finished but counted I/O errors.
+  const int code =
+      watched.state() == v1::WORKLOAD_STATE_FAILED ? 1
+      : watched.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ? 3
+                                                                   : 0;
   if (Json()) {
     std::cout << ToJson(watched, /*one_line=*/false);
     return code;
@@ -286,8 +293,11 @@ int Watch(Connection& c, const std::string& id) {
   // With --json the stream itself is the output; its last line is final.
   if (Json()) return 0;
   const int code = PrintFinal(c, *end);
-  // Watching a workload that failed is itself a success.
-  return end->state() == v1::WORKLOAD_STATE_FAILED ? 0 : code;
+  // Watching a workload that failed (or counted errors) is itself a success.
+  return end->state() == v1::WORKLOAD_STATE_FAILED ||
+                 end->state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS
+             ? 0
+             : code;
 }
 
 int Split(Connection& c, const std::string& id, const std::string& split) {

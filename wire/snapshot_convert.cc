@@ -59,6 +59,8 @@ WorkloadState StateFromProto(v1::WorkloadState state) {
       return WorkloadState::kStopped;
     case v1::WORKLOAD_STATE_FAILED:
       return WorkloadState::kFailed;
+    case v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS:
+      return WorkloadState::kFinishedWithErrors;
     default:
       return WorkloadState::kRunning;
   }
@@ -78,6 +80,8 @@ v1::WorkloadState StateToProto(WorkloadState state) {
       return v1::WORKLOAD_STATE_STOPPED;
     case WorkloadState::kFailed:
       return v1::WORKLOAD_STATE_FAILED;
+    case WorkloadState::kFinishedWithErrors:
+      return v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS;
   }
   return v1::WORKLOAD_STATE_UNSPECIFIED;
 }
@@ -181,7 +185,15 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   proto->set_bytes_per_second(t.BytesPerSecond(elapsed));
   proto->set_ios_per_call(t.IosPerCall());
   PercentilesToProto(t.latency, proto->mutable_latency());
-  if (with_histogram) HistogramToProto(t.latency, proto->mutable_histogram());
+  PercentilesToProto(t.submit_latency, proto->mutable_submit_latency());
+  PercentilesToProto(t.completion_latency,
+                     proto->mutable_completion_latency());
+  if (with_histogram) {
+    HistogramToProto(t.latency, proto->mutable_histogram());
+    HistogramToProto(t.submit_latency, proto->mutable_submit_histogram());
+    HistogramToProto(t.completion_latency,
+                     proto->mutable_completion_histogram());
+  }
 }
 
 void SnapshotToProto(const WorkloadSnapshot& s,
@@ -235,6 +247,13 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     out->set_median_iops(r.median_iops);
     out->set_median_bytes_per_second(r.median_bytes_per_second);
     out->set_ratio_to_first(r.ratio_to_first);
+    out->set_note(r.note);
+  }
+  for (const ErrorSite& site : s.error_sites) {
+    v1::ErrorSite* out = proto->add_error_sites();
+    out->set_errno_value(site.errno_value);
+    out->set_target(site.target);
+    out->set_offset(site.offset);
   }
 }
 
@@ -280,13 +299,25 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
     t.errors.push_back(
         {.errno_value = e.errno_value(), .name = e.name(), .count = e.count()});
   }
-  if (proto.has_histogram()) {
-    absl::StatusOr<LatencyHistogram> h = HistogramFromProto(proto.histogram());
-    if (!h.ok()) {
-      return absl::Status(h.status().code(),
-                          absl::StrCat(field, ".", h.status().message()));
+  const struct {
+    bool present;
+    const v1::LatencyHistogram& proto;
+    LatencyHistogram* out;
+  } histograms[] = {
+      {proto.has_histogram(), proto.histogram(), &t.latency},
+      {proto.has_submit_histogram(), proto.submit_histogram(),
+       &t.submit_latency},
+      {proto.has_completion_histogram(), proto.completion_histogram(),
+       &t.completion_latency},
+  };
+  for (const auto& h : histograms) {
+    if (!h.present) continue;
+    absl::StatusOr<LatencyHistogram> parsed = HistogramFromProto(h.proto);
+    if (!parsed.ok()) {
+      return absl::Status(parsed.status().code(),
+                          absl::StrCat(field, ".", parsed.status().message()));
     }
-    t.latency = *std::move(h);
+    *h.out = *std::move(parsed);
   }
   return t;
 }
@@ -344,7 +375,13 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
                     .slices = static_cast<int>(in.slices()),
                     .median_iops = in.median_iops(),
                     .median_bytes_per_second = in.median_bytes_per_second(),
-                    .ratio_to_first = in.ratio_to_first()});
+                    .ratio_to_first = in.ratio_to_first(),
+                    .note = in.note()});
+  }
+  for (const v1::ErrorSite& in : proto.error_sites()) {
+    s.error_sites.push_back({.errno_value = in.errno_value(),
+                             .target = in.target(),
+                             .offset = in.offset()});
   }
   return s;
 }
@@ -381,6 +418,8 @@ ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
     }
   }
   d.latency.Subtract(before.latency);
+  d.submit_latency.Subtract(before.submit_latency);
+  d.completion_latency.Subtract(before.completion_latency);
   return d;
 }
 

@@ -210,7 +210,11 @@ ThreadSnapshot Counters(int index, uint64_t ios, uint64_t latency_ns) {
   t.user_cpu_seconds = 0.125 * (index + 1);
   t.system_cpu_seconds = 1.0 / 3.0;
   t.io_worker_cpu_seconds = 2.0 / 7.0;
-  for (uint64_t i = 0; i < ios; ++i) t.latency.Record(latency_ns + i * 37);
+  for (uint64_t i = 0; i < ios; ++i) {
+    t.latency.Record(latency_ns + i * 37);
+    t.submit_latency.Record(latency_ns / 4 + i * 7);
+    t.completion_latency.Record(latency_ns - latency_ns / 4 + i * 30);
+  }
   return t;
 }
 
@@ -283,7 +287,10 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
                   .slices = 2,
                   .median_iops = 1234.25,
                   .median_bytes_per_second = 1234.25 * 131072,
-                  .ratio_to_first = 1234.25 / 1000.5});
+                  .ratio_to_first = 1234.25 / 1000.5,
+                  .note = "the median rests on 2 full slices"});
+  s.error_sites = {{.errno_value = 5, .target = "/dev/loop0", .offset = 1 << 20},
+                   {.errno_value = 110, .target = "/dev/loop0", .offset = 8192}};
 
   v1::Snapshot proto;
   SnapshotToProto(s, {.thread_histograms = true, .phase_histograms = true},
@@ -322,6 +329,17 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   EXPECT_EQ(back->error.offset, s.error.offset);
   EXPECT_EQ(back->error.message, s.error.message);
   EXPECT_EQ(back->split_strategy, s.split_strategy);
+  ASSERT_EQ(back->error_sites.size(), 2u);
+  EXPECT_EQ(back->error_sites[1].errno_value, 110);
+  EXPECT_EQ(back->error_sites[1].target, "/dev/loop0");
+  EXPECT_EQ(back->error_sites[1].offset, 8192u);
+  ASSERT_EQ(back->ab.size(), 2u);
+  EXPECT_EQ(back->ab[1].note, s.ab[1].note);
+  EXPECT_EQ(back->total.submit_latency.Sum(), s.total.submit_latency.Sum());
+  EXPECT_EQ(back->total.completion_latency.Count(),
+            s.total.completion_latency.Count());
+  EXPECT_EQ(proto.total().submit_latency().count(),
+            s.total.submit_latency.Count());
   ExpectSameDevice(back->device, s.device);
   ASSERT_EQ(back->phases.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
@@ -396,7 +414,8 @@ TEST(StateProtoTest, RoundTrips) {
   for (WorkloadState state :
        {WorkloadState::kRamping, WorkloadState::kRunning,
         WorkloadState::kStopping, WorkloadState::kFinished,
-        WorkloadState::kStopped, WorkloadState::kFailed}) {
+        WorkloadState::kStopped, WorkloadState::kFailed,
+        WorkloadState::kFinishedWithErrors}) {
     EXPECT_EQ(StateFromProto(StateToProto(state)), state);
   }
 }

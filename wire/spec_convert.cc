@@ -101,7 +101,27 @@ absl::StatusOr<RequestCacheMode> RequestCacheModeFromProto(
   }
 }
 
+absl::StatusOr<LatencyMode> LatencyModeFromProto(v1::LatencyMode mode) {
+  switch (mode) {
+    case v1::LATENCY_MODE_UNSPECIFIED:
+    case v1::LATENCY_MODE_BATCH:
+      return LatencyMode::kBatch;
+    case v1::LATENCY_MODE_PER_IO:
+      return LatencyMode::kPerIo;
+    default:
+      return Invalid("spec.latency_mode",
+                     absl::StrCat(static_cast<int>(mode),
+                                  " is not a LatencyMode (LATENCY_MODE_BATCH, "
+                                  "LATENCY_MODE_PER_IO)"));
+  }
+}
+
 }  // namespace
+
+v1::LatencyMode LatencyModeToProto(LatencyMode mode) {
+  return mode == LatencyMode::kPerIo ? v1::LATENCY_MODE_PER_IO
+                                     : v1::LATENCY_MODE_BATCH;
+}
 
 v1::Op OpToProto(Op op) {
   switch (op) {
@@ -224,6 +244,13 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   if (proto.has_latency_tracking()) {
     spec.latency_tracking = proto.latency_tracking();
   }
+  BLKPERF_ASSIGN_OR_RETURN(spec.latency_mode,
+                           LatencyModeFromProto(proto.latency_mode()));
+  if (proto.has_io_timeout()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec.io_timeout,
+        DurationFromProto(proto.io_timeout(), "spec.io_timeout"));
+  }
   if (proto.has_verify()) spec.verify = proto.verify();
   if (proto.has_continue_on_error()) {
     spec.continue_on_error = proto.continue_on_error();
@@ -288,6 +315,8 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
     proto->add_ab_strategies(SplitStrategyName(strategy));
   }
   DurationToProto(spec.ab_slice, proto->mutable_ab_slice());
+  proto->set_latency_mode(LatencyModeToProto(spec.latency_mode));
+  DurationToProto(spec.io_timeout, proto->mutable_io_timeout());
 }
 
 }  // namespace blkperf

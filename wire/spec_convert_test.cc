@@ -110,6 +110,8 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   proto.add_ab_strategies("limits");
   proto.add_ab_strategies("fixed:128k");
   proto.mutable_ab_slice()->set_seconds(2);
+  proto.set_latency_mode(v1::LATENCY_MODE_PER_IO);
+  proto.mutable_io_timeout()->set_nanos(500000000);
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
   ASSERT_TRUE(spec.ok()) << spec.status();
   v1::WorkloadSpec full;
@@ -128,6 +130,10 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   EXPECT_THAT(full.ab_strategies(),
               ::testing::ElementsAre("limits", "fixed:131072"));
   EXPECT_EQ(full.ab_slice().seconds(), 2);
+  EXPECT_EQ(spec->latency_mode, LatencyMode::kPerIo);
+  EXPECT_EQ(spec->io_timeout, absl::Milliseconds(500));
+  EXPECT_EQ(full.latency_mode(), v1::LATENCY_MODE_PER_IO);
+  EXPECT_EQ(full.io_timeout().nanos(), 500000000);
 }
 
 struct BadField {
@@ -221,6 +227,14 @@ INSTANTIATE_TEST_SUITE_P(
                    s->add_ab_strategies("none");
                    s->add_ab_strategies("limits");
                    s->mutable_ab_slice();
+                 }},
+        BadField{"LatencyMode", "spec.latency_mode",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_latency_mode(static_cast<v1::LatencyMode>(9));
+                 }},
+        BadField{"NegativeIoTimeout", "spec.io_timeout",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_io_timeout()->set_seconds(-1);
                  }}),
     [](const ::testing::TestParamInfo<BadField>& info) {
       return info.param.name;

@@ -62,6 +62,13 @@ ABSL_FLAG(std::optional<int32_t>, sqpoll_cpu, std::nullopt,
 ABSL_FLAG(std::optional<std::string>, request_cache, std::nullopt,
           "request_cache: percpu or shared (default percpu)");
 ABSL_FLAG(bool, latency_tracking, true, "latency_tracking: time every I/O");
+ABSL_FLAG(std::optional<std::string>, latency_mode, std::nullopt,
+          "latency_mode: batch (reap complete_batch at a time, t/io_uring) "
+          "or per_io (reap completions as they arrive; exact per-I/O "
+          "latency, more enters). Default batch");
+ABSL_FLAG(std::optional<absl::Duration>, io_timeout, std::nullopt,
+          "io_timeout: an I/O outstanding longer fails the workload; 0 = off "
+          "(default 30s)");
 ABSL_FLAG(bool, verify, false, "verify: write patterns and check them");
 ABSL_FLAG(bool, continue_on_error, false,
           "continue_on_error: count I/O errors and keep going");
@@ -268,6 +275,22 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   }
   if (BoolChanged("latency_tracking")) {
     spec.set_latency_tracking(absl::GetFlag(FLAGS_latency_tracking));
+  }
+  if (auto v = absl::GetFlag(FLAGS_latency_mode)) {
+    v1::LatencyMode mode;
+    if (!v1::LatencyMode_Parse("LATENCY_MODE_" + absl::AsciiStrToUpper(*v),
+                               &mode) ||
+        mode == v1::LATENCY_MODE_UNSPECIFIED) {
+      return BadFlag("latency_mode", *v, "not one of batch, per_io");
+    }
+    spec.set_latency_mode(mode);
+  }
+  if (auto v = absl::GetFlag(FLAGS_io_timeout)) {
+    if (*v < absl::ZeroDuration()) {
+      return BadFlag("io_timeout", absl::FormatDuration(*v),
+                     "must not be negative");
+    }
+    SetDuration(*v, spec.mutable_io_timeout());
   }
   if (BoolChanged("verify")) spec.set_verify(absl::GetFlag(FLAGS_verify));
   if (BoolChanged("continue_on_error")) {

@@ -24,6 +24,8 @@ ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
 ABSL_DECLARE_FLAG(bool, force_async);
 ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
+ABSL_DECLARE_FLAG(std::optional<std::string>, latency_mode);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, io_timeout);
 
 namespace blkperf {
 namespace {
@@ -126,6 +128,30 @@ TEST(SpecFromFlagsTest, AbAndForceAsync) {
   absl::SetFlag(&FLAGS_force_async, false);
   absl::SetFlag(&FLAGS_ab, {});
   absl::SetFlag(&FLAGS_ab_slice, std::nullopt);
+}
+
+TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->latency_mode(), v1::LATENCY_MODE_UNSPECIFIED);
+  EXPECT_FALSE(spec->has_io_timeout());
+
+  absl::SetFlag(&FLAGS_latency_mode, "per_io");
+  absl::SetFlag(&FLAGS_io_timeout, absl::Milliseconds(250));
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->latency_mode(), v1::LATENCY_MODE_PER_IO);
+  EXPECT_EQ(spec->io_timeout().nanos(), 250000000);
+
+  absl::SetFlag(&FLAGS_latency_mode, "sometimes");
+  absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--latency_mode=sometimes"));
+  absl::SetFlag(&FLAGS_latency_mode, std::nullopt);
+  absl::SetFlag(&FLAGS_io_timeout, -absl::Seconds(1));
+  bad = SpecFromFlags().status();
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--io_timeout"));
+  absl::SetFlag(&FLAGS_io_timeout, std::nullopt);
 }
 
 TEST(SpecFromJsonTest, ProtobufJsonMapping) {

@@ -62,7 +62,14 @@ TEST_F(IoErrorTest, ContinueOnErrorCountsEachKindOfError) {
   ASSERT_TRUE(loop_.Shrink(kDeviceBytes / 4));
   (*w)->Wait();
   const WorkloadSnapshot s = (*w)->Snapshot();
-  EXPECT_EQ(s.state, WorkloadState::kFinished);
+  // Errors were counted: not a clean finish, with the first sites kept.
+  EXPECT_EQ(s.state, WorkloadState::kFinishedWithErrors);
+  ASSERT_EQ(s.error_sites.size(), static_cast<size_t>(kMaxErrorSites));
+  for (const ErrorSite& site : s.error_sites) {
+    EXPECT_EQ(site.target, loop_.path());
+    EXPECT_GE(site.offset, kDeviceBytes / 4) << "a readable block failed";
+    EXPECT_THAT(site.errno_value, ::testing::AnyOf(EIO, kShortTransferErrno));
+  }
   uint64_t short_transfers = 0;
   for (const ErrorCount& e : s.total.errors) {
     if (e.errno_value == kShortTransferErrno) {

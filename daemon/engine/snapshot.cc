@@ -12,6 +12,7 @@ absl::string_view WorkloadStateName(WorkloadState state) {
     case WorkloadState::kFinished: return "finished";
     case WorkloadState::kStopped: return "stopped";
     case WorkloadState::kFailed: return "failed";
+    case WorkloadState::kFinishedWithErrors: return "finished_with_errors";
   }
   return "unknown";
 }
@@ -48,6 +49,8 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
     }
   }
   latency.Merge(other.latency);
+  submit_latency.Merge(other.submit_latency);
+  completion_latency.Merge(other.completion_latency);
 }
 
 void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
@@ -72,6 +75,8 @@ void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
   }
   std::erase_if(errors, [](const ErrorCount& e) { return e.count == 0; });
   latency.Subtract(earlier.latency);
+  submit_latency.Subtract(earlier.submit_latency);
+  completion_latency.Subtract(earlier.completion_latency);
 }
 
 double ThreadSnapshot::Iops(absl::Duration elapsed) const {

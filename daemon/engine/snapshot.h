@@ -23,12 +23,16 @@ enum class WorkloadState {
   kStopping,  // stop asked or time up; draining in-flight I/O
   kFinished,  // ran to its runtime or I/O count
   kStopped,   // stopped by a user before its end
-  kFailed,    // stopped by an I/O error (see WorkloadSnapshot::error)
+  kFailed,    // stopped by an I/O error or a stalled I/O (see `error`)
+  // Ran to its end under continue_on_error, but I/O errors were counted
+  // (total.ErrorTotal(), first ones in WorkloadSnapshot::error_sites).
+  kFinishedWithErrors,
 };
 absl::string_view WorkloadStateName(WorkloadState state);
 inline bool IsTerminal(WorkloadState state) {
   return state == WorkloadState::kFinished ||
-         state == WorkloadState::kStopped || state == WorkloadState::kFailed;
+         state == WorkloadState::kStopped || state == WorkloadState::kFailed ||
+         state == WorkloadState::kFinishedWithErrors;
 }
 
 // I/O errors of one kind. errno_value is positive; the two pseudo errnos
@@ -40,6 +44,14 @@ struct ErrorCount {
 };
 inline constexpr int kShortTransferErrno = 1000;
 inline constexpr int kVerifyMismatchErrno = 1001;
+
+// Where one failed I/O was: the first kMaxErrorSites of a workload are kept.
+struct ErrorSite {
+  int errno_value = 0;
+  std::string target;
+  uint64_t offset = 0;
+};
+inline constexpr int kMaxErrorSites = 16;
 
 // The first error a workload saw, with where it happened.
 struct FirstError {
@@ -71,7 +83,12 @@ struct ThreadSnapshot {
   // blocking is punted) and the SQPOLL thread ("iou-sqp-<tid>").
   double io_worker_cpu_seconds = 0;
   std::vector<ErrorCount> errors;
-  LatencyHistogram latency;  // logical I/O latency, nanoseconds
+  // Logical I/O latencies in nanoseconds, over the same completed I/Os
+  // (README, "What the numbers mean"; daemon/engine/io_turn.h):
+  //   latency = submit_latency + completion_latency, per I/O exactly.
+  LatencyHistogram latency;             // total: enter before .. reap
+  LatencyHistogram submit_latency;      // slat: enter before .. enter after
+  LatencyHistogram completion_latency;  // clat: enter after .. reap
 
   uint64_t ErrorTotal() const;
   // Adds `other` (counters, errors by errno, histogram).
@@ -130,7 +147,10 @@ struct AbStrategyResult {
   double median_iops = 0;
   double median_bytes_per_second = 0;
   double ratio_to_first = 0;   // median_iops / the first strategy's
+  // Set when the median rests on fewer than kMinAbSlices full slices.
+  std::string note;
 };
+inline constexpr int kMinAbSlices = 3;
 
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
@@ -144,6 +164,9 @@ struct WorkloadSnapshot {
   std::vector<std::string> notes;
   bool has_error = false;
   FirstError error;
+  // The first kMaxErrorSites failed I/Os in the order they were counted
+  // (all of them when fewer); total.ErrorTotal() counts every one.
+  std::vector<ErrorSite> error_sites;
   std::string split_strategy;  // the strategy in force now
   DeviceCounters device;       // whole measured run
   std::vector<PhaseSnapshot> phases;

@@ -144,8 +144,23 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
     if (spec.ab_strategies.size() < 2) {
       return Invalid("ab_strategies", "needs at least two strategies to compare");
     }
-    if (spec.ab_slice <= absl::ZeroDuration()) {
-      return Invalid("ab_slice", "must be > 0");
+    if (spec.ab_slice < kMinAbSlice) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
+                                  " is below the minimum ",
+                                  absl::FormatDuration(kMinAbSlice),
+                                  ": shorter slices measure the switch, not "
+                                  "the strategies"));
+    }
+    const int64_t switches = spec.runtime / spec.ab_slice;
+    if (switches > kMaxAbSwitches) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
+                                  " over runtime ",
+                                  absl::FormatDuration(spec.runtime), " is ",
+                                  switches, " switches, more than the ",
+                                  kMaxAbSwitches,
+                                  " a workload records; lengthen ab_slice"));
     }
     if (spec.runtime < spec.ab_slice * static_cast<int64_t>(spec.ab_strategies.size())) {
       return Invalid("ab_slice",
@@ -154,6 +169,22 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                                   " strategies does not fit in runtime ",
                                   absl::FormatDuration(spec.runtime)));
     }
+  }
+  if (spec.alignment != 0 && (spec.op == Op::kRead || spec.op == Op::kWrite) &&
+      spec.block_size % spec.alignment != 0) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " does not divide block_size ",
+                                spec.block_size,
+                                ": sequential ops advance by block_size, so "
+                                "their offsets would not be aligned"));
+  }
+  if (spec.io_timeout < absl::ZeroDuration() ||
+      (spec.io_timeout > absl::ZeroDuration() &&
+       spec.io_timeout < kMinIoTimeout)) {
+    return Invalid("io_timeout",
+                   absl::StrCat(absl::FormatDuration(spec.io_timeout),
+                                " is neither 0 (off) nor at least ",
+                                absl::FormatDuration(kMinIoTimeout)));
   }
   if (spec.verify && spec.op == Op::kRandRW) {
     return Invalid("verify", "is not supported with randrw (reads may see "

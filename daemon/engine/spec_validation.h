@@ -30,6 +30,14 @@ struct EngineLimits {
   absl::Duration max_runtime = absl::Hours(24);
 };
 
+// A/B slices shorter than this are refused (ab_slice).
+inline constexpr absl::Duration kMinAbSlice = absl::Milliseconds(10);
+// Most strategy switches one workload records (its phase table): A/B
+// schedules needing more are refused, SetSplitStrategy fails past it.
+inline constexpr int64_t kMaxAbSwitches = 1023;
+// Shortest io_timeout (0 turns stall detection off).
+inline constexpr absl::Duration kMinIoTimeout = absl::Milliseconds(10);
+
 // A spec whose defaults are filled in (alignment, batches, threads, cpus) and
 // whose targets were probed. Fields of `spec` are final.
 struct ResolvedSpec {

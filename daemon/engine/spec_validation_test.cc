@@ -215,5 +215,45 @@ TEST_F(SpecValidationTest, RejectsCharacterDevice) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[0].path");
 }
 
+TEST_F(SpecValidationTest, SequentialAlignmentMustDivideBlockSize) {
+  spec_.op = Op::kRead;
+  spec_.direct = false;
+  spec_.block_size = 8192;
+  spec_.alignment = 3072;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "alignment 3072");
+  spec_.alignment = 4096;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+  // Random offsets may use any alignment; sequential ones ignore it.
+  spec_.op = Op::kRandRead;
+  spec_.alignment = 3072;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, AbSliceHasALowerBound) {
+  spec_.ab_strategies = {SplitStrategy{}, SplitStrategy{SplitStrategy::Kind::kLimits, 0}};
+  spec_.ab_slice = absl::Nanoseconds(1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "ab_slice 1ns is below");
+  spec_.ab_slice = kMinAbSlice;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, AbScheduleMustFitTheSwitchTable) {
+  spec_.ab_strategies = {SplitStrategy{}, SplitStrategy{SplitStrategy::Kind::kLimits, 0}};
+  spec_.ab_slice = absl::Seconds(1);
+  spec_.runtime = absl::Seconds(kMaxAbSwitches + 1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "ab_slice 1s over runtime");
+  spec_.runtime = absl::Seconds(kMaxAbSwitches);
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, IoTimeoutIsOffOrAtLeastTheMinimum) {
+  spec_.io_timeout = absl::Milliseconds(1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "io_timeout 1ms");
+  spec_.io_timeout = -absl::Seconds(1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "io_timeout -1s");
+  spec_.io_timeout = absl::ZeroDuration();
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -129,6 +129,28 @@ absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
   return pieces;
 }
 
+uint64_t XorshiftState(uint64_t seed, int index) {
+  // splitmix64 of the seed and the thread: distinct states per thread.
+  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  // splitmix64 is a bijection, so exactly one input maps to 0: replace it.
+  return z != 0 ? z : 0x626c6b70657266ULL;
+}
+
+FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
+                        unsigned wait_nr) {
+  FirstError error;
+  error.errno_value = error_number;
+  error.message = absl::StrCat(
+      "io_uring_enter failed on submitter thread ", thread, ": ",
+      ErrnoName(error_number), " (", strerror(error_number), ") with ", sqes,
+      " SQEs queued, waiting for ", wait_nr,
+      " completions; no target or offset is involved");
+  return error;
+}
+
 int64_t MonotonicNanos() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -153,6 +175,8 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
           (spec.spec.registered_files ? IOSQE_FIXED_FILE : 0) |
           (spec.spec.force_async ? IOSQE_ASYNC : 0))),
       latency_tracking_(spec.spec.latency_tracking),
+      latency_mode_(spec.spec.latency_mode),
+      io_timeout_ns_(absl::ToInt64Nanoseconds(spec.spec.io_timeout)),
       verify_(spec.spec.verify),
       continue_on_error_(spec.spec.continue_on_error),
       random_offsets_(spec.spec.op == Op::kRandRead ||
@@ -167,7 +191,7 @@ SubmitterThread::~SubmitterThread() {
   if (buffers_ != nullptr) munmap(buffers_, buffer_bytes_);
 }
 
-void SubmitterThread::ThreadMain() {
+void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   tid_ = static_cast<pid_t>(syscall(SYS_gettid));
   // io_uring names its io-wq workers "iou-wrk-<tid>" after this thread.
   pthread_setname_np(pthread_self(),
@@ -183,6 +207,10 @@ void SubmitterThread::ThreadMain() {
       Run(*shared_cache_);
     }
   }
+  if (abandoned()) {
+    loop_done();  // the workload ends; this thread waits for the device
+    WaitOutAbandoned();
+  }
   // Before the ring goes away its kernel threads (and their CPU) go too.
   final_worker_seconds_.store(IoWorkerCpuSeconds(tid_));
   rusage usage;
@@ -193,7 +221,9 @@ void SubmitterThread::ThreadMain() {
                                 usage.ru_stime.tv_usec / 1e6);
   }
   TearDownRing();
+  const bool was_abandoned = abandoned();
   exited_.store(true, std::memory_order_release);
+  if (!was_abandoned) loop_done();
 }
 
 absl::Status SubmitterThread::Setup() {
@@ -214,6 +244,8 @@ absl::Status SubmitterThread::Setup() {
     free_buffers_[i] = static_cast<uint16_t>(queue_depth_ - 1 - i);
   }
   free_buffer_count_ = queue_depth_;
+  batch_.assign(submit_batch_, nullptr);
+  by_buffer_.assign(queue_depth_, nullptr);
   std::vector<Request*> objects(queue_depth_);
   for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
   if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
@@ -264,11 +296,13 @@ absl::Status SubmitterThread::Setup() {
     }
   }
 
-  // Offsets: slot k of target t is at k * alignment, for I/Os that end
-  // inside the target.
-  const uint64_t alignment = spec_.spec.alignment;
+  // Offsets: slot k of target t is at k * stride, for I/Os that end inside
+  // the target. Random I/O may start at any multiple of the alignment;
+  // sequential I/O reads or writes each block once per pass.
+  offset_stride_ = random_offsets_ ? spec_.spec.alignment : block_size_;
   for (const TargetInfo& target : spec_.targets) {
-    const uint64_t slots = (target.size_bytes - block_size_) / alignment + 1;
+    const uint64_t slots =
+        (target.size_bytes - block_size_) / offset_stride_ + 1;
     target_slots_.push_back(slots);
     // Sequential threads start spread over the target.
     seq_cursor_.push_back(slots * index_ / spec_.spec.threads);
@@ -280,7 +314,7 @@ absl::Status SubmitterThread::Setup() {
     notes_.push_back(absl::StrCat("thread ", index_,
                                   " has no I/O: io_count < threads"));
   }
-  rng_state_ = spec_.spec.seed ^ (0x9e3779b97f4a7c15ULL * (index_ + 1));
+  rng_state_ = XorshiftState(spec_.spec.seed, index_);
   ring_setup_.fixed_buffers = fixed_buffers_;
   ring_setup_.registered_files = registered_files_;
   ring_setup_.sqpoll = spec_.spec.sqpoll;
@@ -470,7 +504,7 @@ inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
     slot = seq_cursor_[target];
     seq_cursor_[target] = slot + 1 == slots ? 0 : slot + 1;
   }
-  return slot * spec_.spec.alignment;
+  return slot * offset_stride_;
 }
 
 inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
@@ -507,7 +541,7 @@ inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
 
 template <typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
-                                  int64_t now_ns, bool measuring) {
+                                  bool measuring) {
   uint32_t ios = 0;
   uint32_t sqes = 0;
   const uint16_t targets = static_cast<uint16_t>(fds_.size());
@@ -524,7 +558,6 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
         : read_percent_ == 0
             ? true
             : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
-    req->submit_ns = now_ns;
     req->result = 0;
     req->done_bytes = 0;
     if (ABSL_PREDICT_FALSE(verify_ && req->is_write)) {
@@ -550,9 +583,12 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       req->pieces_left = pieces;
       sqes += pieces;
     }
+    batch_[ios] = req;  // stamped by EnterAndStamp
+    by_buffer_[req->buffer] = req;
     ++ios;
   }
   inflight_ += ios;
+  pieces_inflight_ += sqes;
   if (measuring) stats_.sqes.Add(sqes);
   return ios;
 }
@@ -589,12 +625,18 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
       }
       if (latency_tracking_) {
         stats_.latency.Record(static_cast<uint64_t>(now_ns - req->submit_ns));
+        stats_.submit_latency.Record(
+            static_cast<uint64_t>(req->issued_ns - req->submit_ns));
+        stats_.completion_latency.Record(
+            static_cast<uint64_t>(now_ns - req->issued_ns));
       }
     }
+    by_buffer_[req->buffer] = nullptr;
     free_buffers_[free_buffer_count_++] = req->buffer;
     cache.Put(req);
   }
   io_uring_cq_advance(&ring_, n);
+  pieces_inflight_ -= n;
   inflight_ -= completed;
   if (measuring) {
     const uint64_t ios = read_ios + write_ios;
@@ -616,6 +658,8 @@ void SubmitterThread::Run(Cache& cache) {
   int64_t now = MonotonicNanos();
   bool measuring = now >= measure_start;
   uint64_t enter_calls = 0;
+  KernelRing ring(&ring_);
+  next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
   for (;;) {
     if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
         (end != 0 && now >= end)) {
@@ -637,24 +681,24 @@ void SubmitterThread::Run(Cache& cache) {
       ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
     }
     const uint32_t prepped =
-        Prepare(cache, std::min(room, submit_batch_), now, measuring);
+        Prepare(cache, std::min(room, submit_batch_), measuring);
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
     if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
       to_wait = std::min(complete_batch_, inflight_);
     }
-    const int ret = io_uring_submit_and_wait(&ring_, to_wait);
-    enter_calls += measuring;  // calls during ramp-up are not measured
-    if (ABSL_PREDICT_FALSE(ret < 0) && ret != -EINTR && ret != -EAGAIN &&
-        ret != -EBUSY) {
-      Request fake{};
-      fake.result = ret;
-      OnIoError(&fake, true);
-      control_->stop.store(true);
+    // The batch's stamps are taken right around the enter (io_turn.h); the
+    // wait is bounded so stop, the end and io_timeout are seen in time.
+    const TurnResult turn =
+        EnterAndStamp(ring, MonotonicNanos, batch_.data(), prepped, to_wait,
+                      latency_mode_, WaitTimeout(now, end));
+    if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
+    if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
+      OnEnterError(turn.ret, io_uring_sq_ready(&ring_), to_wait);
       break;
     }
-    now = MonotonicNanos();
+    now = turn.reap_ns;
     Reap(cache, measuring, now);
     stats_.inflight.Set(inflight_);
     stats_.enter_calls.Set(enter_calls);
@@ -662,21 +706,114 @@ void SubmitterThread::Run(Cache& cache) {
       measuring = true;
     }
     last_reap_ns_.store(now, std::memory_order_relaxed);
+    if (ABSL_PREDICT_FALSE(io_timeout_ns_ != 0 &&
+                           now >= next_stall_check_ns_) &&
+        CheckStalls(now)) {
+      break;
+    }
   }
   last_reap_ns_.store(now, std::memory_order_release);
-  Drain(cache);
+  if (!Drain(cache)) abandoned_.store(true, std::memory_order_release);
 }
 
 template <typename Cache>
-void SubmitterThread::Drain(Cache& cache) {
+bool SubmitterThread::Drain(Cache& cache) {
   // Completions after the end are not measured; they are only collected so
   // buffers can be unregistered with no I/O in flight.
+  KernelRing ring(&ring_);
   while (inflight_ > 0) {
-    const int ret = io_uring_submit_and_wait(&ring_, 1);
-    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) break;
-    Reap(cache, /*measuring=*/false, MonotonicNanos());
+    const int ret = ring.SubmitAndWait(1, kWaitTickNs);
+    if (ret < 0 && !TransientEnterError(ret)) break;
+    const int64_t now = MonotonicNanos();
+    Reap(cache, /*measuring=*/false, now);
+    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
+        (stall_reported_ || CheckStalls(now))) {
+      // The device holds I/O past io_timeout: do not wait for it here.
+      stats_.inflight.Set(inflight_);
+      return false;
+    }
   }
   stats_.inflight.Set(inflight_);
+  return true;
+}
+
+void SubmitterThread::WaitOutAbandoned() {
+  // Only this thread's ring is touched: the workload may be gone.
+  while (pieces_inflight_ > 0) {
+    io_uring_cqe* cqe = nullptr;
+    const int ret = io_uring_wait_cqe(&ring_, &cqe);
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN) return;
+    const unsigned n = io_uring_cq_ready(&ring_);
+    io_uring_cq_advance(&ring_, n);
+    pieces_inflight_ -= std::min(n, pieces_inflight_);
+  }
+}
+
+int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end) const {
+  if (end == 0) return kWaitTickNs;
+  return std::clamp<int64_t>(end - now, 1, kWaitTickNs);
+}
+
+bool SubmitterThread::CheckStalls(int64_t now) {
+  next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
+  const Request* oldest = nullptr;
+  for (const Request* req : by_buffer_) {
+    if (req != nullptr && (oldest == nullptr || req->submit_ns < oldest->submit_ns)) {
+      oldest = req;
+    }
+  }
+  if (oldest == nullptr || now - oldest->submit_ns <= io_timeout_ns_) {
+    return false;
+  }
+  stall_reported_ = true;
+  stats_.errors[ETIMEDOUT].Add(1);
+  stats_.error_total.Add(1);
+  ClaimErrorSite(ETIMEDOUT, oldest->target, oldest->offset);
+  FirstError& stall = control_->fatal_error;
+  if (!control_->fatal_claimed.exchange(true)) {
+    stall.errno_value = ETIMEDOUT;
+    stall.target = spec_.spec.targets[oldest->target].path;
+    stall.offset = oldest->offset;
+    stall.message = absl::StrCat(
+        "I/O timeout: ", oldest->is_write ? "write" : "read", " of ",
+        oldest->length, " bytes at ", stall.target, " offset ", oldest->offset,
+        " outstanding for ",
+        absl::FormatDuration(absl::Nanoseconds(now - oldest->submit_ns)),
+        " (io_timeout ",
+        absl::FormatDuration(absl::Nanoseconds(io_timeout_ns_)),
+        "; submitter thread ", index_, " has ", inflight_,
+        " I/Os outstanding): the device stopped completing");
+    control_->fatal_published.store(true, std::memory_order_release);
+  }
+  control_->stop.store(true);
+  return true;
+}
+
+void SubmitterThread::OnEnterError(int ret, uint32_t sqes, unsigned wait_nr) {
+  const int error_number = -ret;
+  stats_.errors[error_number < kMaxErrno ? error_number : EIO].Add(1);
+  stats_.error_total.Add(1);
+  if (!control_->fatal_claimed.exchange(true)) {
+    control_->fatal_error = EnterFailure(index_, error_number, sqes, wait_nr);
+    control_->fatal_published.store(true, std::memory_order_release);
+  }
+  control_->stop.store(true);
+}
+
+void SubmitterThread::ClaimErrorSite(int errno_value, uint16_t target,
+                                     uint64_t offset) {
+  // A load first: once the slots are full, errors cost no read-modify-write.
+  if (control_->error_sites_claimed.load(std::memory_order_relaxed) >=
+      kMaxErrorSites) {
+    return;
+  }
+  const uint32_t i = control_->error_sites_claimed.fetch_add(1);
+  if (i >= kMaxErrorSites) return;
+  ErrorSiteSlot& slot = control_->error_sites[i];
+  slot.errno_value = errno_value;
+  slot.target = target;
+  slot.offset = offset;
+  slot.ready.store(true, std::memory_order_release);
 }
 
 void SubmitterThread::OnIoError(Request* req, bool measuring) {
@@ -692,6 +829,7 @@ void SubmitterThread::OnIoError(Request* req, bool measuring) {
   if (measuring) ++finished_ios_;
   stats_.errors[slot].Add(1);
   stats_.error_total.Add(1);
+  ClaimErrorSite(error_number, req->target, req->offset);
   const std::string& path = spec_.spec.targets[req->target].path;
   if (!control_->first_error_claimed.exchange(true)) {
     FirstError& first = control_->first_error;
@@ -719,6 +857,8 @@ bool SubmitterThread::VerifyRead(Request* req) {
   if (bad < 0) return true;
   stats_.errors[kVerifyMismatchSlot].Add(1);
   stats_.error_total.Add(1);
+  ClaimErrorSite(kVerifyMismatchErrno, req->target,
+                 req->offset + static_cast<uint64_t>(bad));
   const std::string& path = spec_.spec.targets[req->target].path;
   if (!control_->first_error_claimed.exchange(true)) {
     FirstError& first = control_->first_error;
@@ -769,6 +909,8 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
     }
   }
   stats_.latency.SnapshotTo(&out->latency);
+  stats_.submit_latency.SnapshotTo(&out->submit_latency);
+  stats_.completion_latency.SnapshotTo(&out->completion_latency);
 }
 
 }  // namespace blkperf::internal

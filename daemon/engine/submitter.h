@@ -17,9 +17,11 @@
 #include <liburing.h>
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/notification.h"
 #include "daemon/engine/histogram.h"
+#include "daemon/engine/io_turn.h"
 #include "daemon/engine/request_cache.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
@@ -39,7 +42,8 @@ namespace blkperf::internal {
 // hand out pointers to these, and the pointer is the SQE's user_data.
 struct alignas(64) Request {
   uint64_t offset = 0;     // device offset of the logical I/O
-  int64_t submit_ns = 0;   // when its first piece was submitted
+  int64_t submit_ns = 0;   // right before the enter that submitted it
+  int64_t issued_ns = 0;   // right after that enter returned (io_turn.h)
   uint32_t length = 0;
   uint32_t pieces_left = 0;
   uint16_t target = 0;     // index into the workload's targets
@@ -84,6 +88,16 @@ struct alignas(64) ThreadStats {
   SingleWriterCounter error_total;
   std::array<SingleWriterCounter, kErrorSlots> errors;
   LiveLatencyHistogram latency;
+  LiveLatencyHistogram submit_latency;
+  LiveLatencyHistogram completion_latency;
+};
+
+// One failed I/O's site, claimed by index by the submitter that saw it.
+struct ErrorSiteSlot {
+  int errno_value = 0;
+  uint16_t target = 0;
+  uint64_t offset = 0;
+  std::atomic<bool> ready{false};  // release-stored once the fields are set
 };
 
 // The workload-wide control block the submitters read (and only Workload
@@ -99,6 +113,16 @@ struct alignas(64) SubmitterControl {
   alignas(64) std::atomic<bool> first_error_claimed{false};
   FirstError first_error;  // written by the claimant, then published
   std::atomic<bool> first_error_published{false};
+  // An error that ends the workload even under continue_on_error: an I/O
+  // outstanding past io_timeout, or a failed io_uring_enter. Claimed,
+  // written, then published, like first_error.
+  alignas(64) std::atomic<bool> fatal_claimed{false};
+  FirstError fatal_error;
+  std::atomic<bool> fatal_published{false};
+  // The first kMaxErrorSites failed I/Os: a submitter claims slot
+  // `error_sites_claimed++` on its error path (never on a successful I/O).
+  std::atomic<uint32_t> error_sites_claimed{0};
+  std::array<ErrorSiteSlot, kMaxErrorSites> error_sites;
   SharedRequestPool<Request>* shared_requests = nullptr;
   // Pieces per logical I/O the rings are sized for (every strategy a
   // workload may switch to must fit).
@@ -108,11 +132,31 @@ struct alignas(64) SubmitterControl {
   // once per loop turn (one relaxed load of a read-mostly line) and rebuild
   // their splitters when it changes. Entries are never rewritten.
   alignas(64) std::atomic<uint32_t> split_generation{0};
-  std::array<SplitStrategy, 1024> split_strategies{};
+  std::array<SplitStrategy, kMaxAbSwitches + 1> split_strategies{};
 };
 
 // Queue limits of a target as the splitter wants them.
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target);
+
+// The xorshift64* state of thread `index` for `seed`: a splitmix64 mix of
+// both, never 0 (a zero state would stay zero and send every I/O to offset
+// 0), so every seed gives a distinct, working generator per thread.
+uint64_t XorshiftState(uint64_t seed, int index);
+
+// The first error of a failed io_uring_enter: no target or offset is to
+// blame, so it names the thread and what the call was doing.
+FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
+                        unsigned wait_nr);
+
+// Longest a wait for completions blocks before the loop looks at stop, the
+// end of the run and io_timeout again.
+inline constexpr int64_t kWaitTickNs = 50'000'000;
+
+// How often the loop looks for I/O outstanding past `io_timeout_ns`: a
+// quarter of it (at least 1 ms), so a stall is reported within 1.25x.
+inline int64_t StallCheckInterval(int64_t io_timeout_ns) {
+  return std::max<int64_t>(io_timeout_ns / 4, 1'000'000);
+}
 
 // Most SQEs a ring can hold (IORING_MAX_ENTRIES).
 inline constexpr uint32_t kMaxRingEntries = 32768;
@@ -134,7 +178,13 @@ class SubmitterThread {
   SubmitterThread& operator=(const SubmitterThread&) = delete;
 
   // The thread's body: Setup, ready, wait for go, run, drain, tear down.
-  void ThreadMain();
+  // Calls `loop_done` once its loop has ended and its I/O drained, or once
+  // it gave up draining I/O a stalled device holds (then it keeps waiting
+  // for that I/O, touching nothing but its own ring, and tears down when it
+  // completes).
+  void ThreadMain(const std::function<void()>& loop_done);
+  // True when the loop gave up on I/O a stalled device still holds.
+  bool abandoned() const { return abandoned_.load(std::memory_order_acquire); }
 
   // Notified once setup finished (either way); then setup_status() is final.
   absl::Notification& ready() { return ready_; }
@@ -166,12 +216,22 @@ class SubmitterThread {
   template <typename Cache>
   void Run(Cache& cache);
   template <typename Cache>
-  uint32_t Prepare(Cache& cache, uint32_t max_ios, int64_t now_ns,
-                   bool measuring);
+  uint32_t Prepare(Cache& cache, uint32_t max_ios, bool measuring);
   template <typename Cache>
   uint32_t Reap(Cache& cache, bool measuring, int64_t now_ns);
+  // Reaps what is left; false when a stalled I/O outlived the drain.
   template <typename Cache>
-  void Drain(Cache& cache);
+  bool Drain(Cache& cache);
+  // After Drain gave up: waits, reaping nothing but CQEs, until the device
+  // returns every piece, so the ring and buffers can go.
+  void WaitOutAbandoned();
+  // Nanoseconds a wait may block now: the tick, the end of the run.
+  int64_t WaitTimeout(int64_t now, int64_t end) const;
+  // Fails the workload when an I/O has been outstanding > io_timeout.
+  ABSL_ATTRIBUTE_NOINLINE bool CheckStalls(int64_t now);
+  ABSL_ATTRIBUTE_NOINLINE void OnEnterError(int ret, uint32_t sqes,
+                                            unsigned wait_nr);
+  void ClaimErrorSite(int errno_value, uint16_t target, uint64_t offset);
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
                  uint32_t piece_length);
   uint64_t NextOffset(uint16_t target);
@@ -196,12 +256,17 @@ class SubmitterThread {
   const bool registered_files_;
   const uint8_t sqe_flags_;  // IOSQE_FIXED_FILE / IOSQE_ASYNC per the spec
   const bool latency_tracking_;
+  const LatencyMode latency_mode_;
+  const int64_t io_timeout_ns_;  // 0: no stall detection
   const bool verify_;
   const bool continue_on_error_;
   const bool random_offsets_;
   const uint32_t read_percent_;  // 100 for reads, 0 for writes
   uint64_t io_quota_ = 0;        // measured logical I/Os to do; 0 = no limit
-  std::vector<uint64_t> target_slots_;  // offsets per target (size / align)
+  // Offsets per target: random ops pick a slot of `alignment` bytes,
+  // sequential ops advance by block_size (offset_stride_ is either).
+  std::vector<uint64_t> target_slots_;
+  uint64_t offset_stride_ = 0;
   std::vector<uint64_t> seq_cursor_;    // sequential: next slot per target
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
@@ -224,7 +289,14 @@ class SubmitterThread {
   uint64_t rng_state_ = 0;
   uint32_t target_cursor_ = 0;
   uint32_t inflight_ = 0;
-  uint32_t pending_pieces_ = 0;  // pieces of one request not yet prepped
+  uint32_t pieces_inflight_ = 0;  // SQEs submitted and not yet reaped
+  // The requests prepared this turn (to stamp them), and the one in flight
+  // on each buffer slot (to find stalled I/O): sized at setup.
+  std::vector<Request*> batch_;
+  std::vector<Request*> by_buffer_;
+  int64_t next_stall_check_ns_ = 0;
+  bool stall_reported_ = false;
+  std::atomic<bool> abandoned_{false};
 
   absl::Status setup_status_;
   absl::Notification ready_;

@@ -59,6 +59,18 @@ Workload::~Workload() {
   RequestStop();
   Wait();
   if (driver_.joinable()) driver_.join();
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (!threads_[i].joinable()) continue;
+    if (submitters_[i]->exited()) {  // the stalled I/O came back meanwhile
+      threads_[i].join();
+      continue;
+    }
+    // Gave up on I/O a stalled device holds and waits for it, touching only
+    // its own ring: it outlives the workload, and its object is left to it
+    // (leaked on purpose: the kernel may still write into its buffers).
+    threads_[i].detach();
+    submitters_[i].release();
+  }
   for (int fd : fds_) close(fd);
 }
 
@@ -260,8 +272,9 @@ absl::Status Workload::Launch() {
   for (uint32_t i = 0; i < threads; ++i) {
     SubmitterThread* submitter = submitters_[i].get();
     threads_.emplace_back([this, submitter] {
-      submitter->ThreadMain();
-      if (running_threads_.fetch_sub(1) == 1) finished_.Notify();
+      submitter->ThreadMain([this] {
+        if (running_threads_.fetch_sub(1) == 1) finished_.Notify();
+      });
     });
   }
   absl::Status failure;
@@ -314,9 +327,12 @@ void Workload::RequestStop() {
 void Workload::Wait() {
   if (threads_.empty()) return;  // never launched
   finished_.WaitForNotification();
-  absl::MutexLock lock(&mu_);
-  for (std::thread& t : threads_) {
-    if (t.joinable()) t.join();
+  // join_mu_, not mu_: Snapshot() takes mu_ and must never wait for a join.
+  absl::MutexLock lock(&join_mu_);
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i].joinable() && !submitters_[i]->abandoned()) {
+      threads_[i].join();
+    }
   }
 }
 
@@ -362,8 +378,13 @@ void Workload::FillPhases(const std::vector<PhaseStart>& phases,
     phase.total = last ? snapshot->total : phases[i + 1].totals;
     phase.total.Subtract(phases[i].totals);
     if (!last) phase.total.inflight = 0;
-    const int64_t from = std::max(phases[i].at_ns, measure_start);
-    const int64_t to = std::max(from, last ? end_ns : phases[i + 1].at_ns);
+    // Clamped to [measure_start, end_ns], so the phases tile the measured
+    // time exactly: a switch after the last reap starts an empty phase.
+    auto clamp = [&](int64_t t) {
+      return std::clamp(t, measure_start, std::max(measure_start, end_ns));
+    };
+    const int64_t from = clamp(phases[i].at_ns);
+    const int64_t to = last ? clamp(end_ns) : clamp(phases[i + 1].at_ns);
     phase.start = absl::Nanoseconds(from - measure_start);
     phase.end = absl::Nanoseconds(to - measure_start);
     phase.elapsed = phase.end - phase.start;
@@ -392,6 +413,12 @@ void Workload::FillPhases(const std::vector<PhaseStart>& phases,
       bandwidth.push_back(phase.total.BytesPerSecond(phase.elapsed));
     }
     result.slices = static_cast<int>(iops.size());
+    if (result.slices < kMinAbSlices) {
+      result.note = absl::StrCat(
+          "the median rests on ", result.slices, " full slice",
+          result.slices == 1 ? "" : "s", " (fewer than ", kMinAbSlices,
+          "): lengthen runtime or shorten ab_slice");
+    }
     result.median_iops = Median(iops);
     result.median_bytes_per_second = Median(bandwidth);
     snapshot->ab.push_back(std::move(result));
@@ -399,6 +426,17 @@ void Workload::FillPhases(const std::vector<PhaseStart>& phases,
   for (AbStrategyResult& result : snapshot->ab) {
     const double first = snapshot->ab[0].median_iops;
     result.ratio_to_first = first > 0 ? result.median_iops / first : 0;
+  }
+}
+
+void Workload::FillErrorSites(WorkloadSnapshot* snapshot) const {
+  const uint32_t claimed = std::min<uint32_t>(
+      control_.error_sites_claimed.load(), kMaxErrorSites);
+  for (uint32_t i = 0; i < claimed; ++i) {
+    const internal::ErrorSiteSlot& slot = control_.error_sites[i];
+    if (!slot.ready.load(std::memory_order_acquire)) continue;  // being set
+    snapshot->error_sites.push_back(
+        {slot.errno_value, spec_.spec.targets[slot.target].path, slot.offset});
   }
 }
 
@@ -420,10 +458,16 @@ WorkloadSnapshot Workload::Snapshot() const {
   const int64_t end = finished ? last_reap : now;
   snapshot.elapsed =
       absl::Nanoseconds(std::max<int64_t>(0, end - control_.measure_start_ns));
-  if (control_.first_error_published.load(std::memory_order_acquire)) {
+  const bool fatal =
+      control_.fatal_published.load(std::memory_order_acquire);
+  if (fatal) {
+    snapshot.has_error = true;
+    snapshot.error = control_.fatal_error;
+  } else if (control_.first_error_published.load(std::memory_order_acquire)) {
     snapshot.has_error = true;
     snapshot.error = control_.first_error;
   }
+  FillErrorSites(&snapshot);
   bool stopped_by_user;
   std::vector<PhaseStart> phases;
   DeviceCounters device_now;
@@ -437,10 +481,12 @@ WorkloadSnapshot Workload::Snapshot() const {
       control_.split_strategies[control_.split_generation.load()]);
   FillPhases(phases, device_now, end, &snapshot);
   if (finished) {
-    if (snapshot.has_error && !spec_.spec.continue_on_error) {
+    if (fatal || (snapshot.has_error && !spec_.spec.continue_on_error)) {
       snapshot.state = WorkloadState::kFailed;
     } else if (stopped_by_user) {
       snapshot.state = WorkloadState::kStopped;
+    } else if (snapshot.total.ErrorTotal() != 0) {
+      snapshot.state = WorkloadState::kFinishedWithErrors;
     } else {
       snapshot.state = WorkloadState::kFinished;
     }

@@ -49,7 +49,10 @@ class Workload {
 
   // Asks every submitter to stop; in-flight I/O drains. Thread-safe.
   void RequestStop();
-  // Blocks until every submitter has exited.
+  // Blocks until every submitter has ended its loop and joins them, without
+  // holding the lock Snapshot() takes. A submitter that gave up on I/O a
+  // stalled device holds is not joined: it is detached by the destructor
+  // and exits when the device completes that I/O.
   void Wait();
   // Waits up to `timeout`; true when finished.
   bool WaitFor(absl::Duration timeout);
@@ -91,6 +94,7 @@ class Workload {
   absl::Status SwitchLocked(const SplitStrategy& strategy)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ThreadSnapshot TotalsNow() const;
+  void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillPhases(const std::vector<PhaseStart>& phases,
                   const DeviceCounters& device_now, int64_t end_ns,
                   WorkloadSnapshot* snapshot) const;
@@ -106,6 +110,7 @@ class Workload {
   absl::Time start_time_;
   std::atomic<int> running_threads_{0};
   absl::Notification finished_;
+  absl::Mutex join_mu_;  // serializes joins in Wait(); never held by readers
   mutable absl::Mutex mu_;
   bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);

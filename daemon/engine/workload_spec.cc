@@ -47,8 +47,20 @@ constexpr std::array<std::pair<RequestCacheMode, const char*>, 2>
         {RequestCacheMode::kShared, "shared"},
     }};
 
+constexpr std::array<std::pair<LatencyMode, const char*>, 2>
+    kLatencyModeNames = {{
+        {LatencyMode::kBatch, "batch"},
+        {LatencyMode::kPerIo, "per_io"},
+    }};
+
 }  // namespace
 
+absl::string_view LatencyModeName(LatencyMode mode) {
+  return NameOf(kLatencyModeNames, mode);
+}
+bool ParseLatencyMode(absl::string_view text, LatencyMode* mode) {
+  return Parse(kLatencyModeNames, text, mode);
+}
 absl::string_view OpName(Op op) { return NameOf(kOpNames, op); }
 bool ParseOp(absl::string_view text, Op* op) {
   return Parse(kOpNames, text, op);

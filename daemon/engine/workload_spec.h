@@ -22,6 +22,15 @@ namespace blkperf {
 enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW };
 enum class PollMode { kOff, kOn, kAuto };
 enum class RequestCacheMode { kPerCpu, kShared };
+// When completions are reaped, and so what the latencies include (README,
+// "What the numbers mean").
+//   kBatch: one io_uring_enter submits the batch and waits for
+//     complete_batch completions (t/io_uring's loop); an early completion is
+//     charged the wait for the rest of the batch.
+//   kPerIo: submit with one enter that does not wait, then wait for ONE
+//     completion and reap whatever has arrived: each I/O is stamped by the
+//     first enter that returns after it completes. Costs extra enters.
+enum class LatencyMode { kBatch, kPerIo };
 
 absl::string_view OpName(Op op);
 bool ParseOp(absl::string_view text, Op* op);
@@ -29,6 +38,8 @@ absl::string_view PollModeName(PollMode mode);
 bool ParsePollMode(absl::string_view text, PollMode* mode);
 absl::string_view RequestCacheModeName(RequestCacheMode mode);
 bool ParseRequestCacheMode(absl::string_view text, RequestCacheMode* mode);
+absl::string_view LatencyModeName(LatencyMode mode);
+bool ParseLatencyMode(absl::string_view text, LatencyMode* mode);
 
 // True for ops that issue writes.
 bool OpWrites(Op op, uint32_t read_percent);
@@ -79,8 +90,15 @@ struct WorkloadSpec {
   // CPU of the SQPOLL kernel thread; -1 lets the kernel choose.
   int sqpoll_cpu = -1;
   RequestCacheMode request_cache = RequestCacheMode::kPerCpu;
-  // Time every I/O into the latency histogram.
+  // Time every I/O into the latency histograms (submission, completion and
+  // total; see LatencyMode).
   bool latency_tracking = true;
+  LatencyMode latency_mode = LatencyMode::kBatch;
+  // An I/O outstanding longer than this fails the workload (a stalled
+  // device); the report names its target, offset and age. Waits for
+  // completions also wake at least every kWaitTick so stop and the end of
+  // the run are honoured while the device is silent.
+  absl::Duration io_timeout = absl::Seconds(30);
   // Writes carry a pattern derived from (seed, offset); reads check it.
   bool verify = false;
   // Issue every SQE with IOSQE_ASYNC: straight to io-wq workers, skipping

@@ -379,9 +379,15 @@ TEST_F(WorkloadTest, ContinueOnErrorCountsErrorsAndKeepsGoing) {
   ASSERT_EQ(truncate(path_.c_str(), kFileBytes / 2), 0);
   (*w)->Wait();
   const WorkloadSnapshot s = (*w)->Snapshot();
-  EXPECT_EQ(s.state, WorkloadState::kFinished);
+  EXPECT_EQ(s.state, WorkloadState::kFinishedWithErrors);
   ASSERT_TRUE(s.has_error);
   EXPECT_EQ(s.error.errno_value, kShortTransferErrno);
+  ASSERT_EQ(s.error_sites.size(), static_cast<size_t>(kMaxErrorSites));
+  for (const ErrorSite& site : s.error_sites) {
+    EXPECT_EQ(site.errno_value, kShortTransferErrno);
+    EXPECT_EQ(site.target, path_);
+    EXPECT_GE(site.offset, kFileBytes / 2);
+  }
   EXPECT_GE(s.error.offset, kFileBytes / 2);
   ASSERT_EQ(s.total.errors.size(), 1u);
   EXPECT_EQ(s.total.errors[0].name, "short transfer");

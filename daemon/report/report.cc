@@ -121,7 +121,28 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"system_cpu_seconds\":", Number(t.system_cpu_seconds),
       ",\"io_worker_cpu_seconds\":", Number(t.io_worker_cpu_seconds),
       ",\"errors\":[", absl::StrJoin(errors, ","), "]",
-      ",\"latency\":", JsonLatency(t.latency), "}");
+      ",\"latency\":", JsonLatency(t.latency),
+      ",\"submit_latency\":", JsonLatency(t.submit_latency),
+      ",\"completion_latency\":", JsonLatency(t.completion_latency), "}");
+}
+
+// "lat", "slat", "clat": one line of min/mean/max and one of percentiles.
+void AppendLatency(absl::string_view name, absl::string_view what,
+                   const LatencyHistogram& h, std::string* out) {
+  absl::StrAppend(out, "  ", name, ": min=",
+                  FormatNanos(static_cast<double>(h.Min())),
+                  " mean=", FormatNanos(h.Mean()),
+                  " max=", FormatNanos(static_cast<double>(h.Max())), "  (",
+                  what, ")\n");
+  absl::StrAppend(out, "  ", name, " percentiles: ", LatencyLine(h), "\n");
+}
+
+std::string ErrorSitesText(const WorkloadSnapshot& s) {
+  std::vector<std::string> parts;
+  for (const ErrorSite& site : s.error_sites) {
+    parts.push_back(absl::StrCat(site.target, "@", site.offset));
+  }
+  return absl::StrJoin(parts, " ");
 }
 
 }  // namespace
@@ -159,6 +180,8 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   if (spec.sqpoll) absl::StrAppend(&line, " sqpoll");
   if (spec.verify) absl::StrAppend(&line, " verify");
   if (spec.force_async) absl::StrAppend(&line, " force_async");
+  absl::StrAppend(&line, " latency_mode=", LatencyModeName(spec.latency_mode),
+                  " io_timeout=", absl::FormatDuration(spec.io_timeout));
   return line;
 }
 
@@ -203,12 +226,17 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                   " (of ", s.threads.size(), " submitter thread(s))",
                   "  io_uring workers=",
                   Percent(t.io_worker_cpu_seconds, cpu_wall), "\n");
-  const LatencyHistogram& h = t.latency;
-  if (h.Count() != 0) {
-    absl::StrAppend(&out, "  lat: min=", FormatNanos(static_cast<double>(h.Min())),
-                    " mean=", FormatNanos(h.Mean()),
-                    " max=", FormatNanos(static_cast<double>(h.Max())), "\n");
-    absl::StrAppend(&out, "  lat percentiles: ", LatencyLine(h), "\n");
+  if (t.latency.Count() != 0) {
+    AppendLatency("lat", "total = slat + clat", t.latency, &out);
+    AppendLatency("slat", "submission", t.submit_latency, &out);
+    AppendLatency("clat", "completion", t.completion_latency, &out);
+    if (spec.latency_mode == LatencyMode::kBatch) {
+      absl::StrAppend(
+          &out, "  (latency_mode batch: an enter that submits also waits for "
+                "complete_batch=", spec.complete_batch,
+          " completions; that wait counts as slat, and I/Os done during it "
+          "have clat 0. latency_mode per_io splits them as fio does.)\n");
+    }
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }
@@ -251,10 +279,17 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     FormatCount(r.median_iops), " BW=",
                     FormatBytes(r.median_bytes_per_second), "/s over ",
                     r.slices, " slices, ratio to ", s.ab[0].strategy, " ",
-                    absl::StrFormat("%.3f", r.ratio_to_first), "\n");
+                    absl::StrFormat("%.3f", r.ratio_to_first),
+                    r.note.empty() ? "" : absl::StrCat(" (note: ", r.note, ")"),
+                    "\n");
   }
   absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
+  if (!s.error_sites.empty()) {
+    absl::StrAppend(&out, "  failed I/Os: ", t.ErrorTotal(), " counted; the first ",
+                    s.error_sites.size(), " at (target@offset): ",
+                    ErrorSitesText(s), "\n");
+  }
   for (const ThreadSnapshot& th : s.threads) {
     absl::StrAppend(
         &out, "  thread ", th.thread_index, " cpu ", th.cpu,
@@ -308,7 +343,14 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
         "{\"strategy\":", Quote(r.strategy), ",\"slices\":", r.slices,
         ",\"median_iops\":", Number(r.median_iops),
         ",\"median_bytes_per_second\":", Number(r.median_bytes_per_second),
-        ",\"ratio_to_first\":", Number(r.ratio_to_first), "}"));
+        ",\"ratio_to_first\":", Number(r.ratio_to_first),
+        ",\"note\":", Quote(r.note), "}"));
+  }
+  std::vector<std::string> sites;
+  for (const ErrorSite& site : s.error_sites) {
+    sites.push_back(absl::StrCat("{\"errno\":", site.errno_value,
+                                 ",\"target\":", Quote(site.target),
+                                 ",\"offset\":", site.offset, "}"));
   }
   std::string error = "null";
   if (s.has_error) {
@@ -336,7 +378,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"phases\":[", absl::StrJoin(phases, ","), "]",
       ",\"ab\":[", absl::StrJoin(ab, ","), "]",
       ",\"notes\":[", absl::StrJoin(notes, ","), "]",
-      ",\"error\":", error, "}\n");
+      ",\"error\":", error,
+      ",\"error_total\":", s.total.ErrorTotal(),
+      ",\"error_sites\":[", absl::StrJoin(sites, ","), "]}\n");
 }
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,

@@ -17,6 +17,7 @@
 #include "daemon/engine/cpu_isolation.h"
 #include "daemon/engine/workload.h"
 #include "daemon/report/report.h"
+#include "daemon/run/stop_signal.h"
 #include "wire/spec_convert.h"
 
 ABSL_FLAG(bool, json, false, "Print the result as JSON.");
@@ -26,12 +27,10 @@ ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),
 namespace blkperf {
 namespace {
 
-std::atomic<Workload*> g_running{nullptr};
-
-void OnSignal(int) {
-  // Only an atomic store happens in the workload: safe in a handler.
-  if (Workload* w = g_running.load()) w->RequestStop();
-}
+// Exit codes (README): a run that counted errors under continue_on_error
+// is not a success.
+constexpr int kExitFailed = 1;
+constexpr int kExitFinishedWithErrors = 3;
 
 }  // namespace
 
@@ -58,11 +57,11 @@ int RunCommand() {
                  workload.status().ToString().c_str());
     return workload.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  g_running.store(workload->get());
+  // Ctrl-C: the handler only writes to a pipe; the watcher thread stops.
+  Workload* running = workload->get();
+  StopSignalWatcher stop_on_signal([running] { running->RequestStop(); });
   // This thread's status lines stay off the submitters' CPUs.
   KeepControlThreadsOff((*workload)->spec().spec.cpus);
-  signal(SIGINT, OnSignal);
-  signal(SIGTERM, OnSignal);
 
   const absl::Duration interval = absl::GetFlag(FLAGS_status_interval);
   const bool live = interval > absl::ZeroDuration() && isatty(STDERR_FILENO);
@@ -76,7 +75,6 @@ int RunCommand() {
   }
   if (live) std::fprintf(stderr, "\n");
   (*workload)->Wait();
-  g_running.store(nullptr);
   const WorkloadSnapshot result = (*workload)->Snapshot();
   const ResolvedSpec& resolved = (*workload)->spec();
   const std::string text =
@@ -85,7 +83,11 @@ int RunCommand() {
           : FormatTextReport(resolved.spec, resolved.targets, result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-  return result.state == WorkloadState::kFailed ? 1 : 0;
+  if (result.state == WorkloadState::kFailed) return kExitFailed;
+  if (result.state == WorkloadState::kFinishedWithErrors) {
+    return kExitFinishedWithErrors;
+  }
+  return 0;
 }
 
 }  // namespace blkperf

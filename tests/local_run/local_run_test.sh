@@ -62,11 +62,42 @@ fi
 grep -q "polled: auto fell back to interrupt-driven completions" "$dir/auto.txt" \
   || grep -q "polled completions" "$dir/auto.txt" || fail "auto fallback note"
 
+# Latency parts: lat = slat + clat per I/O, so their sums agree exactly.
+"$blkperfd" run --target="$target" --io_count=2000 --latency_mode=per_io \
+  --status_interval=0 --json > "$dir/lat.json"
+[[ $(json "$dir/lat.json" 'r["total"]["submit_latency"]["count"]') == 2000 ]] || fail "slat count"
+[[ $(json "$dir/lat.json" 'r["total"]["completion_latency"]["count"]') == 2000 ]] || fail "clat count"
+
+# Errors counted under continue_on_error: a distinct state and exit 3, with
+# the total and the first 16 sites.
+set +e
+"$blkperfd" run --target="$target" --op=randread --verify --seed=7 \
+  --continue_on_error --io_count=200 --status_interval=0 --json > "$dir/coe.json"
+code=$?
+set -e
+[[ $code == 3 ]] || fail "continue_on_error with errors exited $code, not 3"
+[[ $(json "$dir/coe.json" 'r["state"]') == finished_with_errors ]] || fail "coe state"
+[[ $(json "$dir/coe.json" 'r["error_total"] > 0') == True ]] || fail "coe total"
+[[ $(json "$dir/coe.json" 'len(r["error_sites"])') == 16 ]] || fail "coe sites"
+
+# Ctrl-C stops the run (async-signal-safe stop) and prints the result so far.
+"$blkperfd" run --target="$target" --runtime=60s --status_interval=0 \
+  > "$dir/int.txt" 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid" || fail "Ctrl-C: exit $?"
+grep -q "state: stopped" "$dir/int.txt" || fail "Ctrl-C: $(cat "$dir/int.txt")"
+
 # Bad input names the field.
 for case in "--bs=4x|--bs" "--qd=0|queue_depth" "--bs=3000|block_size" \
-            "--op=scribble|--op" "--split=fixed:1000|split" "--cpus=9999|cpus"; do
+            "--op=scribble|--op" "--split=fixed:1000|split" "--cpus=9999|cpus" \
+            "--ab=none,limits --ab_slice=1ns --runtime=1s|ab_slice" \
+            "--op=read --bs=64k --alignment=3k --direct=false|alignment" \
+            "--io_timeout=1ms|io_timeout" "--latency_mode=sometimes|--latency_mode"; do
   flag=${case%|*}; field=${case#*|}
-  if "$blkperfd" run --target="$target" "$flag" --io_count=10 \
+  # shellcheck disable=SC2086  # a case may hold several flags
+  if "$blkperfd" run --target="$target" $flag --io_count=10 \
       --status_interval=0 > "$dir/bad.txt" 2>&1; then
     fail "$flag was accepted"
   fi

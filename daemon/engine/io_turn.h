@@ -1,0 +1,114 @@
+// The kernel side of one turn of the submitter loop and the moments its
+// latency timestamps are taken: a seam between the loop and io_uring, so a
+// test can run it against a fake ring and a fake clock.
+//
+//   KernelRing ring(&uring);
+//   TurnResult turn = EnterAndStamp(ring, MonotonicNanos, batch, n, wait_nr,
+//                                   LatencyMode::kBatch, timeout_ns);
+//   ... reap every CQE now in the ring; each completes at turn.reap_ns ...
+//
+// The three latencies of a logical I/O (README, "What the numbers mean"):
+//   submission (slat) = issued_ns - submit_ns
+//   completion (clat) = reap_ns - issued_ns
+//   total             = reap_ns - submit_ns  (= slat + clat exactly)
+// where submit_ns is read right before the io_uring_enter that submits the
+// I/O, issued_ns right after that enter returns, and reap_ns right after the
+// enter (or CQ peek) after which its last CQE was reaped. One clock read per
+// stamp, shared by the whole batch: never one per I/O.
+//
+// Ring concept:
+//   int SubmitAndWait(unsigned wait_nr, int64_t timeout_ns);
+//       Submits what is queued and waits for wait_nr CQEs, at most
+//       timeout_ns when > 0. Returns >= 0, or -errno (-ETIME: timed out).
+//   unsigned CqReady();   CQEs waiting to be reaped.
+// Clock concept: int64_t operator()() in nanoseconds.
+#ifndef BLKPERF_DAEMON_ENGINE_IO_TURN_H_
+#define BLKPERF_DAEMON_ENGINE_IO_TURN_H_
+
+#include <errno.h>
+#include <liburing.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf::internal {
+
+// Enter failures that are not errors: retry on the next turn.
+inline bool TransientEnterError(int ret) {
+  return ret == -EINTR || ret == -EAGAIN || ret == -EBUSY || ret == -ETIME;
+}
+
+struct TurnResult {
+  int ret = 0;          // of the last enter: >= 0 or -errno
+  int64_t reap_ns = 0;  // completion stamp of every CQE reaped after the turn
+  uint32_t calls = 0;   // SubmitAndWait calls made (1 or 2)
+};
+
+// Stamps `batch[0..n)` (requests prepared for this turn, with `submit_ns`
+// and `issued_ns` fields), submits them and waits per `mode`:
+//   kBatch: one call submits and waits for `wait_nr` CQEs, so issued_ns is
+//     after that wait too (slat includes it, and the I/Os that completed
+//     during it get clat 0).
+//   kPerIo: a call that only submits; then, unless a CQE is already there
+//     or `wait_nr` is 0, a second call waits for one CQE.
+// `timeout_ns` > 0 bounds every wait.
+template <typename Ring, typename Clock, typename Req>
+TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Req* const* batch,
+                         uint32_t n, unsigned wait_nr, LatencyMode mode,
+                         int64_t timeout_ns) {
+  TurnResult turn;
+  const int64_t submit_ns = clock();
+  if (mode == LatencyMode::kPerIo) {
+    turn.ret = ring.SubmitAndWait(n == 0 ? std::min(wait_nr, 1u) : 0,
+                                  timeout_ns);
+    turn.calls = 1;
+    turn.reap_ns = clock();
+    for (uint32_t i = 0; i < n; ++i) {
+      batch[i]->submit_ns = submit_ns;
+      batch[i]->issued_ns = turn.reap_ns;
+    }
+    if (n == 0 || wait_nr == 0 || ring.CqReady() != 0) return turn;
+    if (turn.ret < 0 && !TransientEnterError(turn.ret)) return turn;
+    turn.ret = ring.SubmitAndWait(1, timeout_ns);
+    turn.calls = 2;
+    turn.reap_ns = clock();
+    return turn;
+  }
+  turn.ret = ring.SubmitAndWait(wait_nr, timeout_ns);
+  turn.calls = 1;
+  turn.reap_ns = clock();
+  for (uint32_t i = 0; i < n; ++i) {
+    batch[i]->submit_ns = submit_ns;
+    batch[i]->issued_ns = turn.reap_ns;
+  }
+  return turn;
+}
+
+// The kernel ring behind the Ring concept.
+class KernelRing {
+ public:
+  explicit KernelRing(io_uring* ring) : ring_(ring) {}
+
+  int SubmitAndWait(unsigned wait_nr, int64_t timeout_ns) {
+    if (wait_nr == 0 || timeout_ns <= 0) {
+      return io_uring_submit_and_wait(ring_, wait_nr);
+    }
+    __kernel_timespec ts;
+    ts.tv_sec = timeout_ns / 1000000000;
+    ts.tv_nsec = timeout_ns % 1000000000;
+    io_uring_cqe* cqe = nullptr;
+    // One io_uring_enter with IORING_ENTER_EXT_ARG (kernel >= 5.11).
+    return io_uring_submit_and_wait_timeout(ring_, &cqe, wait_nr, &ts,
+                                            nullptr);
+  }
+  unsigned CqReady() { return io_uring_cq_ready(ring_); }
+
+ private:
+  io_uring* const ring_;
+};
+
+}  // namespace blkperf::internal
+
+#endif  // BLKPERF_DAEMON_ENGINE_IO_TURN_H_

@@ -1,0 +1,205 @@
+// A device that really stops completing: a FUSE file whose reads are never
+// answered once its server gets SIGUSR1 (testing/stall_fuse_server.cc).
+// The workload on it must end FAILED within io_timeout (plus a check
+// interval), naming target, offset and age, while its snapshots stay
+// prompt and another workload keeps running. Needs root and /dev/fuse (to
+// mount); skips with the reason otherwise. Mounts and unmounts its own
+// file system in TEST_TMPDIR.
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "daemon/engine/workload.h"
+#include "daemon/engine/workload_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kFuseFileBytes = 16 << 20;
+
+std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// The FUSE server process and its mount, torn down in the destructor.
+class StallingFuseFile {
+ public:
+  StallingFuseFile() {
+    if (geteuid() != 0) {
+      why_ = "mounting FUSE needs root";
+      return;
+    }
+    if (access("/dev/fuse", R_OK | W_OK) != 0) {
+      why_ = "no usable /dev/fuse";
+      return;
+    }
+    mountpoint_ = absl::StrCat(TempDir(), "/fuse_", getpid());
+    mkdir(mountpoint_.c_str(), 0755);
+    const std::string server =
+        absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
+                     std::getenv("TEST_WORKSPACE"),
+                     "/daemon/engine/stall_fuse_server");
+    const std::string size = absl::StrCat(kFuseFileBytes);
+    pid_ = fork();
+    if (pid_ == 0) {
+      execl(server.c_str(), server.c_str(), mountpoint_.c_str(), size.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    struct stat st;
+    while (absl::Now() < deadline) {
+      if (stat(path().c_str(), &st) == 0 &&
+          static_cast<uint64_t>(st.st_size) == kFuseFileBytes) {
+        return;
+      }
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        why_ = absl::StrCat("the FUSE server exited (status ", status,
+                            ") before its file appeared");
+        return;
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    why_ = "the FUSE file did not appear within 10s";
+  }
+
+  ~StallingFuseFile() {
+    if (pid_ > 0) {
+      // The server's exit closes /dev/fuse: the kernel fails pending reads.
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (!mountpoint_.empty()) {
+      umount2(mountpoint_.c_str(), MNT_DETACH);
+      rmdir(mountpoint_.c_str());
+    }
+  }
+
+  bool ok() const { return why_.empty(); }
+  const std::string& why() const { return why_; }
+  std::string path() const { return mountpoint_ + "/data"; }
+  void Stall() { kill(pid_, SIGUSR1); }
+
+ private:
+  std::string mountpoint_;
+  pid_t pid_ = -1;
+  std::string why_;
+};
+
+class StallTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fuse_.ok()) GTEST_SKIP() << fuse_.why();
+    other_path_ = absl::StrCat(TempDir(), "/stall_other_", getpid(), ".dat");
+  }
+  void TearDown() override { unlink(other_path_.c_str()); }
+
+  StallingFuseFile fuse_;
+  std::string other_path_;
+};
+
+TEST_F(StallTest, StalledDeviceFailsTheWorkloadAndNothingElse) {
+  WorkloadSpec stalled;
+  stalled.targets.push_back({.path = fuse_.path()});
+  stalled.direct = false;  // direct_io is the server's; no O_DIRECT on FUSE
+  stalled.queue_depth = 4;
+  stalled.runtime = absl::Seconds(60);
+  stalled.io_timeout = absl::Milliseconds(300);
+  absl::StatusOr<std::unique_ptr<Workload>> a = StartWorkload(stalled);
+  ASSERT_TRUE(a.ok()) << a.status();
+
+  WorkloadSpec other;
+  other.targets.push_back(
+      {.path = other_path_, .create_size = 4 << 20, .allow_write = true});
+  other.queue_depth = 4;
+  other.runtime = absl::Seconds(60);
+  absl::StatusOr<std::unique_ptr<Workload>> b = StartWorkload(other);
+  ASSERT_TRUE(b.ok()) << b.status();
+
+  absl::SleepFor(absl::Milliseconds(200));
+  const uint64_t before_stall = (*a)->Snapshot().total.ios;
+  ASSERT_GT(before_stall, 0u) << "the FUSE file never completed a read";
+  fuse_.Stall();
+  const absl::Time stalled_at = absl::Now();
+
+  // Snapshots of the stalled workload answer promptly the whole time.
+  bool finished = false;
+  while (!finished && absl::Now() - stalled_at < absl::Seconds(10)) {
+    const absl::Time t0 = absl::Now();
+    const WorkloadSnapshot s = (*a)->Snapshot();
+    EXPECT_LT(absl::Now() - t0, absl::Milliseconds(500));
+    finished = IsTerminal(s.state);
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(finished) << "a stalled device held the workload";
+  // Reported within io_timeout plus a check interval plus a wait tick;
+  // the bound here only catches "never".
+  EXPECT_LT(absl::Now() - stalled_at, absl::Seconds(5));
+
+  const WorkloadSnapshot s = (*a)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFailed);
+  ASSERT_TRUE(s.has_error);
+  EXPECT_EQ(s.error.errno_value, ETIMEDOUT);
+  EXPECT_EQ(s.error.target, fuse_.path());
+  EXPECT_LT(s.error.offset, kFuseFileBytes);
+  EXPECT_THAT(s.error.message, HasSubstr("I/O timeout: read of 4096 bytes at "));
+  EXPECT_THAT(s.error.message, HasSubstr(absl::StrCat("offset ", s.error.offset)));
+  EXPECT_THAT(s.error.message, HasSubstr("outstanding for "));
+  EXPECT_THAT(s.error.message, HasSubstr("io_timeout 300ms"));
+  ASSERT_FALSE(s.error_sites.empty());
+  EXPECT_EQ(s.error_sites[0].errno_value, ETIMEDOUT);
+  EXPECT_GE(s.total.ErrorTotal(), 1u);
+
+  // The other workload never noticed.
+  const uint64_t other_before = (*b)->Snapshot().total.ios;
+  absl::SleepFor(absl::Milliseconds(200));
+  const WorkloadSnapshot other_now = (*b)->Snapshot();
+  EXPECT_EQ(other_now.state, WorkloadState::kRunning);
+  EXPECT_GT(other_now.total.ios, other_before);
+  (*b)->RequestStop();
+  (*b)->Wait();
+  // Its submitters wait out the stalled reads after it is gone.
+  a->reset();
+}
+
+TEST_F(StallTest, StopIsHonouredWhileTheDeviceIsSilent) {
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = fuse_.path()});
+  spec.direct = false;
+  spec.queue_depth = 2;
+  spec.runtime = absl::Seconds(60);
+  spec.io_timeout = absl::Seconds(1);
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(100));
+  fuse_.Stall();
+  absl::SleepFor(absl::Milliseconds(100));
+  const absl::Time asked = absl::Now();
+  (*w)->RequestStop();
+  // The loop sees the stop within a wait tick; the drain then gives up on
+  // the stalled reads after io_timeout and reports them.
+  ASSERT_TRUE((*w)->WaitFor(absl::Seconds(5)));
+  EXPECT_LT(absl::Now() - asked, absl::Seconds(3));
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFailed);
+  EXPECT_EQ(s.error.errno_value, ETIMEDOUT);
+}
+
+}  // namespace
+}  // namespace blkperf
