@@ -579,6 +579,42 @@ absl::Status UnknownRun(absl::string_view run_id) {
 }
 }  // namespace
 
+absl::StatusOr<bool> WorkloadManager::CheckGoLocked(
+    const Entry& entry, int64_t start_monotonic_ns) {
+  const std::string run = absl::StrCat("run ", entry.claims.run_id,
+                                       " (workload ", entry.id, ")");
+  if (!entry.waiting_for_go.load()) {
+    if (entry.claims.armed && !entry.aborted && !entry.stop_requested &&
+        entry.workload != nullptr) {
+      return false;  // released by an earlier Go: a retry changes nothing
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        run, " is not armed: ",
+        entry.workload == nullptr ? "it has ended"
+        : entry.claims.armed      ? "it was stopped or aborted"
+                                  : "it was started, not armed",
+        entry.end_reason.empty() ? "" : " (", entry.end_reason,
+        entry.end_reason.empty() ? "" : ")"));
+  }
+  if (MonotonicNowNs() > entry.lease_end_ns) {
+    // Ran out, and the reaper (every 100 ms) has not aborted it yet.
+    return absl::FailedPreconditionError(
+        absl::StrCat(run, ": the arm lease has run out; arm it again"));
+  }
+  if (start_monotonic_ns <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("start_monotonic_ns ", start_monotonic_ns,
+                     " must be a positive CLOCK_MONOTONIC instant"));
+  }
+  if (start_monotonic_ns > entry.lease_end_ns) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "start_monotonic_ns ", start_monotonic_ns, " lies ",
+        (start_monotonic_ns - entry.lease_end_ns) / 1e9,
+        " s after the arm lease ends (at ", entry.lease_end_ns, ")"));
+  }
+  return true;
+}
+
 absl::StatusOr<WorkloadView> WorkloadManager::Go(absl::string_view run_id,
                                                  int64_t start_monotonic_ns) {
   BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
@@ -589,34 +625,15 @@ absl::StatusOr<WorkloadView> WorkloadManager::Go(absl::string_view run_id,
     if (entry->workload != nullptr && entry->workload->Finished()) {
       FinalizeLocked(*entry);
     }
-    const bool waiting = entry->waiting_for_go.load();
-    if (!waiting && entry->claims.armed && !entry->aborted &&
-        !entry->stop_requested && entry->workload != nullptr) {
-      // Released by an earlier Go: a retry gets the workload unchanged.
-    } else if (!waiting) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "run ", run_id, " (workload ", entry->id, ") is not armed: ",
-          entry->workload == nullptr ? "it has ended"
-          : entry->claims.armed      ? "it was stopped or aborted"
-                                     : "it was started, not armed",
-          entry->end_reason.empty() ? "" : " (", entry->end_reason,
-          entry->end_reason.empty() ? "" : ")"));
-    } else if (start_monotonic_ns <= 0 ||
-               start_monotonic_ns > entry->lease_end_ns) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "start_monotonic_ns ", start_monotonic_ns,
-          start_monotonic_ns <= 0
-              ? " must be a positive CLOCK_MONOTONIC instant"
-              : absl::StrCat(" lies after the arm lease ends (",
-                             entry->lease_end_ns, ", ",
-                             (start_monotonic_ns - entry->lease_end_ns) / 1e9,
-                             " s earlier)")));
-    } else {
+    BLKPERF_ASSIGN_OR_RETURN(const bool release,
+                             CheckGoLocked(*entry, start_monotonic_ns));
+    if (release) {
       BLKPERF_RETURN_IF_ERROR(entry->workload->Go(start_monotonic_ns));
       entry->waiting_for_go.store(false);
       const int64_t in_ns = start_monotonic_ns - MonotonicNowNs();
       // The run-time watchdog counts from the release, not from Arm.
-      entry->deadline = absl::Now() + absl::Nanoseconds(std::max<int64_t>(0, in_ns)) +
+      entry->deadline = absl::Now() +
+                        absl::Nanoseconds(std::max<int64_t>(0, in_ns)) +
                         limits_.max_runtime + kDeadlineGrace;
       BLKPERF_LOG(INFO) << "workload " << entry->id << " (run " << run_id
                         << "): go at monotonic " << start_monotonic_ns

@@ -231,6 +231,10 @@ class WorkloadManager {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<Entry> FindRun(absl::string_view run_id)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether Go may release `entry` now (true), is a retry of a done release
+  // (false), or is refused. REQUIRES: entry.mu held.
+  static absl::StatusOr<bool> CheckGoLocked(const Entry& entry,
+                                            int64_t start_monotonic_ns);
   absl::Status CheckLimits(const WorkloadSpec& spec) const;
   // The engine's default target in the data directory (created if needed).
   absl::StatusOr<TargetSpec> DefaultTarget() const;
