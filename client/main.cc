@@ -139,7 +139,8 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
         got_terminal = last.state() == v1::WORKLOAD_STATE_FINISHED ||
                        last.state() == v1::WORKLOAD_STATE_STOPPED ||
                        last.state() == v1::WORKLOAD_STATE_FAILED ||
-                       last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS;
+                       last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ||
+                       last.state() == v1::WORKLOAD_STATE_ABORTED;
         if (live) {
           if (Json()) {
             std::cout << ToJson(response, /*one_line=*/true) << std::flush;
@@ -187,9 +188,12 @@ int PrintReport(const v1::Workload& workload) {
 // message with --json, else the report, from a fresh GetWorkload that carries
 // every histogram (the watched message when the daemon no longer has it).
 int PrintFinal(Connection& c, const v1::Workload& watched) {
-  // As `blkperfd run`: 1 failed, 3 finished but counted I/O errors.
+  // As `blkperfd run`: 1 failed or aborted, 3 finished but counted I/O
+  // errors.
   const int code =
-      watched.state() == v1::WORKLOAD_STATE_FAILED ? 1
+      watched.state() == v1::WORKLOAD_STATE_FAILED ||
+              watched.state() == v1::WORKLOAD_STATE_ABORTED
+          ? 1
       : watched.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ? 3
                                                                    : 0;
   if (Json()) {

@@ -13,6 +13,8 @@ absl::string_view WorkloadStateName(WorkloadState state) {
     case WorkloadState::kStopped: return "stopped";
     case WorkloadState::kFailed: return "failed";
     case WorkloadState::kFinishedWithErrors: return "finished_with_errors";
+    case WorkloadState::kArmed: return "armed";
+    case WorkloadState::kAborted: return "aborted";
   }
   return "unknown";
 }

@@ -31,6 +31,7 @@ constexpr WorkloadState kAllStates[] = {
     WorkloadState::kRamping,  WorkloadState::kRunning, WorkloadState::kStopping,
     WorkloadState::kFinished, WorkloadState::kStopped, WorkloadState::kFailed,
     WorkloadState::kFinishedWithErrors,
+    WorkloadState::kArmed,    WorkloadState::kAborted,
 };
 
 // The families of one scrape, in exposition order.
