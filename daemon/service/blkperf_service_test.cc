@@ -2,6 +2,7 @@
 // on the wire, version checks, watch streams, health and shutdown.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -342,6 +343,32 @@ TEST_F(ServiceTest, ReflectionListsTheService) {
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+// Two daemons on one data directory: the second does not start, and says
+// which directory and which pid holds it.
+TEST(ServerDataDirTest, SecondServerOnTheSameDataDirIsRefused) {
+  ServeOptions options;
+  options.listen = "127.0.0.1:0";
+  options.data_dir =
+      testing::TempDir() + "/service_data_dir_" + std::to_string(getpid());
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> first =
+      BlkperfServer::Start(options, std::make_unique<FakeBackend>());
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> second =
+      BlkperfServer::Start(options, std::make_unique<FakeBackend>());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr(options.data_dir));
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr("pid " + std::to_string(getpid())));
 }
 
 }  // namespace
