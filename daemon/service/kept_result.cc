@@ -41,8 +41,13 @@ void BoundForKeeping(WorkloadSnapshot& snapshot) {
       " phases) are merged into phase ", first,
       ": the daemon keeps at most ", kMaxKeptPhases,
       " phases of a finished workload (A/B medians cover every slice)"));
-  phases.resize(first);
-  phases.push_back(std::move(merged));
+  // A new vector, not resize(): the old one's capacity (histograms are
+  // stored inline, ~18 KiB a phase) would stay allocated.
+  std::vector<PhaseSnapshot> kept;
+  kept.reserve(kMaxKeptPhases);
+  for (size_t i = 0; i < first; ++i) kept.push_back(std::move(phases[i]));
+  kept.push_back(std::move(merged));
+  phases = std::move(kept);
 }
 
 }  // namespace blkperf
