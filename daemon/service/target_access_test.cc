@@ -251,6 +251,40 @@ TEST_F(TargetAccessTest, HardLinkedTargetsAreRefused) {
   EXPECT_THAT(w.status().message(), HasSubstr("targets[1].path"));
 }
 
+// The real engine stops an io_count-only workload at --max_runtime, and the
+// report says so (the 1 s limit once stopped one only at 6 s).
+TEST_F(TargetAccessTest, IoCountOnlyWorkloadStopsAtMaxRuntime) {
+  ManagerLimits limits;
+  limits.max_runtime = absl::Seconds(1);
+  WorkloadManager manager(NewEngineBackend(), limits,
+                          AccessPolicy::Create({root_ + "/"}, {}, ""));
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = victim_});
+  spec.op = Op::kRandRead;
+  spec.direct = false;
+  spec.queue_depth = 1;
+  spec.cpus = {OnlineCpus()[0]};
+  spec.runtime = absl::ZeroDuration();
+  spec.io_count = uint64_t{1} << 40;  // far more than one second's worth
+  absl::StatusOr<WorkloadView> w = manager.Start(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->spec.runtime, absl::Seconds(1));
+  absl::StatusOr<bool> ended = false;
+  for (int i = 0; i < 600 && ended.ok() && !*ended; ++i) {
+    absl::SleepFor(absl::Milliseconds(50));
+    ended = manager.HasEnded(w->id);
+  }
+  ASSERT_TRUE(ended.ok() && *ended) << "still running after 30 s";
+  absl::StatusOr<WorkloadView> done = manager.Get(w->id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->snapshot.state, WorkloadState::kFinished);
+  EXPECT_GT(done->snapshot.total.ios, 0u);
+  EXPECT_LT(done->snapshot.total.ios, spec.io_count);
+  EXPECT_THAT(done->snapshot.notes,
+              testing::Contains(HasSubstr("stopped by the daemon at "
+                                          "--max_runtime after")));
+}
+
 // Refusals name the path as given, never where it resolves.
 TEST_F(TargetAccessTest, RefusalsRevealNoResolvedPaths) {
   for (const char* path : {"/proc/self/exe", "/proc/self/cwd/x"}) {
