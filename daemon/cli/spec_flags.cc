@@ -149,7 +149,60 @@ absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
   return cpus;
 }
 
+namespace {
+
+// Shapes the protobuf JSON parser would accept but flatten or misread: an
+// array directly inside an array ({"targets":[[]]} parses as one default
+// target), and nesting deeper than any WorkloadSpec has. One pass, no
+// allocation, before the parser sees the text.
+absl::Status CheckJsonShape(absl::string_view json) {
+  // '[' or '{' per open level; a WorkloadSpec nests 3 deep at most.
+  char open[kMaxSpecJsonDepth];
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (c == '[' && depth > 0 && open[depth - 1] == '[') {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "an array inside an array at byte ", i,
+            ": no WorkloadSpec field is an array of arrays"));
+      }
+      if (depth == kMaxSpecJsonDepth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "nested deeper than ", kMaxSpecJsonDepth, " levels at byte ", i,
+            ": no WorkloadSpec is"));
+      }
+      open[depth++] = c;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec) {
+  if (json.size() > kMaxSpecJsonBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("is ", json.size(), " bytes, over the limit of ",
+                     kMaxSpecJsonBytes, " for a spec"));
+  }
+  if (absl::Status shape = CheckJsonShape(json); !shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a blkperf.v1.WorkloadSpec in JSON: ", shape.message()));
+  }
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(
@@ -165,11 +218,18 @@ absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec) {
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   v1::WorkloadSpec spec;
   if (const std::string file = absl::GetFlag(FLAGS_spec_file); !file.empty()) {
-    std::ifstream in(file);
+    std::ifstream in(file, std::ios::binary);
     if (!in) return BadFlag("spec_file", file, "cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::Status parsed = SpecFromJson(text.str(), &spec);
+    // Read at most one byte past the limit: a huge file costs no memory.
+    std::string text(kMaxSpecJsonBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxSpecJsonBytes) {
+      return BadFlag("spec_file", file,
+                     absl::StrCat("is larger than the limit of ",
+                                  kMaxSpecJsonBytes, " bytes for a spec"));
+    }
+    absl::Status parsed = SpecFromJson(text, &spec);
     if (!parsed.ok()) return BadFlag("spec_file", file, parsed.message());
   }
 

@@ -37,7 +37,16 @@ absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
                                               absl::string_view flag);
 
-// Parses JSON in the protobuf mapping into `*spec` (merging).
+// Largest spec JSON accepted (--spec_file included, checked before reading
+// the rest of the file), and the deepest nesting of arrays and objects.
+inline constexpr size_t kMaxSpecJsonBytes = 1 << 20;
+inline constexpr size_t kMaxSpecJsonDepth = 16;
+
+// Parses JSON in the protobuf mapping into `*spec` (merging). Refuses,
+// before parsing, input over kMaxSpecJsonBytes, nesting deeper than
+// kMaxSpecJsonDepth, and an array directly inside an array (which the
+// protobuf parser would silently flatten: {"targets":[[]]} would mean one
+// default target). InvalidArgument saying which and where.
 absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec);
 
 }  // namespace blkperf

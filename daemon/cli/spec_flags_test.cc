@@ -1,11 +1,15 @@
 #include "daemon/cli/spec_flags.h"
 
+#include <unistd.h>
+
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -26,6 +30,7 @@ ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
 ABSL_DECLARE_FLAG(std::optional<std::string>, latency_mode);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, io_timeout);
+ABSL_DECLARE_FLAG(std::string, spec_file);
 
 namespace blkperf {
 namespace {
@@ -172,6 +177,65 @@ TEST(SpecFromJsonTest, ProtobufJsonMapping) {
   EXPECT_EQ(spec.ab_slice().nanos(), 500000000);
   absl::Status bad = SpecFromJson(R"({"queue_dept": 16})", &spec);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SpecFromJsonTest, NestedArraysAreRefusedNotFlattened) {
+  for (const char* json : {R"({"targets":[[]]})",
+                           R"({"targets":[[{"path":"/dev/zram0"}]]})",
+                           R"({"cpus":[0,[1]]})"}) {
+    v1::WorkloadSpec spec;
+    absl::Status s = SpecFromJson(json, &spec);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << json;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("array inside an array"));
+    EXPECT_EQ(spec.targets_size(), 0) << json;
+  }
+  // Brackets inside strings are text, not shape.
+  v1::WorkloadSpec spec;
+  ASSERT_TRUE(SpecFromJson(R"({"targets":[{"path":"/srv/[[x]]\"["}]})", &spec)
+                  .ok());
+  EXPECT_EQ(spec.targets(0).path(), "/srv/[[x]]\"[");
+}
+
+TEST(SpecFromJsonTest, DeepNestingAndHugeInputAreRefusedBeforeParsing) {
+  v1::WorkloadSpec spec;
+  const std::string deep =
+      std::string(100, '{') + std::string(100, '}');
+  absl::Status s = SpecFromJson(deep, &spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("deeper than 16"));
+  const std::string huge =
+      R"({"targets":[{"path":")" + std::string(kMaxSpecJsonBytes, 'a') + "\"}]}";
+  s = SpecFromJson(huge, &spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("over the limit"));
+}
+
+// A 50 MB nested-array file: refused after reading one byte past the limit,
+// naming the flag.
+TEST(SpecFromFlagsTest, OversizedSpecFileIsRefusedNamingTheFlag) {
+  const std::string path =
+      absl::StrCat(testing::TempDir(), "/huge_spec_", getpid(), ".json");
+  {
+    std::ofstream out(path);
+    const std::string chunk(1 << 20, '[');
+    for (int i = 0; i < 50; ++i) out << chunk;
+  }
+  absl::SetFlag(&FLAGS_spec_file, path);
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  absl::SetFlag(&FLAGS_spec_file, "");
+  unlink(path.c_str());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("--spec_file"));
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("limit"));
 }
 
 }  // namespace

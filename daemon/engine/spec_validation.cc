@@ -82,7 +82,14 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                    absl::StrCat(spec.complete_batch, " exceeds queue_depth ",
                                 spec.queue_depth));
   }
+  std::set<int> listed;
   for (size_t i = 0; i < spec.cpus.size(); ++i) {
+    if (!listed.insert(spec.cpus[i]).second) {
+      return Invalid(absl::StrCat("cpus[", i, "]"),
+                     absl::StrCat(spec.cpus[i],
+                                  " is listed twice: one submitter thread per "
+                                  "CPU"));
+    }
     if (!Contains(online, spec.cpus[i])) {
       return Invalid(absl::StrCat("cpus[", i, "]"),
                      absl::StrCat(spec.cpus[i], " is not online (online: ",
@@ -219,6 +226,11 @@ absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
                    absl::StrCat(spec.block_size, " is larger than ", name,
                                 " (", info.size_bytes, " bytes)"));
   }
+  if (info.size_bytes < spec.alignment) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " is larger than ", name,
+                                " (", info.size_bytes, " bytes)"));
+  }
   return absl::OkStatus();
 }
 
@@ -304,7 +316,8 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
           "targets[", i, "] ", t.path, ": op ", OpName(out.op),
           " writes, and writing this target was not allowed (allow_write)"));
     }
-    absl::StatusOr<TargetInfo> info = ProbeTarget(t.path);
+    absl::StatusOr<TargetInfo> info =
+        t.fd >= 0 ? ProbeTargetFd(t.fd, t.path) : ProbeTarget(t.path);
     if (!info.ok()) {
       if (absl::IsNotFound(info.status())) {
         return absl::InvalidArgumentError(
@@ -321,6 +334,18 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                                   " is a block device"));
     }
     BLKPERF_RETURN_IF_ERROR(ValidateAgainstTarget(out, i, *info));
+    for (size_t k = 0; k < resolved.targets.size(); ++k) {
+      if (SameIdentity(resolved.targets[k], *info)) {
+        return Invalid(absl::StrCat("targets[", i, "].path"),
+                       absl::StrCat(t.path, " is the same ",
+                                    info->kind == TargetKind::kBlockDevice
+                                        ? "device"
+                                        : "file (inode)",
+                                    " as targets[", k, "] ",
+                                    out.targets[k].path,
+                                    " (a hard link or a second name)"));
+      }
+    }
     resolved.targets.push_back(*std::move(info));
   }
   uint64_t min_size = UINT64_MAX;

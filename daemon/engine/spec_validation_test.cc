@@ -73,6 +73,30 @@ TEST_F(SpecValidationTest, RejectsDuplicateTarget) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[1].path");
 }
 
+TEST_F(SpecValidationTest, RejectsHardLinkToATargetListed) {
+  const std::string hard_link = path_ + ".link";
+  ASSERT_EQ(link(path_.c_str(), hard_link.c_str()), 0);
+  spec_.targets.push_back({.path = hard_link});
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets[1].path");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("same file"));
+  unlink(hard_link.c_str());
+}
+
+TEST_F(SpecValidationTest, RejectsDuplicateCpus) {
+  spec_.cpus = {OnlineCpus()[0], OnlineCpus()[0]};
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "cpus[1]");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("listed twice"));
+}
+
+TEST_F(SpecValidationTest, RejectsAlignmentLargerThanTarget) {
+  spec_.alignment = 2 << 20;  // the target holds 1 MiB
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "alignment");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("larger than"));
+}
+
 TEST_F(SpecValidationTest, RejectsReadPercentOver100) {
   spec_.op = Op::kRandRW;
   spec_.read_percent = 101;

@@ -27,30 +27,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/common/unique_fd.h"
 #include "daemon/engine/verify_pattern.h"
 
 namespace blkperf {
 namespace {
 
-// Closes a file descriptor on scope exit.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Reads a whole file; meant for procfs and sysfs, whose files report no size.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0)
     return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
   std::string contents;
@@ -333,7 +318,7 @@ absl::Status ProbeBlockDeviceByIoctl(const std::string& path,
                                      TargetInfo& info) {
   // O_RDONLY: probing must never open a device for writing. O_NONBLOCK:
   // removable devices without media still open.
-  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
   uint64_t size = 0;
@@ -382,35 +367,57 @@ absl::Status WriteAll(int fd, const unsigned char* data, size_t len,
 
 }  // namespace
 
-absl::StatusOr<TargetInfo> ProbeTarget(absl::string_view path) {
-  TargetInfo info;
-  info.path = std::string(path);
+namespace {
 
-  struct stat st;
-  if (lstat(info.path.c_str(), &st) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat target path ", path));
+// In use: for a device, itself or any of its partitions (mounted, held,
+// swap); for a file, only as a swap file (its file system being mounted is
+// the normal case). Either may back a loop device.
+void MarkInUse(const struct stat& st, const std::optional<BlockNode>& node,
+               TargetInfo& info) {
+  const bool is_device = S_ISBLK(st.st_mode);
+  const std::vector<BlockNode> nodes = is_device && node.has_value()
+                                           ? NodeAndPartitions(*node)
+                                           : std::vector<BlockNode>();
+  if (!nodes.empty()) {
+    const absl::flat_hash_set<dev_t> mounted = MountedDevices();
+    for (const BlockNode& part : nodes) {
+      info.mounted |= mounted.contains(part.dev);
+      info.has_holders |= !ListDir(part.sysfs_dir + "/holders").empty();
+    }
   }
-  info.path_is_symlink = S_ISLNK(st.st_mode);
-  if (info.path_is_symlink && stat(info.path.c_str(), &st) != 0) {
-    return absl::ErrnoToStatus(
-        errno, absl::StrCat("stat target path ", path, " (a symbolic link)"));
+  for (const struct stat& area : SwapAreas()) {
+    if (!is_device || nodes.empty()) {
+      info.is_swap |= SameTarget(area, st);
+      continue;
+    }
+    for (const BlockNode& part : nodes) {
+      info.is_swap |= S_ISBLK(area.st_mode) && area.st_rdev == part.dev;
+    }
   }
-  std::optional<std::string> resolved = RealPath(info.path);
-  if (!resolved.has_value()) {
-    return absl::ErrnoToStatus(errno,
-                               absl::StrCat("resolve target path ", path));
-  }
-  info.resolved_path = *std::move(resolved);
+  info.backs_loop = LoopBackedBy(st);
+}
 
+// The kernel's name for an open descriptor: it reopens and stats the open
+// inode itself, never a path someone could swap.
+std::string FdPath(int fd) { return absl::StrCat("/proc/self/fd/", fd); }
+
+// Fills `info` from `st` (of the target). `open_path` names the target for
+// the few probes that need to open or statx it: the path itself, or
+// FdPath() of a descriptor already open on it.
+absl::Status DescribeTarget(const struct stat& st, const std::string& open_path,
+                            TargetInfo& info) {
   if (S_ISBLK(st.st_mode)) {
     info.kind = TargetKind::kBlockDevice;
   } else if (S_ISREG(st.st_mode)) {
     info.kind = TargetKind::kRegularFile;
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target path ", path, " is a ", FileTypeName(st.st_mode),
-                     ", not a block device or regular file"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target path ", info.path, " is a ", FileTypeName(st.st_mode),
+        ", not a block device or regular file"));
   }
+  info.st_dev = st.st_dev;
+  info.st_ino = st.st_ino;
+  info.st_rdev = S_ISBLK(st.st_mode) ? st.st_rdev : 0;
   const bool is_device = info.kind == TargetKind::kBlockDevice;
 
   // The block node of the device itself, or of the file's file system.
@@ -433,12 +440,11 @@ absl::StatusOr<TargetInfo> ProbeTarget(absl::string_view path) {
       info.physical_block_size = info.limits.physical_block_size;
     }
     if (info.logical_block_size == 0) {
-      BLKPERF_RETURN_IF_ERROR(
-          ProbeBlockDeviceByIoctl(info.resolved_path, info));
+      BLKPERF_RETURN_IF_ERROR(ProbeBlockDeviceByIoctl(open_path, info));
     }
   } else {
     info.size_bytes = static_cast<uint64_t>(st.st_size);
-    info.logical_block_size = FileDirectIoAlignment(info.resolved_path);
+    info.logical_block_size = FileDirectIoAlignment(open_path);
     if (info.logical_block_size == 0) {
       info.logical_block_size = info.limits.logical_block_size != 0
                                     ? info.limits.logical_block_size
@@ -450,30 +456,77 @@ absl::StatusOr<TargetInfo> ProbeTarget(absl::string_view path) {
   if (info.physical_block_size == 0) {
     info.physical_block_size = info.logical_block_size;
   }
+  MarkInUse(st, node, info);
+  return absl::OkStatus();
+}
 
-  // In use: for a device, itself or any of its partitions; for a file, only
-  // as a swap file (its file system being mounted is the normal case).
-  const std::vector<BlockNode> nodes = is_device && node.has_value()
-                                           ? NodeAndPartitions(*node)
-                                           : std::vector<BlockNode>();
-  if (!nodes.empty()) {
-    const absl::flat_hash_set<dev_t> mounted = MountedDevices();
-    for (const BlockNode& part : nodes) {
-      info.mounted |= mounted.contains(part.dev);
-      info.has_holders |= !ListDir(part.sysfs_dir + "/holders").empty();
-    }
+}  // namespace
+
+absl::StatusOr<TargetInfo> ProbeTarget(absl::string_view path) {
+  TargetInfo info;
+  info.path = std::string(path);
+
+  struct stat st;
+  if (lstat(info.path.c_str(), &st) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("stat target path ", path));
   }
-  for (const struct stat& area : SwapAreas()) {
-    if (!is_device || nodes.empty()) {
-      info.is_swap |= SameTarget(area, st);
-      continue;
-    }
-    for (const BlockNode& part : nodes) {
-      info.is_swap |= S_ISBLK(area.st_mode) && area.st_rdev == part.dev;
-    }
+  info.path_is_symlink = S_ISLNK(st.st_mode);
+  // Opened once (O_PATH: no device open, no side effects); every probe
+  // below looks at that inode, so a swapped link cannot mix two targets.
+  UniqueFd fd(open(info.path.c_str(), O_PATH | O_CLOEXEC));
+  if (fd.get() < 0 || fstat(fd.get(), &st) != 0) {
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat("open target path ", path,
+                            info.path_is_symlink ? " (a symbolic link)" : ""));
   }
-  info.backs_loop = LoopBackedBy(st);
+  std::optional<std::string> resolved = RealPath(FdPath(fd.get()));
+  if (!resolved.has_value()) {
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat("resolve target path ", path));
+  }
+  info.resolved_path = *std::move(resolved);
+  BLKPERF_RETURN_IF_ERROR(DescribeTarget(st, FdPath(fd.get()), info));
   return info;
+}
+
+absl::StatusOr<TargetInfo> ProbeTargetFd(int fd, absl::string_view path) {
+  TargetInfo info;
+  info.path = std::string(path);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("stat target ", path));
+  }
+  // A file not linked yet (NewFile) shows as "/dir/#123 (deleted)".
+  std::optional<std::string> resolved = RealPath(FdPath(fd));
+  info.resolved_path = resolved.has_value() && st.st_nlink > 0
+                           ? *std::move(resolved)
+                           : info.path;
+  // For reports only ("symlink to ..."); nothing is decided on it.
+  struct stat link;
+  info.path_is_symlink =
+      lstat(info.path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  BLKPERF_RETURN_IF_ERROR(DescribeTarget(st, FdPath(fd), info));
+  return info;
+}
+
+bool SameIdentity(const TargetInfo& a, const TargetInfo& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == TargetKind::kBlockDevice) return a.st_rdev == b.st_rdev;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int ReopenTarget(int fd, int flags) {
+  struct stat before;
+  if (fstat(fd, &before) != 0) return -errno;
+  const int reopened = open(FdPath(fd).c_str(), flags | O_CLOEXEC);
+  if (reopened < 0) return -errno;
+  struct stat after;
+  if (fstat(reopened, &after) != 0 || after.st_dev != before.st_dev ||
+      after.st_ino != before.st_ino) {
+    close(reopened);
+    return -ESTALE;
+  }
+  return reopened;
 }
 
 absl::StatusOr<DeviceStat> ReadDeviceStat(absl::string_view stat_path) {
@@ -518,55 +571,112 @@ std::string CpuFrequencyGovernor() {
   return ReadAttr("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 }
 
-absl::Status CreateAndPrefillFile(absl::string_view path, uint64_t size,
-                                  uint64_t seed) {
+namespace {
+
+// Writes the pattern of `seed` over [0, size) of `fd`, then fsyncs.
+absl::Status FillWithPattern(int fd, uint64_t size, uint64_t seed,
+                             absl::string_view path) {
   // Written in chunks this large: few syscalls, modest memory.
   constexpr size_t kChunk = 1 << 20;
-  // The rewrite starts at a page boundary so a tail left by an interrupted
-  // fill, or by a file not ours, is patterned like the rest.
-  constexpr uint64_t kRewriteAlign = 4096;
-
-  const std::string file(path);
-  struct stat st;
-  if (stat(file.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("target path ", path, " is a ", FileTypeName(st.st_mode),
-                       ", not a regular file; refusing to fill it"));
-    }
-  } else if (errno != ENOENT) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat target path ", path));
-  }
-
-  ScopedFd fd(open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (fd.get() < 0)
-    return absl::ErrnoToStatus(errno, absl::StrCat("create ", path));
-  // Check again what was opened: the path may have been replaced (by a
-  // device, say) since the stat above, and only regular files are written.
-  if (fstat(fd.get(), &st) != 0)
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target path ", path, " is a ", FileTypeName(st.st_mode),
-                     ", not a regular file; refusing to fill it"));
-  }
-  const uint64_t old_size = static_cast<uint64_t>(st.st_size);
-  if (old_size >= size) return absl::OkStatus();
-
   std::vector<unsigned char> chunk(kChunk);
-  for (uint64_t offset = old_size / kRewriteAlign * kRewriteAlign;
-       offset < size;) {
+  for (uint64_t offset = 0; offset < size;) {
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(kChunk, size - offset));
     // The pattern is defined on whole words; a ragged final length still
     // fits in the chunk because kChunk is a multiple of 8.
     FillPattern(seed, offset, chunk.data(), (len + 7) / 8 * 8);
-    BLKPERF_RETURN_IF_ERROR(
-        WriteAll(fd.get(), chunk.data(), len, offset, path));
+    BLKPERF_RETURN_IF_ERROR(WriteAll(fd, chunk.data(), len, offset, path));
     offset += len;
   }
-  if (fsync(fd.get()) != 0)
+  if (fsync(fd) != 0)
     return absl::ErrnoToStatus(errno, absl::StrCat("fsync ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+NewFile::NewFile(int dir_fd, int fd, std::string name, std::string path)
+    : dir_fd_(dir_fd), fd_(fd), name_(std::move(name)), path_(std::move(path)) {}
+
+NewFile::NewFile(NewFile&& other) noexcept
+    : dir_fd_(std::exchange(other.dir_fd_, -1)),
+      fd_(std::exchange(other.fd_, -1)),
+      name_(std::move(other.name_)),
+      path_(std::move(other.path_)) {}
+
+NewFile::~NewFile() {
+  if (fd_ >= 0) close(fd_);
+  if (dir_fd_ >= 0) close(dir_fd_);
+}
+
+absl::StatusOr<NewFile> NewFile::Create(int dir_fd, absl::string_view name,
+                                        uint64_t size, uint64_t seed,
+                                        absl::string_view path) {
+  const int fd = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int error_number = errno;
+    if (error_number == EOPNOTSUPP || error_number == EISDIR) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "create ", path, ": the file system does not support unnamed "
+          "files (O_TMPFILE), which create_size needs so that a failed fill "
+          "leaves nothing behind; create the file beforehand"));
+    }
+    return absl::ErrnoToStatus(error_number, absl::StrCat("create ", path));
+  }
+  const int dir = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  NewFile file(dir, fd, std::string(name), std::string(path));
+  if (dir < 0) return absl::ErrnoToStatus(errno, absl::StrCat("dup for ", path));
+  BLKPERF_RETURN_IF_ERROR(FillWithPattern(fd, size, seed, path));
+  return file;
+}
+
+absl::Status NewFile::Publish() {
+  // linkat through /proc names the open inode; no capability needed (unlike
+  // AT_EMPTY_PATH), and it never replaces an existing name.
+  if (linkat(AT_FDCWD, FdPath(fd_).c_str(), dir_fd_, name_.c_str(),
+             AT_SYMLINK_FOLLOW) != 0) {
+    const int error_number = errno;
+    if (error_number == EEXIST) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "create ", path_, ": the name was taken while the file was being "
+          "filled; the new file was discarded"));
+    }
+    return absl::ErrnoToStatus(error_number, absl::StrCat("link ", path_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CreateAndPrefillFile(absl::string_view path, uint64_t size,
+                                  uint64_t seed) {
+  const std::string file(path);
+  const size_t slash = file.rfind('/');
+  const std::string dir_name = slash == std::string::npos ? "."
+                               : slash == 0               ? "/"
+                                             : file.substr(0, slash);
+  const std::string name(Basename(file));
+  UniqueFd dir(open(dir_name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0)
+    return absl::ErrnoToStatus(errno, absl::StrCat("create ", path));
+  struct stat st;
+  if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT)
+      return absl::ErrnoToStatus(errno, absl::StrCat("stat target path ", path));
+    BLKPERF_ASSIGN_OR_RETURN(NewFile created,
+                             NewFile::Create(dir.get(), name, size, seed, path));
+    return created.Publish();
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target path ", path, " is a ", FileTypeName(st.st_mode),
+                     ", not a regular file; refusing to fill it"));
+  }
+  if (static_cast<uint64_t>(st.st_size) < size) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "target path ", path, " exists with ", st.st_size,
+        " bytes, less than create_size ", size,
+        "; blkperf never extends or fills an existing file (it may be "
+        "partial or someone else's): remove it or give a size it holds"));
+  }
   return absl::OkStatus();
 }
 

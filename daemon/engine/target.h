@@ -25,11 +25,64 @@
 
 namespace blkperf {
 
+// Whether `a` and `b` are one target: the same device number for block
+// devices, the same inode for files.
+bool SameIdentity(const TargetInfo& a, const TargetInfo& b);
+
 // Describes the block device or regular file at `path` (symlinks followed)
 // without opening it for writing. Errors: NotFound when `path` does not
 // exist; InvalidArgument when it is neither a block device nor a regular file;
 // other errno-derived codes from stat. Every message names the path.
 absl::StatusOr<TargetInfo> ProbeTarget(absl::string_view path);
+
+// Like ProbeTarget, but describes the already-open `fd` (any access mode,
+// O_PATH included) and never resolves a path: `path` is only for messages
+// and TargetInfo::path (and path_is_symlink, for reports). resolved_path is
+// what /proc/self/fd shows.
+absl::StatusOr<TargetInfo> ProbeTargetFd(int fd, absl::string_view path);
+
+// Opens the file `fd` refers to again with `flags` (O_RDWR, O_DIRECT,
+// O_EXCL ...) through /proc/self/fd, which names the open inode itself, not
+// a path that could be swapped; checks that the new descriptor is the same
+// inode. Returns the new descriptor (O_CLOEXEC); the caller closes
+// it. -errno on failure (-ESTALE if it is somehow another inode).
+int ReopenTarget(int fd, int flags);
+
+// A regular file being created with create_size: an unnamed file (O_TMPFILE)
+// in its directory, filled with the verification pattern and fsynced, that
+// gets its name only in Publish(). Until then nothing is visible, and a
+// refused or failed start (ENOSPC during the fill included) leaves nothing
+// behind: the space is freed when the last descriptor closes. Move-only.
+//
+//   BLKPERF_ASSIGN_OR_RETURN(NewFile file,
+//                            NewFile::Create(dir_fd, "t.dat", size, seed, p));
+//   ... run on file.fd() ...
+//   BLKPERF_RETURN_IF_ERROR(file.Publish());
+class NewFile {
+ public:
+  // Errors name `path`: FailedPrecondition when the file system has no
+  // O_TMPFILE support; ResourceExhausted for ENOSPC; other errno codes.
+  static absl::StatusOr<NewFile> Create(int dir_fd, absl::string_view name,
+                                        uint64_t size, uint64_t seed,
+                                        absl::string_view path);
+  NewFile(NewFile&& other) noexcept;
+  NewFile& operator=(NewFile&& other) = delete;
+  NewFile(const NewFile&) = delete;
+  ~NewFile();
+
+  // O_RDWR descriptor of the filled file; owned by this object.
+  int fd() const { return fd_; }
+  // Links the file into its directory under its name. AlreadyExists when
+  // something took the name meanwhile (the file then stays unnamed).
+  absl::Status Publish();
+
+ private:
+  NewFile(int dir_fd, int fd, std::string name, std::string path);
+  int dir_fd_ = -1;  // a dup, owned
+  int fd_ = -1;
+  std::string name_;
+  std::string path_;
+};
 
 // A disk's cumulative I/O counters, from /sys/block/<dev>/stat; fields and
 // units per the kernel's Documentation/block/stat.rst (sectors are 512 bytes,
@@ -65,12 +118,14 @@ absl::StatusOr<DeviceStat> ReadDeviceStat(absl::string_view stat_path);
 // when cpufreq is absent (as in most VMs). A tuning fact for reports.
 std::string CpuFrequencyGovernor();
 
-// Makes `path` a regular file of at least `size` bytes holding the
-// verification pattern of `seed` (see verify_pattern.h): creates it if
-// missing (mode 0644); if it is smaller than `size`, writes the pattern over
-// [old size rounded down to 4096, size) and fsyncs. A file already `size`
-// bytes or larger is left untouched. Never writes to anything but a regular
-// file: InvalidArgument (naming the path) when `path` exists and is not one.
+// Makes sure `path` is a regular file of at least `size` bytes: when it is
+// missing, creates it (mode 0644) holding the verification pattern of `seed`
+// (see verify_pattern.h) with NewFile, so the name appears only once the
+// file is complete. An existing regular file of `size` bytes or more is left
+// untouched. An existing file that is smaller is never extended or used:
+// FailedPrecondition (it may be someone else's, or partial). Never writes to
+// anything but a new regular file: InvalidArgument (naming the path) when
+// `path` exists and is not one; the last component must not be a symlink.
 // Other errors are errno-derived and name the path.
 absl::Status CreateAndPrefillFile(absl::string_view path, uint64_t size,
                                   uint64_t seed);

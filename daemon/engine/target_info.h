@@ -83,6 +83,12 @@ struct TargetInfo {
   // Name of a loop device ("loop3") whose backing file is this target; "" if
   // none. Writing to the target would change that loop device under its user.
   std::string backs_loop;
+  // The target's identity as fstat/stat saw it: st_dev and st_ino (files),
+  // st_rdev (block devices). Two entries naming one target (a hard link, a
+  // second node of one device) have equal identities.
+  uint64_t st_dev = 0;
+  uint64_t st_ino = 0;
+  uint64_t st_rdev = 0;
 };
 
 }  // namespace blkperf

@@ -312,22 +312,84 @@ TEST(CreateAndPrefillFileTest, CreatesFileHoldingThePattern) {
   unlink(path.c_str());
 }
 
-TEST(CreateAndPrefillFileTest, ExtendsSmallerFileFromPageBoundary) {
-  const std::string path = TempPath("extend");
+TEST(CreateAndPrefillFileTest, NeverExtendsOrFillsAnExistingFile) {
+  const std::string path = TempPath("existing");
   WriteFile(path, std::string(5000, '\xab'));
-  ASSERT_TRUE(CreateAndPrefillFile(path, 10000, 5).ok());
+  // Smaller than create_size: refused (it may be partial or someone
+  // else's), and left exactly as it was.
+  const absl::Status smaller = CreateAndPrefillFile(path, 10000, 5);
+  EXPECT_EQ(smaller.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(smaller.message(), HasSubstr("5000 bytes"));
+  EXPECT_THAT(smaller.message(), HasSubstr("create_size 10000"));
+  EXPECT_EQ(ReadFile(path), std::string(5000, '\xab'));
 
-  const std::string data = ReadFile(path);
-  ASSERT_EQ(data.size(), 10000u);
-  // Bytes below the page holding the old end are kept; from that page on
-  // the file holds the pattern at absolute offsets.
-  EXPECT_EQ(data.substr(0, 4096), std::string(4096, '\xab'));
-  ExpectPattern(data.substr(4096), 5, 4096);
-
-  // Large enough already: left alone, never truncated.
+  // Large enough already: used as it is, never truncated.
   ASSERT_TRUE(CreateAndPrefillFile(path, 2000, 6).ok());
-  EXPECT_EQ(ReadFile(path), data);
+  EXPECT_EQ(ReadFile(path), std::string(5000, '\xab'));
   unlink(path.c_str());
+}
+
+TEST(CreateAndPrefillFileTest, RefusesSymlinkAsLastComponent) {
+  const std::string victim = TempPath("victim");
+  const std::string link = TempPath("link");
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  const absl::Status status = CreateAndPrefillFile(link, 4096, 1);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("symbolic link"));
+  struct stat st;
+  EXPECT_NE(stat(victim.c_str(), &st), 0) << "the link's target was created";
+  unlink(link.c_str());
+}
+
+TEST(NewFileTest, InvisibleUntilPublishedAndGoneWhenDropped) {
+  const std::string dir = TempPath("newfile_dir");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const int dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir_fd, 0);
+  {
+    absl::StatusOr<NewFile> dropped =
+        NewFile::Create(dir_fd, "a", 64 * 1024, 3, dir + "/a");
+    ASSERT_TRUE(dropped.ok()) << dropped.status();
+    struct stat st;
+    EXPECT_NE(stat((dir + "/a").c_str(), &st), 0);
+  }
+  absl::StatusOr<NewFile> kept =
+      NewFile::Create(dir_fd, "b", 64 * 1024 + 3, 4, dir + "/b");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_TRUE(kept->Publish().ok());
+  ExpectPattern(ReadFile(dir + "/b"), 4, 0);
+  // A second publish of another file under the taken name is refused.
+  absl::StatusOr<NewFile> late = NewFile::Create(dir_fd, "b", 4096, 5, "b");
+  ASSERT_TRUE(late.ok()) << late.status();
+  EXPECT_EQ(late->Publish().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(ReadFile(dir + "/b").size(), 64u * 1024 + 3);
+  close(dir_fd);
+  unlink((dir + "/b").c_str());
+  EXPECT_EQ(rmdir(dir.c_str()), 0) << "a dropped file was left behind";
+}
+
+// ENOSPC in the middle of a fill, on a 1 MiB tmpfs this test mounts: the
+// error says so and nothing is left, not even the space.
+TEST(NewFileTest, FillOutOfSpaceLeavesNothing) {
+  const std::string dir = TempPath("tmpfs");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::string output;
+  ASSERT_EQ(RunCommand("mount -t tmpfs -o size=1m blkperf_test " + dir,
+                       &output), 0)
+      << "mounting a tmpfs needs root: " << output;
+  const std::string path = dir + "/big.dat";
+  const absl::Status status = CreateAndPrefillFile(path, 4 * kMiB, 7);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(status.message(), HasSubstr(path));
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0) << "a partial file was left";
+  RunCommand("df --output=used -B1 " + dir + " | tail -1", &output);
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(output)), "0");
+  // The space is back: a file that fits is created whole.
+  EXPECT_TRUE(CreateAndPrefillFile(path, kMiB / 2, 7).ok());
+  ExpectPattern(ReadFile(path), 7, 0);
+  RunCommand("umount " + dir, &output);
+  rmdir(dir.c_str());
 }
 
 TEST(CreateAndPrefillFileTest, RejectsDirectory) {

@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
   BLKPERF_RETURN_IF_ERROR(ValidateSpecFields(spec, limits));
   for (size_t i = 0; i < spec.targets.size(); ++i) {
     const TargetSpec& target = spec.targets[i];
-    if (target.create_size == 0) continue;
+    if (target.create_size == 0 || target.fd >= 0) continue;
     const absl::Status created =
         CreateAndPrefillFile(target.path, target.create_size, spec.seed);
     if (!created.ok()) {
@@ -153,9 +153,11 @@ absl::Status Workload::OpenTargets() {
     // A write workload claims block devices exclusively for its whole run;
     // the kernel refuses the claim while the device is mounted or held.
     if (spec_.writes && info.kind == TargetKind::kBlockDevice) flags |= O_EXCL;
-    const int fd = open(info.path.c_str(), flags);
+    const int given = spec_.spec.targets[i].fd;
+    const int fd = given >= 0 ? ReopenTarget(given, flags)
+                              : open(info.path.c_str(), flags);
     if (fd < 0) {
-      const int error_number = errno;
+      const int error_number = given >= 0 ? -fd : errno;
       std::string why;
       if (error_number == EBUSY) {
         why = " (in use: mounted, held by another device, or claimed by "

@@ -54,6 +54,14 @@ struct TargetSpec {
   // The user's explicit permission to write to this target. Without it every
   // write (and creation) is refused.
   bool allow_write = false;
+  // An open descriptor of the target (O_PATH is enough) that the caller has
+  // already checked, e.g. the daemon against its allow rules. When >= 0 the
+  // engine never resolves `path` (kept for messages): it probes this
+  // descriptor and reopens its inode through /proc/self/fd with the flags
+  // the workload needs (ReopenTarget), and creates nothing (create_size is
+  // then the caller's job). Borrowed: the caller keeps it open until
+  // Workload::Start returns.
+  int fd = -1;
 
   bool operator==(const TargetSpec&) const = default;
 };

@@ -22,11 +22,42 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <optional>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "daemon/common/unique_fd.h"
 #include "daemon/engine/target.h"
 
 namespace blkperf {
+
+// What Open() is asked for.
+struct OpenIntent {
+  // Judge against the write rules (writes, and creating files) instead of
+  // the read rules.
+  bool write = false;
+  // Regular files only: when the file does not exist, create it (NewFile,
+  // named only once the caller publishes it) this large, filled with the
+  // pattern of `seed`. An existing file smaller than this is refused.
+  uint64_t create_size = 0;
+  uint64_t seed = 0;
+  // The daemon's own default target (<data_dir>/default-target.dat): judged
+  // by that single built-in rule instead of the operator's lists.
+  bool default_target = false;
+};
+
+// A target opened once and judged on the opened inode.
+struct OpenedTarget {
+  // O_PATH descriptor of the target; reopen with ReopenTarget.
+  UniqueFd fd;
+  // The file, still unnamed, when Open created it; Publish() it once the
+  // workload runs. Empty otherwise.
+  std::optional<NewFile> created;
+  // The rule that allowed it, as the operator wrote it.
+  std::string rule;
+};
 
 class AccessPolicy {
  public:
@@ -35,6 +66,17 @@ class AccessPolicy {
     std::string pattern;  // resolved
     enum class Kind { kExact, kDirectory, kPrefix } kind = Kind::kExact;
     bool block_devices_only = false;
+
+    // Identity, resolved at Create. `dir`: the directory files are opened
+    // beneath (kDirectory), in (kPrefix), or the parent of the file
+    // (kExact naming a file); null when it did not exist.
+    std::shared_ptr<const UniqueFd> dir;
+    // Lexical paths of `dir` ("/srv/scratch"): as written and resolved.
+    std::vector<std::string> dir_paths;
+    // kExact file: its name in `dir`; kPrefix: the name prefix.
+    std::string name;
+    // kExact naming a block device: its device number.
+    std::optional<uint64_t> rdev;
   };
 
   static AccessPolicy Create(const std::vector<std::string>& allow_read,
@@ -65,12 +107,43 @@ class AccessPolicy {
   // does not exist (yet); the lexically normalized path when neither does.
   static std::string ResolvePath(absl::string_view path);
 
+  // The binding check: opens `path` (absolute) once as described above and
+  // judges the opened inode against the read or write rules. Errors name
+  // `field` and echo `path` (truncated), never a resolved path:
+  // PermissionDenied (no rule allows the opened inode, a symbolic link on a
+  // file path, a device node allowed only by a directory rule);
+  // InvalidArgument (not absolute, missing without create_size, neither a
+  // regular file nor a block device); FailedPrecondition (an existing file
+  // smaller than create_size); errno-derived codes otherwise.
+  absl::StatusOr<OpenedTarget> Open(absl::string_view field,
+                                    absl::string_view path,
+                                    const OpenIntent& intent) const;
+
+  // The safety half of CheckWrite, on a target probed through its opened
+  // descriptor: not mounted, held, active swap or backing a loop device.
+  absl::Status CheckWriteSafety(absl::string_view field,
+                                const TargetInfo& info) const;
+
  private:
   static const Rule* Match(const std::vector<Rule>& rules,
                            const TargetInfo& info);
+  absl::StatusOr<OpenedTarget> OpenUnderRule(absl::string_view field,
+                                             absl::string_view path,
+                                             const Rule& rule,
+                                             const std::string& rel,
+                                             const OpenIntent& intent) const;
+  // Whether the inode `fd` is allowed: a regular file when opened under
+  // rule `by` (null: no rule's path covered it), a block device when a rule
+  // names its device number.
+  absl::Status JudgeOpened(absl::string_view field, absl::string_view path,
+                           const OpenIntent& intent,
+                           const std::vector<Rule>& rules, const Rule* by,
+                           int fd) const;
 
   std::vector<Rule> read_;
   std::vector<Rule> write_;
+  // <data_dir>/default-target.dat, for OpenIntent::default_target.
+  std::vector<Rule> own_;
 };
 
 }  // namespace blkperf

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -125,6 +126,86 @@ TEST_F(AccessPolicyTest, UnsafeDevicesAreRefusedWithTheRule) {
     EXPECT_TRUE(policy.CheckRead("t", info).ok());
   }
   EXPECT_TRUE(policy.CheckWrite("t", Device("/dev/vdb")).ok());
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Open(): the binding check on the opened inode.
+class AccessPolicyOpenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = absl::StrCat(testing::TempDir(), "/access_open_", getpid());
+    mkdir(root_.c_str(), 0755);
+    mkdir((root_ + "/rw").c_str(), 0755);
+    mkdir((root_ + "/rw/sub").c_str(), 0755);
+    std::ofstream(root_ + "/rw/sub/f") << std::string(8192, 'f');
+    std::ofstream(root_ + "/one") << "1";
+    std::ofstream(root_ + "/two") << "2";
+    symlink((root_ + "/one").c_str(), (root_ + "/rw/to_one").c_str());
+  }
+  std::string root_;
+};
+
+TEST_F(AccessPolicyOpenTest, FilesBeneathADirectoryRuleNoLinks) {
+  AccessPolicy policy =
+      AccessPolicy::Create({}, {root_ + "/rw/", root_ + "/two"}, "");
+  const OpenIntent write{.write = true};
+  absl::StatusOr<OpenedTarget> f =
+      policy.Open("spec.targets[0]", root_ + "/rw/sub/../sub/f", write);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->rule, root_ + "/rw/");
+  EXPECT_TRUE(policy.Open("t", root_ + "/two", write).ok());
+
+  absl::StatusOr<OpenedTarget> link =
+      policy.Open("spec.targets[0]", root_ + "/rw/to_one", write);
+  EXPECT_EQ(link.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(link.status().message(), HasSubstr("symbolic link"));
+  absl::StatusOr<OpenedTarget> outside =
+      policy.Open("spec.targets[0]", root_ + "/one", write);
+  EXPECT_EQ(outside.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(outside.status().message(), HasSubstr("--allow_write_paths"));
+  EXPECT_EQ(policy.Open("t", "relative/x", write).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(policy.Open("t", "/dev/null", write).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AccessPolicyOpenTest, CreateIsUnnamedAndExistingSmallerIsRefused) {
+  AccessPolicy policy = AccessPolicy::Create({}, {root_ + "/rw/"}, "");
+  const OpenIntent create{.write = true, .create_size = 4096, .seed = 1};
+  absl::StatusOr<OpenedTarget> made =
+      policy.Open("t", root_ + "/rw/sub/new", create);
+  ASSERT_TRUE(made.ok()) << made.status();
+  ASSERT_TRUE(made->created.has_value());
+  struct stat st;
+  EXPECT_NE(stat((root_ + "/rw/sub/new").c_str(), &st), 0);
+  ASSERT_TRUE(made->created->Publish().ok());
+  EXPECT_EQ(stat((root_ + "/rw/sub/new").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 4096);
+
+  const OpenIntent bigger{.write = true, .create_size = 1 << 20};
+  absl::StatusOr<OpenedTarget> small =
+      policy.Open("spec.targets[0]", root_ + "/rw/sub/f", bigger);
+  EXPECT_EQ(small.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(small.status().message(),
+              HasSubstr("spec.targets[0].create_size"));
+}
+
+TEST_F(AccessPolicyOpenTest, RuleMissingAtStartAllowsNothingAndSaysSo) {
+  AccessPolicy policy =
+      AccessPolicy::Create({}, {root_ + "/later/"}, "");
+  mkdir((root_ + "/later").c_str(), 0755);
+  std::ofstream(root_ + "/later/x") << "x";
+  absl::StatusOr<OpenedTarget> x =
+      policy.Open("t", root_ + "/later/x", OpenIntent{.write = true});
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(x.status().message(), HasSubstr("missing when the daemon"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -446,6 +447,32 @@ TEST_F(ServiceTest, FleetCallsNameTheFieldOnBadInput) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("run_id"));
   EXPECT_TRUE(fake_->workloads().empty());
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+// Two daemons on one data directory: the second does not start, and says
+// which directory and which pid holds it.
+TEST(ServerDataDirTest, SecondServerOnTheSameDataDirIsRefused) {
+  ServeOptions options;
+  options.listen = "127.0.0.1:0";
+  options.data_dir =
+      testing::TempDir() + "/service_data_dir_" + std::to_string(getpid());
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> first =
+      BlkperfServer::Start(options, std::make_unique<FakeBackend>());
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> second =
+      BlkperfServer::Start(options, std::make_unique<FakeBackend>());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr(options.data_dir));
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr("pid " + std::to_string(getpid())));
 }
 
 }  // namespace

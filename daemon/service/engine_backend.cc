@@ -10,6 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/engine/target.h"
 #include "daemon/engine/workload.h"
 #include "daemon/service/workload_backend.h"
 
@@ -57,6 +59,13 @@ class EngineBackend final : public WorkloadBackend {
     return ProbeTarget(path);
   }
 
+  absl::StatusOr<TargetInfo> ProbeAllowed(const AccessPolicy& policy,
+                                          absl::string_view path) override {
+    BLKPERF_ASSIGN_OR_RETURN(OpenedTarget opened,
+                             policy.Open("request", path, OpenIntent{}));
+    return ProbeTargetFd(opened.fd.get(), path);
+  }
+
   absl::Status ProbeExclusive(absl::string_view path) override {
     const std::string name(path);
     const int fd = open(name.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
@@ -70,20 +79,64 @@ class EngineBackend final : public WorkloadBackend {
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits) override {
-    return Wrap(Workload::Start(spec, limits));
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) override {
+    return Launch(spec, limits, policy, default_target, /*armed=*/false);
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits) override {
-    return Wrap(Workload::Arm(spec, limits));
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) override {
+    return Launch(spec, limits, policy, default_target, /*armed=*/true);
   }
 
  private:
-  static absl::StatusOr<std::unique_ptr<RunningWorkload>> Wrap(
-      absl::StatusOr<std::unique_ptr<Workload>> workload) {
+  // Start or Arm: opens the targets once, then starts the engine on them.
+  static absl::StatusOr<std::unique_ptr<RunningWorkload>> Launch(
+      const WorkloadSpec& requested, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target, bool armed) {
+    WorkloadSpec spec = requested;
+    BLKPERF_ASSIGN_OR_RETURN(std::vector<OpenedTarget> opened,
+                             OpenTargets(spec, policy, default_target));
+    absl::StatusOr<std::unique_ptr<Workload>> workload =
+        armed ? Workload::Arm(spec, limits) : Workload::Start(spec, limits);
     if (!workload.ok()) return workload.status();
+    for (size_t i = 0; i < opened.size(); ++i) {
+      if (!opened[i].created.has_value()) continue;
+      absl::Status named = opened[i].created->Publish();
+      if (!named.ok()) {
+        // Stops and joins; the unnamed files vanish with their descriptors.
+        (*workload)->RequestStop();
+        return named;
+      }
+    }
     return std::make_unique<EngineWorkload>(*std::move(workload));
+  }
+
+  // Opens each target once; sets TargetSpec::fd so the engine uses exactly
+  // what was checked.
+  static absl::StatusOr<std::vector<OpenedTarget>> OpenTargets(
+      WorkloadSpec& spec, const AccessPolicy& policy, bool default_target) {
+    const bool writes = OpWrites(spec.op, spec.read_percent);
+    std::vector<OpenedTarget> opened;
+    for (size_t i = 0; i < spec.targets.size(); ++i) {
+      TargetSpec& target = spec.targets[i];
+      const std::string field = absl::StrCat("spec.targets[", i, "]");
+      OpenIntent intent{.write = writes || target.create_size != 0,
+                        .create_size = target.create_size,
+                        .seed = spec.seed,
+                        .default_target = default_target};
+      BLKPERF_ASSIGN_OR_RETURN(OpenedTarget t,
+                               policy.Open(field, target.path, intent));
+      if (intent.write) {
+        BLKPERF_ASSIGN_OR_RETURN(TargetInfo info,
+                                 ProbeTargetFd(t.fd.get(), target.path));
+        BLKPERF_RETURN_IF_ERROR(policy.CheckWriteSafety(field, info));
+      }
+      target.fd = t.fd.get();
+      opened.push_back(std::move(t));
+    }
+    return opened;
   }
 };
 

@@ -236,23 +236,24 @@ class FakeBackend final : public WorkloadBackend {
     return it->second;
   }
 
+  // Map entries need no opening.
+  absl::StatusOr<TargetInfo> ProbeAllowed(const AccessPolicy& policy,
+                                          absl::string_view path) override {
+    return Probe(path);
+  }
+
   absl::Status ProbeExclusive(absl::string_view path) override {
     absl::MutexLock lock(&mu_);
     return exclusive_status_;
   }
 
   // Like Workload::Start: creates missing files with create_size, fills in
-  // threads and cpus, probes every target.
-  // As Start, the workload armed: Go releases it.
-  absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits) override {
-    absl::StatusOr<std::unique_ptr<RunningWorkload>> w = Start(spec, limits);
-    if (w.ok()) last()->Arm();
-    return w;
-  }
-
+  // threads and cpus, probes every target. The targets are map entries, so
+  // `policy` (the binding open) is not consulted: the manager's own checks
+  // by path are what these tests see.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits) override {
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) override {
     ResolvedSpec resolved;
     resolved.spec = spec;
     WorkloadSpec& out = resolved.spec;
@@ -285,6 +286,16 @@ class FakeBackend final : public WorkloadBackend {
     auto state = std::make_shared<FakeWorkloadState>(std::move(resolved));
     workloads_.push_back(state);
     return std::unique_ptr<RunningWorkload>(new Handle(state));
+  }
+
+  // As Start, the workload armed: Go releases it.
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) override {
+    absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
+        Start(spec, limits, policy, default_target);
+    if (w.ok()) last()->Arm();
+    return w;
   }
 
   // Paths Start created (create_size), in order.

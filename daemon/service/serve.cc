@@ -20,12 +20,16 @@ ABSL_FLAG(std::string, port_file, "",
           "serve: write the bound port to this file once serving");
 ABSL_FLAG(std::vector<std::string>, allow_write_paths, {},
           "serve: comma-separated paths workloads may write; an entry ending "
-          "in / (or naming a directory) covers everything below it, one "
-          "ending in * every path with that prefix. Default: none");
+          "in / (or naming a directory) covers the regular files below it "
+          "(opened without following links), one ending in * the files in "
+          "its directory with that name prefix and the block devices whose "
+          "kernel name has it (/dev/loop*), one naming a block device that "
+          "device, any other that one file. Resolved when the daemon "
+          "starts. Default: none");
 ABSL_FLAG(std::vector<std::string>, allow_read_paths, {},
           "serve: comma-separated paths workloads may read, same syntax as "
-          "--allow_write_paths. Default: block devices under /dev/ and the "
-          "data directory (--data_dir)");
+          "--allow_write_paths. Default: every block device and the files "
+          "in the data directory (--data_dir)");
 ABSL_FLAG(uint32_t, max_workloads, 4, "serve: workloads running at once");
 ABSL_FLAG(uint32_t, max_armed, 2,
           "serve: fleet-run workloads armed (set up, waiting for Go) at once; "

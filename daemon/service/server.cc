@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/log.h"
+#include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
 
 namespace blkperf {
@@ -74,11 +75,15 @@ absl::StatusOr<std::unique_ptr<BlkperfServer>> BlkperfServer::Start(
     const ServeOptions& options, std::unique_ptr<WorkloadBackend> backend) {
   std::unique_ptr<BlkperfServer> server(new BlkperfServer());
   server->options_ = options;
+  if (!options.data_dir.empty()) {
+    // Before the allow rules are resolved: the lock creates the directory.
+    BLKPERF_ASSIGN_OR_RETURN(server->data_dir_, DataDir::Open(options.data_dir));
+  }
   server->manager_ = std::make_unique<WorkloadManager>(
       std::move(backend), options.limits,
       AccessPolicy::Create(options.allow_read, options.allow_write,
                            options.data_dir),
-      options.data_dir);
+      options.data_dir, server->data_dir_.get());
   server->service_ = std::make_unique<BlkperfService>(server->manager_.get(),
                                                       ProbeHostCapabilities());
 
@@ -132,7 +137,7 @@ void BlkperfServer::Shutdown() {
     }
   }
   // Workloads first: watch streams then send their last message and end.
-  manager_->Shutdown(options_.shutdown_timeout);
+  if (manager_ != nullptr) manager_->Shutdown(options_.shutdown_timeout);
   if (server_ != nullptr) {
     server_->Shutdown(
         std::chrono::system_clock::now() +

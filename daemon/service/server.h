@@ -25,6 +25,7 @@
 #include "daemon/metrics/metrics_server.h"
 #include "daemon/service/blkperf_service.h"
 #include "daemon/service/workload_backend.h"
+#include "daemon/service/data_dir.h"
 #include "daemon/service/workload_manager.h"
 
 namespace blkperf {
@@ -38,8 +39,11 @@ struct ServeOptions {
   // AccessPolicy rules; see access_policy.h.
   std::vector<std::string> allow_write;
   std::vector<std::string> allow_read;
-  // Readable by default; holds the default target (a spec without targets).
-  std::string data_dir = "/var/lib/blkperf";
+  // Readable by default; holds the default target (a spec without
+  // targets), the lock that keeps a second daemon out, and the workload-id
+  // counter (see data_dir.h). "" (in-process tests): none of these; ids
+  // then start at w1. `blkperfd serve` always sets one (--data_dir).
+  std::string data_dir;
   ManagerLimits limits;
   // How long a shutdown waits for workloads to drain and calls to finish.
   absl::Duration shutdown_timeout = absl::Seconds(5);
@@ -81,6 +85,9 @@ class BlkperfServer {
   ServeOptions options_;
   std::string address_;
   int port_ = 0;
+  // Locked for the server's life; outlives manager_, which numbers
+  // workloads through it.
+  std::unique_ptr<DataDir> data_dir_;
   std::unique_ptr<WorkloadManager> manager_;
   std::unique_ptr<BlkperfService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -22,6 +22,7 @@
 #include "daemon/engine/split_strategy.h"
 #include "daemon/engine/target.h"
 #include "daemon/engine/workload_spec.h"
+#include "daemon/service/access_policy.h"
 
 namespace blkperf {
 
@@ -56,17 +57,28 @@ class WorkloadBackend {
   virtual std::vector<int> OnlineCpus() = 0;
   // ProbeTarget (NotFound when the path does not exist).
   virtual absl::StatusOr<TargetInfo> Probe(absl::string_view path) = 0;
+  // The Probe RPC: opens `path` once through `policy` (read rules) and
+  // describes what was opened, so a link swapped after the check cannot
+  // make it describe a target outside the read list.
+  virtual absl::StatusOr<TargetInfo> ProbeAllowed(const AccessPolicy& policy,
+                                                  absl::string_view path) = 0;
   // Whether the kernel would grant an exclusive claim (O_EXCL) on block
   // device `path` now; the claim is released again at once (the engine takes
   // its own for the run). An errno-derived error when refused.
   virtual absl::Status ProbeExclusive(absl::string_view path) = 0;
-  // Workload::Start: creates file targets with create_size, resolves the
-  // spec and starts the threads.
+  // Opens every target once through `policy` (AccessPolicy::Open: the
+  // binding allow-list check, on the opened inode; files with create_size
+  // created unnamed), refuses unsafe writes on what was opened, then
+  // Workload::Start on those descriptors; names created files only once the
+  // workload runs. A refused or failed start leaves no file behind.
+  // `default_target`: the spec's single target is the daemon's own.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits) = 0;
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) = 0;
   // Workload::Arm: as Start, but the workload waits (armed, no I/O) for Go.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits) = 0;
+      const WorkloadSpec& spec, const EngineLimits& limits,
+      const AccessPolicy& policy, bool default_target) = 0;
 };
 
 // The real engine.

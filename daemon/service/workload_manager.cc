@@ -15,18 +15,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/default_target.h"
+#include "daemon/common/echo.h"
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/cpu_isolation.h"
+#include "daemon/service/kept_result.h"
 
 namespace blkperf {
 
 struct WorkloadManager::Entry {
   std::string id;
   absl::Time start_time;
-  // Past this the daemon stops the workload (io_count-only workloads).
+  // Past this the daemon stops the workload (a watchdog: every spec's
+  // runtime is within --max_runtime; armed ones count from their lease end).
   // Guarded by `mu` once the entry is listed.
   absl::Time deadline;
+  // An io_count-only spec given runtime = --max_runtime by the daemon.
+  bool runtime_capped = false;
   WorkloadSpec spec;  // resolved
   std::vector<TargetInfo> targets;  // as probed at the start
   Reservation claims;
@@ -123,12 +128,13 @@ absl::Status ValidateRunId(absl::string_view run_id, absl::string_view field) {
 
 WorkloadManager::WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
                                  ManagerLimits limits, AccessPolicy policy,
-                                 std::string data_dir)
+                                 std::string data_dir, DataDir* ids)
     : backend_(std::move(backend)),
       limits_(limits),
       policy_(std::move(policy)),
       engine_limits_(RelaxedEngineLimits(limits)),
-      data_dir_(std::move(data_dir)) {
+      data_dir_(std::move(data_dir)),
+      ids_(ids) {
   reaper_ = std::thread([this] { ReaperLoop(); });
 }
 
@@ -149,6 +155,27 @@ absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
         absl::FormatDuration(limits_.max_runtime)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> WorkloadManager::CapRuntime(WorkloadSpec& spec) const {
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    if (spec.targets[i].path.size() > kMaxPathBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.targets[", i, "].path is ", spec.targets[i].path.size(),
+          " bytes, longer than the ", kMaxPathBytes, " a path may have"));
+    }
+  }
+  if (spec.runtime != absl::ZeroDuration() || spec.io_count == 0) return false;
+  const absl::Duration left = limits_.max_runtime - spec.ramp_time;
+  if (left <= absl::ZeroDuration()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "spec.ramp_time ", absl::FormatDuration(spec.ramp_time),
+        " leaves no time for an io_count-only run under the daemon limit "
+        "--max_runtime=",
+        absl::FormatDuration(limits_.max_runtime)));
+  }
+  spec.runtime = left;
+  return true;
 }
 
 absl::StatusOr<TargetSpec> WorkloadManager::DefaultTarget() const {
@@ -337,6 +364,7 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     spec.targets.push_back(std::move(target));
   }
   BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
+  BLKPERF_ASSIGN_OR_RETURN(const bool runtime_capped, CapRuntime(spec));
   const bool writes = OpWrites(spec.op, spec.read_percent);
 
   // Allow lists first, so a path outside them is not even probed. The
@@ -449,9 +477,16 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     }
   }
 
+  // Numbered before it starts: a number is never handed out twice, even
+  // across restarts (a failed start just skips one).
+  absl::StatusOr<uint64_t> number = NextNumber();
+  if (!number.ok()) {
+    release();
+    return number.status();
+  }
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      mode.arm ? backend_->Arm(spec, engine_limits_)
-               : backend_->Start(spec, engine_limits_);
+      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target)
+               : backend_->Start(spec, engine_limits_, policy_, default_target);
   if (!started.ok()) {
     release();
     return started.status();
@@ -473,15 +508,22 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     entry->waiting_for_go.store(true);
     entry->deadline = entry->lease_end + limits_.max_runtime + kDeadlineGrace;
   }
+  entry->runtime_capped = runtime_capped;
   {
     absl::MutexLock entry_lock(&entry->mu);
     entry->split = r.split;
+    if (runtime_capped) {
+      entry->notes.push_back(absl::StrCat(
+          "runtime: an io_count-only workload runs at most --max_runtime=",
+          absl::FormatDuration(limits_.max_runtime),
+          " (daemon limit): it ends at io_count or then, whichever is first"));
+    }
     entry->workload = *std::move(started);
   }
   {
     absl::MutexLock lock(&mu_);
     starting_.erase(reservation);
-    entry->id = absl::StrCat("w", next_id_++);
+    entry->id = absl::StrCat("w", *number);
     running_.push_back(entry);
   }
   KeepControlOffWorkloadCpus();
@@ -499,6 +541,12 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   return ArmResult{View(*entry, /*with_snapshot=*/true), false};
 }
 
+absl::StatusOr<uint64_t> WorkloadManager::NextNumber() {
+  if (ids_ != nullptr) return ids_->NextWorkloadNumber();
+  absl::MutexLock lock(&mu_);
+  return next_id_++;
+}
+
 void WorkloadManager::FinalizeLocked(Entry& entry) {
   if (entry.workload == nullptr) return;
   WorkloadSnapshot final_snapshot = entry.workload->Snapshot();
@@ -506,6 +554,15 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
     final_snapshot.state = entry.stop_requested ? WorkloadState::kStopped
                                                 : WorkloadState::kFinished;
   }
+  if (entry.runtime_capped && !entry.stop_requested &&
+      final_snapshot.state == WorkloadState::kFinished &&
+      final_snapshot.total.ios < entry.spec.io_count) {
+    entry.notes.push_back(absl::StrCat(
+        "stopped by the daemon at --max_runtime after ",
+        final_snapshot.total.ios, " of io_count ", entry.spec.io_count,
+        " I/Os"));
+  }
+  BoundForKeeping(final_snapshot);
   entry.final_snapshot = std::move(final_snapshot);
   entry.end_time = absl::Now();
   entry.workload.reset();  // joins the (exited) threads, frees buffers
@@ -669,7 +726,7 @@ absl::StatusOr<WorkloadView> WorkloadManager::Abort(absl::string_view run_id,
 namespace {
 absl::Status UnknownWorkload(absl::string_view id) {
   return absl::NotFoundError(absl::StrCat(
-      "workload_id \"", id,
+      "workload_id \"", Echo(id),
       "\" is not a running workload nor one of the finished ones the daemon "
       "still keeps"));
 }
@@ -756,11 +813,16 @@ absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
 absl::StatusOr<TargetInfo> WorkloadManager::Probe(absl::string_view path) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
-        absl::StrCat("path \"", path, "\" is not an absolute path"));
+        absl::StrCat("path \"", Echo(path), "\" is not an absolute path"));
+  }
+  if (path.size() > kMaxPathBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "path is ", path.size(), " bytes, longer than the ", kMaxPathBytes,
+        " a path may have"));
   }
   const TargetInfo pre = PreliminaryInfo(std::string(path));
   BLKPERF_RETURN_IF_ERROR(policy_.CheckRead("path", pre));
-  return backend_->Probe(path);
+  return backend_->ProbeAllowed(policy_, path);
 }
 
 std::vector<int> WorkloadManager::BusyCpus() {

@@ -55,6 +55,7 @@
 #include "daemon/engine/target.h"
 #include "daemon/engine/workload_spec.h"
 #include "daemon/service/access_policy.h"
+#include "daemon/service/data_dir.h"
 #include "daemon/service/workload_backend.h"
 
 namespace blkperf {
@@ -113,12 +114,17 @@ struct ArmResult {
   bool existing = false;
 };
 
+// Longest target path accepted (Linux's PATH_MAX).
+inline constexpr size_t kMaxPathBytes = 4096;
+
 class WorkloadManager {
  public:
   // `data_dir` holds the default target (see Start); "" disables it.
+  // `ids`, when given (it must outlive the manager), numbers workloads
+  // across restarts; otherwise ids start at w1.
   WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
                   ManagerLimits limits, AccessPolicy policy,
-                  std::string data_dir = "");
+                  std::string data_dir = "", DataDir* ids = nullptr);
   // Shuts down (stopping every workload) if Shutdown was not called.
   ~WorkloadManager();
   WorkloadManager(const WorkloadManager&) = delete;
@@ -236,6 +242,11 @@ class WorkloadManager {
   static absl::StatusOr<bool> CheckGoLocked(const Entry& entry,
                                             int64_t start_monotonic_ns);
   absl::Status CheckLimits(const WorkloadSpec& spec) const;
+  absl::StatusOr<uint64_t> NextNumber() ABSL_LOCKS_EXCLUDED(mu_);
+  // Refuses over-long paths; gives an io_count-only spec runtime =
+  // --max_runtime - ramp_time so the engine stops it at the limit. True
+  // when it did.
+  absl::StatusOr<bool> CapRuntime(WorkloadSpec& spec) const;
   // The engine's default target in the data directory (created if needed).
   absl::StatusOr<TargetSpec> DefaultTarget() const;
   // Probes the targets; a file that Start will create is described from its
@@ -260,6 +271,7 @@ class WorkloadManager {
   const AccessPolicy policy_;
   const EngineLimits engine_limits_;
   const std::string data_dir_;
+  DataDir* const ids_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

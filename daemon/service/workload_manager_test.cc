@@ -1,6 +1,7 @@
 #include "daemon/service/workload_manager.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/service/data_dir.h"
 #include "daemon/service/fake_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -255,6 +257,43 @@ TEST(WorkloadManagerDefaultTargetTest, IsTheDaemonsOwnFile) {
   EXPECT_EQ(stat(data_dir.c_str(), &st), 0);  // created for the file
 }
 
+TEST_F(WorkloadManagerTest, IoCountOnlyRunsAtMostMaxRuntime) {
+  ManagerLimits limits;
+  limits.max_runtime = absl::Seconds(1);
+  Make(limits);
+  WorkloadSpec spec = Spec("/data/a", {0});
+  spec.runtime = absl::ZeroDuration();
+  spec.io_count = 1000000000;
+  absl::StatusOr<WorkloadView> w = manager_->Start(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  // The engine is told to stop at the limit, and the report says so.
+  EXPECT_EQ(fake_->last()->spec().runtime, absl::Seconds(1));
+  EXPECT_EQ(fake_->last()->spec().io_count, 1000000000u);
+  EXPECT_THAT(w->snapshot.notes,
+              testing::Contains(HasSubstr("--max_runtime=1s")));
+  fake_->last()->Complete(10, 1000);
+  fake_->last()->Finish();
+  absl::StatusOr<WorkloadView> done = manager_->Get(w->id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_THAT(done->snapshot.notes,
+              testing::Contains(HasSubstr(
+                  "stopped by the daemon at --max_runtime after 10 of "
+                  "io_count 1000000000")));
+}
+
+TEST_F(WorkloadManagerTest, HugeInputIsNotEchoedWhole) {
+  const std::string huge(1 << 20, 'x');
+  absl::StatusOr<WorkloadView> get = manager_->Get(huge);
+  EXPECT_EQ(get.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_LT(get.status().message().size(), 1024u);
+  absl::StatusOr<WorkloadView> start =
+      manager_->Start(Spec("/data/" + huge, {0}));
+  EXPECT_EQ(start.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(start.status().message()),
+              HasSubstr("spec.targets[0].path"));
+  EXPECT_LT(start.status().message().size(), 1024u);
+}
+
 TEST_F(WorkloadManagerTest, StopGetAndFinalResult) {
   absl::StatusOr<WorkloadView> a = manager_->Start(Spec("/data/a", {0}));
   ASSERT_TRUE(a.ok());
@@ -359,6 +398,40 @@ TEST_F(WorkloadManagerTest, ProbeChecksTheReadList) {
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(manager_->Probe("data/a").status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+TEST(WorkloadManagerIdsTest, IdsContinueAcrossARestart) {
+  const std::string dir =
+      absl::StrCat(testing::TempDir(), "/manager_ids_", getpid());
+  std::string first_id;
+  for (int run = 0; run < 2; ++run) {
+    absl::StatusOr<std::unique_ptr<DataDir>> data = DataDir::Open(dir);
+    ASSERT_TRUE(data.ok()) << data.status();
+    auto backend = std::make_unique<FakeBackend>();
+    backend->AddFile("/data/a", 1 << 30);
+    WorkloadManager manager(std::move(backend), ManagerLimits{},
+                            AccessPolicy::Create({"/data/"}, {}, ""), "",
+                            data->get());
+    WorkloadSpec spec;
+    spec.targets.push_back({.path = "/data/a"});
+    absl::StatusOr<WorkloadView> w = manager.Start(spec);
+    ASSERT_TRUE(w.ok()) << w.status();
+    if (run == 0) {
+      first_id = w->id;
+      EXPECT_EQ(w->id, "w1");
+    } else {
+      // The restarted daemon never hands out the old id again.
+      EXPECT_EQ(w->id, "w2");
+      EXPECT_EQ(manager.Get(first_id).status().code(),
+                absl::StatusCode::kNotFound);
+    }
+  }
 }
 
 }  // namespace
