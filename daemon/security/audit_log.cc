@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "daemon/common/log.h"
 #include "daemon/security/bounded_text.h"
 

@@ -1,16 +1,12 @@
 #include "daemon/security/roles.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/security/bounded_text.h"
+#include "daemon/security/config_file.h"
 
 namespace blkperf {
 namespace {
@@ -110,35 +106,10 @@ absl::StatusOr<RoleMap> ParseRoles(absl::string_view text,
 }
 
 absl::StatusOr<RoleMap> LoadRolesFile(const std::string& path) {
-  const std::string what = absl::StrCat("--roles_file ", BoundedText(path));
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return absl::ErrnoToStatus(errno, what);
-  struct stat st = {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": not a regular file"));
-  }
-  std::string text(kMaxRolesFileBytes + 1, '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      close(fd);
-      return absl::ErrnoToStatus(error, what);
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(fd);
-  if (got > kMaxRolesFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": larger than ", kMaxRolesFileBytes, " bytes"));
-  }
-  text.resize(got);
-  return ParseRoles(text, what);
+  absl::StatusOr<std::string> text =
+      ReadConfigFile(path, kMaxRolesFileBytes, "--roles_file");
+  if (!text.ok()) return text.status();
+  return ParseRoles(*text, absl::StrCat("--roles_file ", BoundedText(path)));
 }
 
 std::optional<Role> RequiredRole(absl::string_view full_method) {

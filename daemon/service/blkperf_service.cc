@@ -11,16 +11,28 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_strategy.h"
 #include "daemon/engine/target.h"
+#include "daemon/security/bounded_text.h"
 #include "daemon/service/grpc_status.h"
 #include "daemon/service/snapshot_convert.h"
 #include "daemon/service/spec_convert.h"
 
 namespace blkperf {
 namespace {
+
+// Full method names, as gRPC and RequiredRole (roles.h) spell them.
+constexpr char kGetCapabilities[] = "/blkperf.v1.Blkperf/GetCapabilities";
+constexpr char kProbeTarget[] = "/blkperf.v1.Blkperf/ProbeTarget";
+constexpr char kStartWorkload[] = "/blkperf.v1.Blkperf/StartWorkload";
+constexpr char kStopWorkload[] = "/blkperf.v1.Blkperf/StopWorkload";
+constexpr char kGetWorkload[] = "/blkperf.v1.Blkperf/GetWorkload";
+constexpr char kListWorkloads[] = "/blkperf.v1.Blkperf/ListWorkloads";
+constexpr char kWatchWorkload[] = "/blkperf.v1.Blkperf/WatchWorkload";
+constexpr char kSetSplitStrategy[] = "/blkperf.v1.Blkperf/SetSplitStrategy";
 
 constexpr absl::Duration kDefaultWatchInterval = absl::Seconds(1);
 constexpr absl::Duration kMinWatchInterval = absl::Milliseconds(10);
@@ -47,13 +59,15 @@ std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
 class WatchReactor final
     : public grpc::ServerWriteReactor<v1::WatchWorkloadResponse> {
  public:
+  // `allowed`: the authorizer's answer; a refusal ends the call at once.
   WatchReactor(WorkloadManager* manager,
-               const v1::WatchWorkloadRequest& request)
+               const v1::WatchWorkloadRequest& request,
+               const absl::Status& allowed)
       : manager_(manager),
         id_(request.workload_id()),
         histograms_{.thread_histograms = request.thread_histograms(),
                     .phase_histograms = request.phase_histograms()} {
-    absl::Status status = Setup(request);
+    absl::Status status = allowed.ok() ? Setup(request) : allowed;
     if (!status.ok()) {
       Finish(ToGrpcStatus(status));
       return;
@@ -168,6 +182,7 @@ void WorkloadViewToProto(const WorkloadView& view,
                          const SnapshotProtoOptions& options,
                          v1::Workload* proto) {
   proto->set_workload_id(view.id);
+  proto->set_owner(view.owner);
   proto->set_state(StateToProto(view.snapshot.state));
   SpecToProto(view.spec, proto->mutable_spec());
   proto->mutable_spec()->set_split(SplitStrategyName(view.split));
@@ -187,15 +202,56 @@ void WorkloadViewToProto(const WorkloadView& view,
 }
 
 BlkperfService::BlkperfService(WorkloadManager* manager, HostCapabilities host,
+                               const Authorizer* authorizer,
+                               ExposureFacts exposure,
                                std::string daemon_version)
     : manager_(manager),
       host_(std::move(host)),
+      authorizer_(authorizer),
+      exposure_(exposure),
       daemon_version_(std::move(daemon_version)) {}
+
+void BlkperfService::Audit(const grpc::CallbackServerContext& context,
+                           const Caller& caller, const char* method,
+                           std::string summary, const absl::Status& outcome,
+                           std::string workload_id) const {
+  AuditLog* audit = authorizer_->audit();
+  if (audit == nullptr) return;
+  audit->Write({.peer = context.peer(),
+                .identity = caller.identity,
+                .role = RoleName(caller.role),
+                .method = method,
+                .summary = std::move(summary),
+                .outcome = outcome.ok() ? "OK" : outcome.ToString(),
+                .workload_id = std::move(workload_id)});
+}
+
+absl::Status BlkperfService::CheckOwnerOf(
+    const grpc::CallbackServerContext& context, const Caller& caller,
+    const std::string& id, const char* method, const char* what) const {
+  absl::StatusOr<WorkloadView> view = manager_->Get(id);
+  if (!view.ok()) return view.status();
+  absl::Status owner = CheckOwner(caller, view->owner, id, what);
+  if (!owner.ok()) {
+    BLKPERF_LOG(WARNING) << "refused " << method << " from "
+                         << BoundedText(context.peer()) << ": "
+                         << owner.message();
+  }
+  return owner;
+}
 
 grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
     grpc::CallbackServerContext* context,
     const v1::GetCapabilitiesRequest* request,
     v1::GetCapabilitiesResponse* response) {
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kGetCapabilities);
+  if (!caller.ok()) return Done(context, caller.status());
+  response->set_caller_identity(caller->identity);
+  response->set_caller_role(RoleName(caller->role));
+  response->set_tls(exposure_.tls);
+  response->set_insecure_listen(exposure_.insecure_listen);
+  response->set_audit_log(authorizer_->audit() != nullptr);
   // Answered whatever the client's version, so it can report the mismatch.
   response->set_api_version(kApiVersion);
   response->set_daemon_version(daemon_version_);
@@ -237,6 +293,8 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
 grpc::ServerUnaryReactor* BlkperfService::ProbeTarget(
     grpc::CallbackServerContext* context, const v1::ProbeTargetRequest* request,
     v1::ProbeTargetResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kProbeTarget);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -261,12 +319,16 @@ grpc::ServerUnaryReactor* BlkperfService::StartWorkload(
     grpc::CallbackServerContext* context,
     const v1::StartWorkloadRequest* request,
     v1::StartWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kStartWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
-  if (!spec.ok()) return Done(context, spec.status());
-  absl::StatusOr<WorkloadView> view = manager_->Start(*spec);
+  absl::StatusOr<WorkloadView> view =
+      spec.ok() ? manager_->Start(*spec, caller->identity) : spec.status();
+  Audit(*context, *caller, "StartWorkload", request->spec().ShortDebugString(),
+        view.status(), view.ok() ? view->id : "");
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   response->set_workload_id(view->id);
@@ -278,10 +340,17 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
     grpc::CallbackServerContext* context,
     const v1::StopWorkloadRequest* request,
     v1::StopWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kStopWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::StatusOr<WorkloadView> view = manager_->Stop(request->workload_id());
+  const std::string& id = request->workload_id();
+  absl::Status owner =
+      CheckOwnerOf(*context, *caller, id, kStopWorkload, "stop");
+  absl::StatusOr<WorkloadView> view =
+      owner.ok() ? manager_->Stop(id) : absl::StatusOr<WorkloadView>(owner);
+  Audit(*context, *caller, "StopWorkload", "", view.status(), id);
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());
@@ -291,6 +360,8 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
 grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
     grpc::CallbackServerContext* context, const v1::GetWorkloadRequest* request,
     v1::GetWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kGetWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -308,6 +379,8 @@ grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
     grpc::CallbackServerContext* context,
     const v1::ListWorkloadsRequest* request,
     v1::ListWorkloadsResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kListWorkloads);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -326,18 +399,28 @@ grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
 grpc::ServerWriteReactor<v1::WatchWorkloadResponse>*
 BlkperfService::WatchWorkload(grpc::CallbackServerContext* context,
                               const v1::WatchWorkloadRequest* request) {
-  return new WatchReactor(manager_, *request);
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kWatchWorkload);
+  return new WatchReactor(manager_, *request, caller.status());
 }
 
 grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
     grpc::CallbackServerContext* context,
     const v1::SetSplitStrategyRequest* request,
     v1::SetSplitStrategyResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kSetSplitStrategy);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
+  const std::string& id = request->workload_id();
+  absl::Status owner =
+      CheckOwnerOf(*context, *caller, id, kSetSplitStrategy, "split");
   absl::StatusOr<std::string> split =
-      manager_->SetSplitStrategy(request->workload_id(), request->split());
+      owner.ok() ? manager_->SetSplitStrategy(id, request->split())
+                 : absl::StatusOr<std::string>(owner);
+  Audit(*context, *caller, "SetSplitStrategy",
+        absl::StrCat("split=", request->split()), split.status(), id);
   if (!split.ok()) return Done(context, split.status());
   response->set_api_version(kApiVersion);
   response->set_split(*split);

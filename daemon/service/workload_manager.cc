@@ -20,6 +20,9 @@ namespace blkperf {
 
 struct WorkloadManager::Entry {
   std::string id;
+  std::string owner;
+  // The manager's end listener (may be empty); outlives the entry.
+  const EndListener* on_end = nullptr;
   absl::Time start_time;
   // Past this the daemon stops the workload (io_count-only workloads).
   absl::Time deadline;
@@ -190,7 +193,7 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
 }
 
 absl::StatusOr<WorkloadView> WorkloadManager::Start(
-    const WorkloadSpec& requested) {
+    const WorkloadSpec& requested, std::string owner) {
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) {
@@ -326,6 +329,8 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
   }
 
   auto entry = std::make_shared<Entry>();
+  entry->owner = std::move(owner);
+  entry->on_end = &end_listener_;
   entry->start_time = absl::Now();
   entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
   const WorkloadSpec r = (*started)->resolved().spec;
@@ -366,11 +371,17 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
   entry.end_time = absl::Now();
   entry.workload.reset();  // joins the (exited) threads, frees buffers
   entry.ended.store(true);
+  BLKPERF_LOG(INFO) << "workload " << entry.id << " ended: "
+                    << WorkloadStateName(entry.final_snapshot.state);
+  if (entry.on_end != nullptr && *entry.on_end) {
+    (*entry.on_end)(entry.id, entry.owner, entry.final_snapshot.state);
+  }
 }
 
 WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
   WorkloadView view;
   view.id = entry.id;
+  view.owner = entry.owner;
   view.start_time = entry.start_time;
   view.spec = entry.spec;
   view.targets = entry.targets;
@@ -513,8 +524,6 @@ void WorkloadManager::Reap() {
     if (e->workload == nullptr) continue;
     if (e->workload->Finished()) {
       FinalizeLocked(*e);
-      BLKPERF_LOG(INFO) << "workload " << e->id << " ended: "
-                        << WorkloadStateName(e->final_snapshot.state);
     } else if (now > e->deadline && !e->stop_requested) {
       e->stop_requested = true;
       e->notes.push_back(absl::StrCat(

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -64,6 +65,8 @@ struct ManagerLimits {
 // One workload at one moment: what Get/List/Watch report.
 struct WorkloadView {
   std::string id;
+  // Who started it (the caller's identity); "" when not stated.
+  std::string owner;
   absl::Time start_time;
   // absl::InfinitePast() while running.
   absl::Time end_time = absl::InfinitePast();
@@ -92,7 +95,18 @@ class WorkloadManager {
   // A spec without targets runs on the daemon's default target,
   // <data_dir>/default-target.dat (kDefaultTargetBytes, created and filled
   // on first use): the daemon's own file, outside the allow lists.
-  absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec);
+  // `owner` is recorded as the workload's owner.
+  absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec,
+                                     std::string owner = "");
+
+  // Called once per workload when it reaches its terminal state (with the
+  // workload's lock held: do not call back into the manager). Set before
+  // the first Start; the ended workload is also logged.
+  using EndListener = std::function<void(
+      absl::string_view id, absl::string_view owner, WorkloadState state)>;
+  void SetEndListener(EndListener listener) {
+    end_listener_ = std::move(listener);
+  }
 
   // Asks the workload to stop and returns at once (state stopping, or
   // terminal if it had ended already). NotFound for an unknown id.
@@ -169,6 +183,7 @@ class WorkloadManager {
   const AccessPolicy policy_;
   const EngineLimits engine_limits_;
   const std::string data_dir_;
+  EndListener end_listener_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
