@@ -97,16 +97,17 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(
 
 absl::Status CheckUnixSocketFree(const std::string& path) {
   const std::string what = absl::StrCat("--listen unix:", BoundedText(path));
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": longer than ", sizeof(addr.sun_path) - 1, " bytes"));
+  }
   struct stat st = {};
   if (lstat(path.c_str(), &st) != 0) return absl::OkStatus();
   if (!S_ISSOCK(st.st_mode)) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": exists and is not a socket"));
-  }
-  sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": path too long"));
   }
   std::memcpy(addr.sun_path, path.data(), path.size());
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
