@@ -1,7 +1,6 @@
 #include "daemon/service/server.h"
 
 #include <fcntl.h>
-#include <grpc/grpc.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
 #include "daemon/security/bounded_text.h"
+#include "daemon/service/accept_loop.h"
 #include "daemon/service/listen_policy.h"
 
 namespace blkperf {
@@ -137,21 +137,22 @@ absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
   if (!unix_path.empty()) {
     BLKPERF_RETURN_IF_ERROR(CheckUnixSocketFree(unix_path));
   }
+  BLKPERF_ASSIGN_OR_RETURN(accept_loop_, AcceptLoop::Bind(listen.listen));
+  port_ = accept_loop_->port();
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  // A second daemon on the same port must fail, not share the calls.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(listen.listen, creds, &port_);
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+              FROM_FD,
+          creds);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port_ == 0) {
-    server_.reset();
-    return absl::UnavailableError(absl::StrCat(
-        "--listen ", BoundedText(listen.listen),
-        ": cannot listen there (address in use, e.g. by another blkperfd, "
-        "or invalid)"));
+  if (server_ == nullptr) {
+    return absl::InternalError("the gRPC server did not start");
   }
+  accept_loop_->Start(std::move(acceptor));
   if (!unix_path.empty()) {
     address_ = listen.listen;
     return SetUnixSocketMode(unix_path, listen.unix_socket_mode);
@@ -223,6 +224,7 @@ void BlkperfServer::Shutdown() {
   }
   // Workloads first: watch streams then send their last message and end.
   if (manager_ != nullptr) manager_->Shutdown(options_.shutdown_timeout);
+  accept_loop_.reset();
   if (server_ != nullptr) {
     server_->Shutdown(
         std::chrono::system_clock::now() +

@@ -28,6 +28,7 @@
 #include "daemon/security/audit_log.h"
 #include "daemon/security/authorizer.h"
 #include "daemon/security/roles.h"
+#include "daemon/service/accept_loop.h"
 #include "daemon/service/blkperf_service.h"
 #include "daemon/service/listen_policy.h"
 #include "daemon/service/workload_backend.h"
@@ -107,7 +108,8 @@ class BlkperfServer {
   absl::Status Listen(std::unique_ptr<WorkloadBackend> backend);
   // Roles file, audit log and the authorizer.
   absl::Status SetUpSecurity(bool tls);
-  // Credentials, then the gRPC server on `listen` (SO_REUSEPORT off).
+  // Credentials, our own listening socket (accept_loop.h), then the gRPC
+  // server fed by it.
   absl::Status Bind(const ListenOptions& listen);
 
   ServeOptions options_;
@@ -120,6 +122,8 @@ class BlkperfServer {
   std::unique_ptr<WorkloadManager> manager_;
   std::unique_ptr<BlkperfService> service_;
   std::unique_ptr<grpc::Server> server_;
+  // Hands connections to server_: stopped before it shuts down.
+  std::unique_ptr<AcceptLoop> accept_loop_;
   // Calls manager_ from its HTTP threads: reset before manager_.
   std::unique_ptr<MetricsServer> metrics_;
   bool shut_down_ = false;
