@@ -10,6 +10,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "daemon/service/fake_backend.h"
+#include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -342,6 +343,20 @@ TEST_F(ServiceTest, ReflectionListsTheService) {
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
+}
+
+// Bytes that are no StartWorkloadRequest: a clear INVALID_ARGUMENT, and no
+// workload started.
+TEST_F(ServiceTest, MalformedRequestBytesAreInvalidArgument) {
+  const grpc::Status status = GenericUnaryCall(
+      channel_, "/blkperf.v1.Blkperf/StartWorkload",
+      std::string("\xff\xff\xff\xff", 4));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_code() << " " << status.error_message();
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("\"/blkperf.v1.Blkperf/StartWorkload\" are not a "
+                        "valid request message"));
+  EXPECT_TRUE(server_->manager().List(false).empty());
 }
 
 }  // namespace

@@ -2,19 +2,17 @@
 // engine and real TLS (certificates made with openssl here): who may call
 // what, owners, the listen policy, a shared port, the unix socket and the
 // audit log.
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
 #include "daemon/service/fake_backend.h"
+#include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
 #include "daemon/service/test_pki.h"
 #include "gmock/gmock.h"
@@ -191,30 +189,13 @@ TEST_F(TlsTest, AViewerIsRefusedEveryOperatorMethod) {
       v1::GetCapabilitiesRequest::descriptor()->file()->FindServiceByName(
           "Blkperf");
   ASSERT_NE(service, nullptr);
-  grpc::GenericStub generic(ChannelAs("viewer"));
   int checked = 0;
   for (int i = 0; i < service->method_count(); ++i) {
     const std::string method =
         "/" + service->full_name() + "/" + service->method(i)->name();
     if (RequiredRole(method) != Role::kOperator) continue;
-    grpc::ClientContext context;
-    grpc::ByteBuffer request;
-    grpc::ByteBuffer response;
-    grpc::Slice empty("");
-    request = grpc::ByteBuffer(&empty, 1);
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    grpc::Status status;
-    generic.UnaryCall(&context, method, grpc::StubOptions(), &request,
-                      &response, [&](grpc::Status s) {
-                        std::lock_guard<std::mutex> lock(mu);
-                        status = s;
-                        done = true;
-                        cv.notify_all();
-                      });
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return done; });
+    const grpc::Status status =
+        GenericUnaryCall(ChannelAs("viewer"), method, "");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
         << method << ": " << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr("needs role operator"));

@@ -24,6 +24,7 @@
 #include "daemon/security/bounded_text.h"
 #include "daemon/service/accept_loop.h"
 #include "daemon/service/listen_policy.h"
+#include "daemon/service/malformed_request.h"
 
 namespace blkperf {
 namespace {
@@ -147,6 +148,7 @@ absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
           grpc::ServerBuilder::experimental_type::ExternalConnectionType::
               FROM_FD,
           creds);
+  builder.experimental().SetInterceptorCreators(MalformedRequestInterceptors());
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
