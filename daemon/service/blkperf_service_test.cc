@@ -345,6 +345,20 @@ TEST_F(ServiceTest, ReflectionListsTheService) {
   }
 }
 
+// A huge id is echoed bounded and escaped, never whole.
+TEST_F(ServiceTest, HugeInputIsEchoedBounded) {
+  v1::GetWorkloadRequest request;
+  request.set_workload_id(std::string(1 << 20, 'x') + "\n");
+  v1::GetWorkloadResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status =
+      stub_->GetWorkload(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("...(+"));
+  EXPECT_LT(status.error_message().size(), 400u);
+  EXPECT_EQ(status.error_message().find('\n'), std::string::npos);
+}
+
 // Bytes that are no StartWorkloadRequest: a clear INVALID_ARGUMENT, and no
 // workload started.
 TEST_F(ServiceTest, MalformedRequestBytesAreInvalidArgument) {

@@ -15,6 +15,7 @@
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/cpu_isolation.h"
+#include "daemon/security/bounded_text.h"
 
 namespace blkperf {
 
@@ -424,8 +425,8 @@ std::shared_ptr<WorkloadManager::Entry> WorkloadManager::Find(
 namespace {
 absl::Status UnknownWorkload(absl::string_view id) {
   return absl::NotFoundError(absl::StrCat(
-      "workload_id \"", id,
-      "\" is not a running workload nor one of the finished ones the daemon "
+      "workload_id ", BoundedText(id),
+      " is not a running workload nor one of the finished ones the daemon "
       "still keeps"));
 }
 }  // namespace
@@ -495,7 +496,7 @@ absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
 absl::StatusOr<TargetInfo> WorkloadManager::Probe(absl::string_view path) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
-        absl::StrCat("path \"", path, "\" is not an absolute path"));
+        absl::StrCat("path ", BoundedText(path), " is not an absolute path"));
   }
   const TargetInfo pre = PreliminaryInfo(std::string(path));
   BLKPERF_RETURN_IF_ERROR(policy_.CheckRead("path", pre));
