@@ -10,6 +10,7 @@ PACKAGES=(
   liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
   libbenchmark-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
+  openssl
 )
 
 SUDO=()
