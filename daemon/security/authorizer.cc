@@ -143,6 +143,27 @@ void Authorizer::Refused(absl::string_view peer,
                          const grpc::AuthContext* auth,
                          absl::string_view full_method,
                          const absl::Status& status) const {
+  uint64_t left_out = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now - window_start_ >= absl::Seconds(1)) {
+      window_start_ = now;
+      logged_in_window_ = 0;
+    }
+    if (logged_in_window_ >= kMaxRefusalsLoggedPerSecond) {
+      ++not_logged_;
+      return;
+    }
+    ++logged_in_window_;
+    left_out = not_logged_;
+    not_logged_ = 0;
+  }
+  const std::string note =
+      left_out == 0
+          ? ""
+          : absl::StrCat(" (", left_out, " earlier refusals not logged: over ",
+                         kMaxRefusalsLoggedPerSecond, "/s)");
   std::string identity;
   if (auth != nullptr) {
     std::vector<std::string> names =
@@ -152,12 +173,13 @@ void Authorizer::Refused(absl::string_view peer,
   }
   BLKPERF_LOG(WARNING) << "refused " << BoundedText(full_method) << " from "
                        << BoundedText(peer.empty() ? "?" : peer) << " "
-                       << BoundedText(identity) << ": " << status.message();
+                       << BoundedText(identity) << ": " << status.message()
+                       << note;
   if (audit_ == nullptr) return;
   audit_->Write({.peer = std::string(peer),
                  .identity = identity,
                  .method = std::string(ShortName(full_method)),
-                 .outcome = status.ToString()});
+                 .outcome = status.ToString() + note});
 }
 
 std::shared_ptr<grpc::AuthMetadataProcessor> Authorizer::NewProcessor() const {

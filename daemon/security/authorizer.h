@@ -30,11 +30,15 @@
 #include <grpcpp/security/auth_context.h>
 #include <grpcpp/security/auth_metadata_processor.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "daemon/security/audit_log.h"
 #include "daemon/security/roles.h"
 
@@ -44,6 +48,8 @@ namespace blkperf {
 inline constexpr char kLocalIdentity[] = "local";
 // Identity given to callers on an --insecure_listen port.
 inline constexpr char kInsecureIdentity[] = "insecure";
+// Refusals logged (and audited) per second at most.
+inline constexpr int kMaxRefusalsLoggedPerSecond = 100;
 
 struct Caller {
   std::string identity;
@@ -74,10 +80,12 @@ class Authorizer {
   absl::StatusOr<Caller> AuthorizeCall(const grpc::ServerContextBase& context,
                                        absl::string_view full_method) const;
 
-  // Logs and audits a refusal.
+  // Logs and audits a refusal (`auth` may be null). Bounded: at most
+  // kMaxRefusalsLoggedPerSecond a second; the next line logged after a
+  // burst says how many were left out.
   void Refused(absl::string_view peer, const grpc::AuthContext* auth,
-               absl::string_view full_method,
-               const absl::Status& status) const;
+               absl::string_view full_method, const absl::Status& status) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // For grpc::ServerCredentials::SetAuthMetadataProcessor; keeps a pointer
   // to this Authorizer, which must outlive the server.
@@ -91,6 +99,11 @@ class Authorizer {
   const RoleMap roles_;
   const Role default_local_role_;
   AuditLog* const audit_;
+
+  mutable absl::Mutex mu_;
+  mutable absl::Time window_start_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  mutable int logged_in_window_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable uint64_t not_logged_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace blkperf
