@@ -64,7 +64,16 @@ absl::StatusOr<int> BindTcp(const std::string& listen, int* port) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--listen ", BoundedText(listen), ": ", gai_strerror(rc)));
   }
-  const int fd = socket(found->ai_family,
+  // One address: IPv4 first when the name has both ("localhost"), so the
+  // client's default 127.0.0.1 reaches it.
+  const addrinfo* chosen = found;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      chosen = a;
+      break;
+    }
+  }
+  const int fd = socket(chosen->ai_family,
                         SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
     freeaddrinfo(found);
@@ -72,7 +81,7 @@ absl::StatusOr<int> BindTcp(const std::string& listen, int* port) {
   }
   const int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  const bool bound = bind(fd, found->ai_addr, found->ai_addrlen) == 0;
+  const bool bound = bind(fd, chosen->ai_addr, chosen->ai_addrlen) == 0;
   const int error = errno;
   freeaddrinfo(found);
   if (!bound || ::listen(fd, kBacklog) != 0) {

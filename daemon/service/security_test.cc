@@ -277,6 +277,19 @@ TEST(ListenTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecureListen) {
   EXPECT_EQ(caps.caller_identity(), "insecure");
 }
 
+TEST(ListenTest, LocalhostIsReachableAt127001) {
+  ServeOptions options = BaseOptions();
+  options.listen = "localhost:0";
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::Blkperf::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->port()),
+      grpc::InsecureChannelCredentials()));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*stub, &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "local");
+}
+
 TEST(ListenTest, TlsWithoutRolesFileIsRefused) {
   ServeOptions options = BaseOptions();
   options.tls_cert = "/c";
