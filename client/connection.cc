@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/security/config_file.h"
 #include "wire/grpc_status.h"
 
 namespace blkperf {
@@ -57,26 +59,72 @@ absl::Status CheckServerApiVersion(uint32_t server_version,
       "; use a client and daemon of the same API version"));
 }
 
+std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
+  return std::chrono::system_clock::now() +
+         std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout));
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
+    const ChannelOptions& options) {
+  grpc::ChannelArguments args;
+  // A watch has no deadline: pings notice a daemon that went away.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  if ((options.tls_cert.empty()) != (options.tls_key.empty())) {
+    return absl::InvalidArgumentError(
+        "--tls_cert and --tls_key go together: give both or neither");
+  }
+  if (options.tls_ca.empty()) {
+    if (!options.tls_cert.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_cert needs --tls_ca (the CA the daemon's certificate chains "
+          "to): a client certificate is only sent over TLS");
+    }
+    return grpc::CreateCustomChannel(
+        options.server, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions ssl;
+  BLKPERF_ASSIGN_OR_RETURN(
+      ssl.pem_root_certs,
+      ReadConfigFile(options.tls_ca, kMaxConfigFileBytes, "--tls_ca"));
+  if (!options.tls_cert.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        ssl.pem_cert_chain,
+        ReadConfigFile(options.tls_cert, kMaxConfigFileBytes, "--tls_cert"));
+    BLKPERF_ASSIGN_OR_RETURN(
+        ssl.pem_private_key,
+        ReadConfigFile(options.tls_key, kMaxConfigFileBytes, "--tls_key"));
+  }
+  return grpc::CreateCustomChannel(options.server, grpc::SslCredentials(ssl),
+                                   args);
+}
+
 Connection::Connection(std::string server,
-                       std::shared_ptr<grpc::Channel> channel)
+                       std::shared_ptr<grpc::Channel> channel,
+                       absl::Duration call_timeout)
     : server_(std::move(server)),
       channel_(std::move(channel)),
+      call_timeout_(call_timeout),
       stub_(v1::Blkperf::NewStub(channel_)) {}
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const std::string& server, absl::Duration connect_timeout) {
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
-  const auto deadline =
-      std::chrono::system_clock::now() +
-      std::chrono::milliseconds(absl::ToInt64Milliseconds(connect_timeout));
+    const ChannelOptions& options, absl::Duration connect_timeout) {
+  const std::string& server = options.server;
+  BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
+                           CreateBlkperfChannel(options));
+  const auto deadline = DeadlineIn(connect_timeout);
   if (!channel->WaitForConnected(deadline)) {
     return absl::UnavailableError(
         absl::StrCat("cannot connect to blkperfd at ", server, " within ",
                      absl::FormatDuration(connect_timeout),
-                     " (is `blkperfd serve` running there? see --server)"));
+                     " (is `blkperfd serve` running there? see --server",
+                     options.tls_ca.empty()
+                         ? ")"
+                         : "; or the TLS handshake failed: check --tls_ca "
+                           "and the daemon's certificate)"));
   }
-  std::unique_ptr<Connection> connection(new Connection(server, channel));
+  std::unique_ptr<Connection> connection(
+      new Connection(server, channel, options.call_timeout));
   grpc::ClientContext context;
   context.set_deadline(deadline + std::chrono::seconds(5));
   v1::GetCapabilitiesRequest request;
@@ -110,6 +158,7 @@ absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
       v1::Method##Request request) {                                      \
     request.set_api_version(kClientApiVersion);                           \
     grpc::ClientContext context;                                          \
+    context.set_deadline(DeadlineIn(call_timeout_));                      \
     v1::Method##Response response;                                        \
     const grpc::Status rpc = stub_->Method(&context, request, &response); \
     absl::Status status = Check(rpc, response.api_version(), #Method);    \

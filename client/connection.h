@@ -1,9 +1,16 @@
 // The client's connection to blkperfd: a channel and stub whose first act is
 // the API version check. Every call returns absl::Status/StatusOr with the
-// server's code and message, and checks the response's api_version.
+// server's code and message, and checks the response's api_version. Unary
+// calls carry a deadline (ChannelOptions::call_timeout); a watch stream
+// lasts as long as its workload, and keepalive pings notice a dead daemon.
 //
-//   absl::StatusOr<std::unique_ptr<Connection>> c =
-//       Connection::Open("127.0.0.1:7777", absl::Seconds(5));
+// CreateBlkperfChannel is the one place a channel to blkperfd is made (the
+// client and the fleet orchestrator): TLS when a CA is given, with a client
+// certificate for mutual TLS; plaintext otherwise (loopback, unix socket).
+//
+//   absl::StatusOr<std::unique_ptr<Connection>> c = Connection::Open(
+//       {.server = "db7.example.com:7777", .tls_ca = "ca.pem",
+//        .tls_cert = "me.pem", .tls_key = "me.key"}, absl::Seconds(5));
 //   if (!c.ok()) return Fail(c.status());   // unreachable or wrong version
 //   absl::StatusOr<v1::GetWorkloadResponse> w = (*c)->GetWorkload(request);
 #ifndef BLKPERF_CLIENT_CONNECTION_H_
@@ -11,6 +18,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,6 +34,28 @@ namespace blkperf {
 // The version this client speaks.
 inline constexpr uint32_t kClientApiVersion = v1::API_VERSION_CURRENT;
 
+struct ChannelOptions {
+  // host:port or unix:/path.
+  std::string server = "127.0.0.1:7777";
+  // PEM CA certificate(s) the daemon's certificate must chain to; turns TLS
+  // on. Empty: plaintext.
+  std::string tls_ca;
+  // PEM client certificate and key (both or neither), for mutual TLS.
+  std::string tls_cert;
+  std::string tls_key;
+  // Deadline of each unary call.
+  absl::Duration call_timeout = absl::Seconds(30);
+};
+
+// A channel per `options`. InvalidArgument naming the flag when only one of
+// --tls_cert/--tls_key is given, a client certificate without --tls_ca, or
+// a file cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
+    const ChannelOptions& options);
+
+// `deadline` from now, as gRPC wants it.
+std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout);
+
 // FailedPrecondition naming both versions when `server_version` differs.
 absl::Status CheckServerApiVersion(uint32_t server_version,
                                    const std::string& server);
@@ -36,7 +66,7 @@ class Connection {
   // version with GetCapabilities. Unavailable when the daemon cannot be
   // reached; FailedPrecondition naming both versions on a mismatch.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(
-      const std::string& server, absl::Duration connect_timeout);
+      const ChannelOptions& options, absl::Duration connect_timeout);
 
   // The capabilities fetched by Open.
   const v1::GetCapabilitiesResponse& capabilities() const { return caps_; }
@@ -62,7 +92,8 @@ class Connection {
       const std::function<bool(const v1::WatchWorkloadResponse&)>& on_message);
 
  private:
-  Connection(std::string server, std::shared_ptr<grpc::Channel> channel);
+  Connection(std::string server, std::shared_ptr<grpc::Channel> channel,
+             absl::Duration call_timeout);
 
   // `what` prefixes errors: "StartWorkload: INVALID_ARGUMENT: ...".
   absl::Status Check(const grpc::Status& status, uint32_t api_version,
@@ -70,6 +101,7 @@ class Connection {
 
   std::string server_;
   std::shared_ptr<grpc::Channel> channel_;
+  absl::Duration call_timeout_;
   std::unique_ptr<v1::Blkperf::Stub> stub_;
   v1::GetCapabilitiesResponse caps_;
 };

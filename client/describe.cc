@@ -85,6 +85,13 @@ std::string FormatCapabilities(const v1::GetCapabilitiesResponse& c) {
                   "\n");
   absl::StrAppend(&out, "histogram   : ", c.histogram_layout().name(), ", ",
                   c.histogram_layout().num_buckets(), " buckets\n");
+  absl::StrAppend(
+      &out, "access      : ",
+      c.tls() ? "mutual TLS"
+              : (c.insecure_listen() ? "INSECURE (--insecure_listen, no TLS)"
+                                     : "local (loopback or unix socket)"),
+      c.audit_log() ? ", audit log on" : "", "; you are ",
+      c.caller_identity(), " (", c.caller_role(), ")\n");
   return out;
 }
 

@@ -54,7 +54,16 @@
 #include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"
 
-ABSL_FLAG(std::string, server, "127.0.0.1:7777", "blkperfd address host:port");
+ABSL_FLAG(std::string, server, "127.0.0.1:7777",
+          "blkperfd address host:port, or unix:/path");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA certificate(s) the daemon's certificate must chain to; "
+          "turns TLS on");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate for mutual TLS (with --tls_key, --tls_ca)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(absl::Duration, call_timeout, absl::Seconds(30),
+          "deadline of each call but a watch");
 ABSL_FLAG(bool, json, false,
           "print results as JSON (protobuf JSON mapping, proto field names); "
           "watch prints one JSON object per line");
@@ -113,8 +122,16 @@ std::string ToJson(const google::protobuf::Message& message, bool one_line) {
 
 bool Json() { return absl::GetFlag(FLAGS_json); }
 
+ChannelOptions ChannelOptionsFromFlags() {
+  return {.server = absl::GetFlag(FLAGS_server),
+          .tls_ca = absl::GetFlag(FLAGS_tls_ca),
+          .tls_cert = absl::GetFlag(FLAGS_tls_cert),
+          .tls_key = absl::GetFlag(FLAGS_tls_key),
+          .call_timeout = absl::GetFlag(FLAGS_call_timeout)};
+}
+
 absl::StatusOr<std::unique_ptr<Connection>> Connect() {
-  return Connection::Open(absl::GetFlag(FLAGS_server),
+  return Connection::Open(ChannelOptionsFromFlags(),
                           absl::GetFlag(FLAGS_connect_timeout));
 }
 
@@ -348,9 +365,10 @@ int Run(Connection& c, sigset_t signals) {
 
 int Health() {
   const std::string server = absl::GetFlag(FLAGS_server);
-  auto channel =
-      grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
-  auto stub = grpc::health::v1::Health::NewStub(channel);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      CreateBlkperfChannel(ChannelOptionsFromFlags());
+  if (!channel.ok()) return Fail(channel.status());
+  auto stub = grpc::health::v1::Health::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::milliseconds(absl::ToInt64Milliseconds(

@@ -11,7 +11,7 @@ PACKAGES=(
   libfuse3-dev
   libbenchmark-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
-  iproute2 systemd nodejs gdb
+  iproute2 systemd nodejs gdb openssl
 )
 
 SUDO=()

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 namespace blkperf {
 namespace {
 
@@ -52,7 +54,17 @@ grpc::StatusCode ToGrpcCode(absl::StatusCode code) {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(ToGrpcCode(status.code()), std::string(status.message()));
+  absl::string_view message = status.message();
+  if (message.size() <= kMaxStatusMessageBytes) {
+    return grpc::Status(ToGrpcCode(status.code()), std::string(message));
+  }
+  // Last line of defence: gRPC's status travels in HTTP/2 trailers, and a
+  // huge echoed input there breaks the call (every echo should be bounded
+  // already, see bounded_text.h).
+  return grpc::Status(
+      ToGrpcCode(status.code()),
+      absl::StrCat(message.substr(0, kMaxStatusMessageBytes), "...(+",
+                   message.size() - kMaxStatusMessageBytes, " bytes)"));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

@@ -9,11 +9,17 @@
 
 #include <grpcpp/support/status.h>
 
+#include <cstddef>
+
 #include "absl/status/status.h"
 
 namespace blkperf {
 
-// Same code, same message. OK maps to grpc::Status::OK.
+// Longest status message sent, bytes.
+inline constexpr size_t kMaxStatusMessageBytes = 4096;
+
+// Same code, same message (cut to kMaxStatusMessageBytes, saying how much
+// was left out). OK maps to grpc::Status::OK.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // The reverse, for clients and tests that talk to the daemon in C++.

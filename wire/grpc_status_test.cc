@@ -1,5 +1,7 @@
 #include "wire/grpc_status.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace blkperf {
@@ -33,6 +35,17 @@ TEST(GrpcStatusTest, NamedCodesMatch) {
             grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(ToGrpcStatus(absl::UnavailableError("x")).error_code(),
             grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST(GrpcStatusTest, HugeMessagesAreCutAndSaySo) {
+  const std::string huge(1 << 20, 'x');
+  const grpc::Status converted =
+      ToGrpcStatus(absl::InvalidArgumentError(huge));
+  EXPECT_EQ(converted.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(converted.error_message(),
+            std::string(kMaxStatusMessageBytes, 'x') + "...(+" +
+                std::to_string((1 << 20) - kMaxStatusMessageBytes) +
+                " bytes)");
 }
 
 }  // namespace

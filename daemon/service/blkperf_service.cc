@@ -18,12 +18,27 @@
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_strategy.h"
 #include "daemon/engine/target.h"
+#include "daemon/security/bounded_text.h"
 #include "wire/grpc_status.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"
 
 namespace blkperf {
 namespace {
+
+// Full method names, as gRPC and RequiredRole (roles.h) spell them.
+constexpr char kGetCapabilities[] = "/blkperf.v1.Blkperf/GetCapabilities";
+constexpr char kProbeTarget[] = "/blkperf.v1.Blkperf/ProbeTarget";
+constexpr char kStartWorkload[] = "/blkperf.v1.Blkperf/StartWorkload";
+constexpr char kStopWorkload[] = "/blkperf.v1.Blkperf/StopWorkload";
+constexpr char kGetWorkload[] = "/blkperf.v1.Blkperf/GetWorkload";
+constexpr char kListWorkloads[] = "/blkperf.v1.Blkperf/ListWorkloads";
+constexpr char kWatchWorkload[] = "/blkperf.v1.Blkperf/WatchWorkload";
+constexpr char kSetSplitStrategy[] = "/blkperf.v1.Blkperf/SetSplitStrategy";
+constexpr char kArmWorkload[] = "/blkperf.v1.Blkperf/ArmWorkload";
+constexpr char kGetClock[] = "/blkperf.v1.Blkperf/GetClock";
+constexpr char kGoWorkload[] = "/blkperf.v1.Blkperf/GoWorkload";
+constexpr char kAbortRun[] = "/blkperf.v1.Blkperf/AbortRun";
 
 constexpr absl::Duration kDefaultWatchInterval = absl::Seconds(1);
 constexpr absl::Duration kMinWatchInterval = absl::Milliseconds(10);
@@ -59,13 +74,15 @@ std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
 class WatchReactor final
     : public grpc::ServerWriteReactor<v1::WatchWorkloadResponse> {
  public:
+  // `allowed`: the authorizer's answer; a refusal ends the call at once.
   WatchReactor(WorkloadManager* manager,
-               const v1::WatchWorkloadRequest& request)
+               const v1::WatchWorkloadRequest& request,
+               const absl::Status& allowed)
       : manager_(manager),
         id_(request.workload_id()),
         histograms_{.thread_histograms = request.thread_histograms(),
                     .phase_histograms = request.phase_histograms()} {
-    absl::Status status = Setup(request);
+    absl::Status status = allowed.ok() ? Setup(request) : allowed;
     if (!status.ok()) {
       Finish(ToGrpcStatus(status));
       return;
@@ -180,6 +197,7 @@ void WorkloadViewToProto(const WorkloadView& view,
                          const SnapshotProtoOptions& options,
                          v1::Workload* proto) {
   proto->set_workload_id(view.id);
+  proto->set_owner(view.owner);
   proto->set_state(StateToProto(view.snapshot.state));
   SpecToProto(view.spec, proto->mutable_spec());
   proto->mutable_spec()->set_split(SplitStrategyName(view.split));
@@ -207,15 +225,64 @@ void WorkloadViewToProto(const WorkloadView& view,
 }
 
 BlkperfService::BlkperfService(WorkloadManager* manager, HostCapabilities host,
+                               const Authorizer* authorizer,
+                               ExposureFacts exposure,
                                std::string daemon_version)
     : manager_(manager),
       host_(std::move(host)),
+      authorizer_(authorizer),
+      exposure_(exposure),
       daemon_version_(std::move(daemon_version)) {}
+
+void BlkperfService::Audit(const grpc::CallbackServerContext& context,
+                           const Caller& caller, const char* method,
+                           std::string summary, const absl::Status& outcome,
+                           std::string workload_id) const {
+  AuditLog* audit = authorizer_->audit();
+  if (audit == nullptr) return;
+  audit->Write({.peer = context.peer(),
+                .identity = caller.identity,
+                .role = RoleName(caller.role),
+                .method = method,
+                .summary = std::move(summary),
+                .outcome = outcome.ok() ? "OK" : outcome.ToString(),
+                .workload_id = std::move(workload_id)});
+}
+
+absl::Status BlkperfService::CheckOwnerOf(
+    const grpc::CallbackServerContext& context, const Caller& caller,
+    const std::string& id, const char* method, const char* what) const {
+  absl::StatusOr<WorkloadView> view = manager_->Get(id);
+  if (!view.ok()) return view.status();
+  absl::Status owner = CheckOwner(caller, view->owner, id, what);
+  if (!owner.ok()) {
+    BLKPERF_LOG(WARNING) << "refused " << method << " from "
+                         << BoundedText(context.peer()) << ": "
+                         << owner.message();
+  }
+  return owner;
+}
+
+absl::Status BlkperfService::CheckRunOwner(
+    const grpc::CallbackServerContext& context, const Caller& caller,
+    const std::string& run_id, const char* method, const char* what) const {
+  absl::StatusOr<WorkloadView> view = manager_->GetRun(run_id);
+  if (!view.ok()) return view.status();
+  return CheckOwnerOf(context, caller, view->id, method, what);
+}
 
 grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
     grpc::CallbackServerContext* context,
     const v1::GetCapabilitiesRequest* request,
     v1::GetCapabilitiesResponse* response) {
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kGetCapabilities);
+  if (!caller.ok()) return Done(context, caller.status());
+  response->set_caller_identity(caller->identity);
+  response->set_caller_role(RoleName(caller->role));
+  response->set_tls(exposure_.tls);
+  response->set_insecure_listen(exposure_.insecure_listen);
+  response->set_audit_log(authorizer_->audit() != nullptr);
   // Answered whatever the client's version, so it can report the mismatch.
   response->set_api_version(kApiVersion);
   response->set_daemon_version(daemon_version_);
@@ -258,6 +325,8 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
 grpc::ServerUnaryReactor* BlkperfService::ProbeTarget(
     grpc::CallbackServerContext* context, const v1::ProbeTargetRequest* request,
     v1::ProbeTargetResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kProbeTarget);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -282,13 +351,17 @@ grpc::ServerUnaryReactor* BlkperfService::StartWorkload(
     grpc::CallbackServerContext* context,
     const v1::StartWorkloadRequest* request,
     v1::StartWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kStartWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
-  if (!spec.ok()) return Done(context, spec.status());
   absl::StatusOr<ArmResult> started =
-      manager_->Start(*spec, request->run_id());
+      spec.ok() ? manager_->Start(*spec, request->run_id(), caller->identity)
+                : absl::StatusOr<ArmResult>(spec.status());
+  Audit(*context, *caller, "StartWorkload", request->spec().ShortDebugString(),
+        started.status(), started.ok() ? started->view.id : "");
   if (!started.ok()) return Done(context, started.status());
   response->set_api_version(kApiVersion);
   response->set_workload_id(started->view.id);
@@ -300,10 +373,17 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
     grpc::CallbackServerContext* context,
     const v1::StopWorkloadRequest* request,
     v1::StopWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kStopWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::StatusOr<WorkloadView> view = manager_->Stop(request->workload_id());
+  const std::string& id = request->workload_id();
+  absl::Status owner =
+      CheckOwnerOf(*context, *caller, id, kStopWorkload, "stop");
+  absl::StatusOr<WorkloadView> view =
+      owner.ok() ? manager_->Stop(id) : absl::StatusOr<WorkloadView>(owner);
+  Audit(*context, *caller, "StopWorkload", "", view.status(), id);
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());
@@ -313,6 +393,8 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
 grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
     grpc::CallbackServerContext* context, const v1::GetWorkloadRequest* request,
     v1::GetWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kGetWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -330,6 +412,8 @@ grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
     grpc::CallbackServerContext* context,
     const v1::ListWorkloadsRequest* request,
     v1::ListWorkloadsResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kListWorkloads);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -348,18 +432,29 @@ grpc::ServerUnaryReactor* BlkperfService::ListWorkloads(
 grpc::ServerWriteReactor<v1::WatchWorkloadResponse>*
 BlkperfService::WatchWorkload(grpc::CallbackServerContext* context,
                               const v1::WatchWorkloadRequest* request) {
-  return new WatchReactor(manager_, *request);
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kWatchWorkload);
+  return new WatchReactor(manager_, *request, caller.status());
 }
 
 grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
     grpc::CallbackServerContext* context,
     const v1::SetSplitStrategyRequest* request,
     v1::SetSplitStrategyResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kSetSplitStrategy);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::StatusOr<std::string> split = manager_->SetSplitStrategy(
-      request->workload_id(), request->split(), request->at_monotonic_ns());
+  const std::string& id = request->workload_id();
+  absl::Status owner =
+      CheckOwnerOf(*context, *caller, id, kSetSplitStrategy, "split");
+  absl::StatusOr<std::string> split =
+      owner.ok() ? manager_->SetSplitStrategy(id, request->split(),
+                                              request->at_monotonic_ns())
+                 : absl::StatusOr<std::string>(owner);
+  Audit(*context, *caller, "SetSplitStrategy",
+        absl::StrCat("split=", request->split()), split.status(), id);
   if (!split.ok()) return Done(context, split.status());
   response->set_api_version(kApiVersion);
   response->set_split(*split);
@@ -369,13 +464,22 @@ grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
 grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
     grpc::CallbackServerContext* context, const v1::ArmWorkloadRequest* request,
     v1::ArmWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kArmWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
-  if (!spec.ok()) return Refused(context, "ArmWorkload", spec.status());
   absl::StatusOr<ArmResult> armed =
-      manager_->Arm(*spec, request->run_id(), DurationFromProto(request->lease()));
+      spec.ok() ? manager_->Arm(*spec, request->run_id(),
+                                DurationFromProto(request->lease()),
+                                caller->identity)
+                : absl::StatusOr<ArmResult>(spec.status());
+  Audit(*context, *caller, "ArmWorkload",
+        absl::StrCat("run_id=", BoundedText(request->run_id()), " ",
+                     request->spec().ShortDebugString()),
+        armed.status(), armed.ok() ? armed->view.id : "");
   if (!armed.ok()) return Refused(context, "ArmWorkload", armed.status());
   response->set_api_version(kApiVersion);
   response->set_workload_id(armed->view.id);
@@ -387,6 +491,8 @@ grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
 grpc::ServerUnaryReactor* BlkperfService::GetClock(
     grpc::CallbackServerContext* context, const v1::GetClockRequest* request,
     v1::GetClockResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kGetClock);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
@@ -405,11 +511,21 @@ grpc::ServerUnaryReactor* BlkperfService::GetClock(
 grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
     grpc::CallbackServerContext* context, const v1::GoWorkloadRequest* request,
     v1::GoWorkloadResponse* response) {
+  absl::StatusOr<Caller> caller =
+      authorizer_->AuthorizeCall(*context, kGoWorkload);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
+  absl::Status owner = CheckRunOwner(*context, *caller, request->run_id(),
+                                     kGoWorkload, "release");
   absl::StatusOr<WorkloadView> view =
-      manager_->Go(request->run_id(), request->start_monotonic_ns());
+      owner.ok() ? manager_->Go(request->run_id(), request->start_monotonic_ns())
+                 : absl::StatusOr<WorkloadView>(owner);
+  Audit(*context, *caller, "GoWorkload",
+        absl::StrCat("run_id=", BoundedText(request->run_id()),
+                     " start_monotonic_ns=", request->start_monotonic_ns()),
+        view.status(), view.ok() ? view->id : "");
   if (!view.ok()) return Refused(context, "GoWorkload", view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());
@@ -419,11 +535,20 @@ grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
 grpc::ServerUnaryReactor* BlkperfService::AbortRun(
     grpc::CallbackServerContext* context, const v1::AbortRunRequest* request,
     v1::AbortRunResponse* response) {
+  absl::StatusOr<Caller> caller = authorizer_->AuthorizeCall(*context, kAbortRun);
+  if (!caller.ok()) return Done(context, caller.status());
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
+  absl::Status owner = CheckRunOwner(*context, *caller, request->run_id(),
+                                     kAbortRun, "abort");
   absl::StatusOr<WorkloadView> view =
-      manager_->Abort(request->run_id(), request->reason());
+      owner.ok() ? manager_->Abort(request->run_id(), request->reason())
+                 : absl::StatusOr<WorkloadView>(owner);
+  Audit(*context, *caller, "AbortRun",
+        absl::StrCat("run_id=", BoundedText(request->run_id()),
+                     " reason=", BoundedText(request->reason())),
+        view.status(), view.ok() ? view->id : "");
   if (!view.ok()) return Refused(context, "AbortRun", view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());

@@ -5,8 +5,15 @@
 // ServerWriteReactor that sends a snapshot every interval until the workload
 // ends, driven by a grpc::Alarm: no thread waits per watcher.
 //
+// Every handler first asks the Authorizer (which gRPC has usually asked
+// already, see authorizer.h) for the caller; a workload records its
+// starter as owner, and only the owner or an admin may stop or steer it.
+// Mutating calls and refusals go to the audit log when there is one.
+//
 //   WorkloadManager manager(NewEngineBackend(), limits, policy);
-//   BlkperfService service(&manager, ProbeHostCapabilities(), "0.1.0");
+//   Authorizer authorizer(roles, Role::kAdmin, /*audit=*/nullptr);
+//   BlkperfService service(&manager, ProbeHostCapabilities(), &authorizer,
+//                          {.tls = false});
 //   grpc::ServerBuilder builder;
 //   builder.RegisterService(&service);
 #ifndef BLKPERF_DAEMON_SERVICE_BLKPERF_SERVICE_H_
@@ -19,6 +26,8 @@
 
 #include "absl/status/status.h"
 #include "daemon/engine/host_capabilities.h"
+#include "daemon/security/audit_log.h"
+#include "daemon/security/authorizer.h"
 #include "wire/snapshot_convert.h"
 #include "daemon/service/workload_manager.h"
 #include "proto/blkperf.grpc.pb.h"
@@ -42,10 +51,18 @@ void WorkloadViewToProto(const WorkloadView& view,
                          const SnapshotProtoOptions& options,
                          v1::Workload* proto);
 
+// How the control plane is exposed, for GetCapabilities.
+struct ExposureFacts {
+  bool tls = false;
+  bool insecure_listen = false;
+};
+
 class BlkperfService final : public v1::Blkperf::CallbackService {
  public:
-  // `manager` must outlive the service (and the server running it).
+  // `manager` and `authorizer` (with its audit log) must outlive the
+  // service (and the server running it).
   BlkperfService(WorkloadManager* manager, HostCapabilities host,
+                 const Authorizer* authorizer, ExposureFacts exposure,
                  std::string daemon_version = kDaemonVersion);
 
   grpc::ServerUnaryReactor* GetCapabilities(
@@ -96,8 +113,24 @@ class BlkperfService final : public v1::Blkperf::CallbackService {
                                      v1::AbortRunResponse* response) override;
 
  private:
+  // Audits a mutating call when there is an audit log.
+  void Audit(const grpc::CallbackServerContext& context, const Caller& caller,
+             const char* method, std::string summary,
+             const absl::Status& outcome, std::string workload_id) const;
+  // OK if the caller owns `id` or is an admin; a refusal is logged (the
+  // caller audits the call with its outcome).
+  absl::Status CheckOwnerOf(const grpc::CallbackServerContext& context,
+                            const Caller& caller, const std::string& id,
+                            const char* method, const char* what) const;
+  // CheckOwnerOf for the workload of `run_id` (fleet calls).
+  absl::Status CheckRunOwner(const grpc::CallbackServerContext& context,
+                             const Caller& caller, const std::string& run_id,
+                             const char* method, const char* what) const;
+
   WorkloadManager* const manager_;
   const HostCapabilities host_;
+  const Authorizer* const authorizer_;
+  const ExposureFacts exposure_;
   const std::string daemon_version_;
 };
 

@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "daemon/service/fake_backend.h"
+#include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -473,6 +474,33 @@ TEST(ServerDataDirTest, SecondServerOnTheSameDataDirIsRefused) {
               HasSubstr(options.data_dir));
   EXPECT_THAT(std::string(second.status().message()),
               HasSubstr("pid " + std::to_string(getpid())));
+
+// A huge id is echoed bounded and escaped, never whole.
+TEST_F(ServiceTest, HugeInputIsEchoedBounded) {
+  v1::GetWorkloadRequest request;
+  request.set_workload_id(std::string(1 << 20, 'x') + "\n");
+  v1::GetWorkloadResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status =
+      stub_->GetWorkload(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("...(+"));
+  EXPECT_LT(status.error_message().size(), 400u);
+  EXPECT_EQ(status.error_message().find('\n'), std::string::npos);
+}
+
+// Bytes that are no StartWorkloadRequest: a clear INVALID_ARGUMENT, and no
+// workload started.
+TEST_F(ServiceTest, MalformedRequestBytesAreInvalidArgument) {
+  const grpc::Status status = GenericUnaryCall(
+      channel_, "/blkperf.v1.Blkperf/StartWorkload",
+      std::string("\xff\xff\xff\xff", 4));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_code() << " " << status.error_message();
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("\"/blkperf.v1.Blkperf/StartWorkload\" are not a "
+                        "valid request message"));
+  EXPECT_TRUE(server_->manager().List(false).empty());
 }
 
 }  // namespace

@@ -12,10 +12,36 @@
 #include "absl/time/time.h"
 #include "daemon/common/default_target.h"
 #include "daemon/common/log.h"
+#include "daemon/common/status_macros.h"
+#include "daemon/security/roles.h"
 #include "daemon/service/server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7777",
-          "serve: host:port to listen on (port 0 picks a free one)");
+          "serve: host:port to listen on (port 0 picks a free one), or "
+          "unix:/path for a unix socket. Anything but loopback or a unix "
+          "socket needs TLS (or --insecure_listen)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "serve: PEM server certificate; with --tls_key and --tls_client_ca "
+          "turns on mutual TLS");
+ABSL_FLAG(std::string, tls_key, "", "serve: PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "serve: PEM CA certificate(s) that client certificates must chain "
+          "to");
+ABSL_FLAG(std::string, roles_file, "",
+          "serve: grants of roles (viewer, operator, admin) to client "
+          "identities, one '<role> <identity>' per line; required with TLS");
+ABSL_FLAG(std::string, local_role, "admin",
+          "serve: role of callers without TLS (loopback, unix socket, "
+          "--insecure_listen) unless --roles_file names \"local\" or "
+          "\"insecure\"");
+ABSL_FLAG(bool, insecure_listen, false,
+          "serve: allow --listen on a non-loopback address without TLS "
+          "(every caller unauthenticated; logged, shown in capabilities)");
+ABSL_FLAG(std::string, unix_socket_mode, "0660",
+          "serve: permission bits (octal) of a unix:/path socket");
+ABSL_FLAG(std::string, audit_log, "",
+          "serve: append a JSON line per mutating call, refusal and "
+          "workload end to this file (created 0600); empty: none");
 ABSL_FLAG(std::string, port_file, "",
           "serve: write the bound port to this file once serving");
 ABSL_FLAG(std::vector<std::string>, allow_write_paths, {},
@@ -52,13 +78,28 @@ ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(5),
           "serve: how long SIGTERM/SIGINT waits for workloads to drain");
 
 namespace blkperf {
-namespace {
 
-}  // namespace
-
-ServeOptions ServeOptionsFromFlags() {
+absl::StatusOr<ServeOptions> ServeOptionsFromFlags() {
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.roles_file = absl::GetFlag(FLAGS_roles_file);
+  options.insecure_listen = absl::GetFlag(FLAGS_insecure_listen);
+  options.audit_log = absl::GetFlag(FLAGS_audit_log);
+  BLKPERF_ASSIGN_OR_RETURN(
+      options.local_role,
+      ParseRole(absl::GetFlag(FLAGS_local_role), "--local_role"));
+  const std::string mode = absl::GetFlag(FLAGS_unix_socket_mode);
+  char* end = nullptr;
+  const unsigned long bits = std::strtoul(mode.c_str(), &end, 8);
+  if (mode.empty() || *end != '\0' || bits > 0777) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--unix_socket_mode \"", mode,
+                     "\" is not octal permission bits such as 0660"));
+  }
+  options.unix_socket_mode = static_cast<mode_t>(bits);
   options.port_file = absl::GetFlag(FLAGS_port_file);
   options.allow_write = absl::GetFlag(FLAGS_allow_write_paths);
   options.allow_read = absl::GetFlag(FLAGS_allow_read_paths);
@@ -81,7 +122,12 @@ int RunServe(int argc, char** argv) {
                        << "\" (serve takes flags only)";
     return 2;
   }
-  return RunServe(ServeOptionsFromFlags());
+  absl::StatusOr<ServeOptions> options = ServeOptionsFromFlags();
+  if (!options.ok()) {
+    BLKPERF_LOG(ERROR) << "serve: " << options.status().message();
+    return 2;
+  }
+  return RunServe(*options);
 }
 
 }  // namespace blkperf

@@ -25,12 +25,14 @@
 #ifndef BLKPERF_DAEMON_SERVICE_SERVE_H_
 #define BLKPERF_DAEMON_SERVICE_SERVE_H_
 
+#include "absl/status/statusor.h"
 #include "daemon/service/server.h"
 
 namespace blkperf {
 
-// The options from the flags above.
-ServeOptions ServeOptionsFromFlags();
+// The options from the flags above; InvalidArgument naming the flag for a
+// bad --local_role or --unix_socket_mode.
+absl::StatusOr<ServeOptions> ServeOptionsFromFlags();
 
 // Serves with the options from the flags above until SIGTERM/SIGINT.
 // REQUIRES: absl::ParseCommandLine has run. `argc`/`argv` are the positional

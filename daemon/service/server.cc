@@ -4,6 +4,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +21,10 @@
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
+#include "daemon/security/bounded_text.h"
+#include "daemon/service/accept_loop.h"
+#include "daemon/service/listen_policy.h"
+#include "daemon/service/malformed_request.h"
 
 namespace blkperf {
 namespace {
@@ -69,60 +74,147 @@ std::vector<WorkloadMetricsView> MetricsViews(WorkloadManager& manager) {
   return views;
 }
 
+ListenOptions ListenOptionsOf(const ServeOptions& o) {
+  return {.listen = o.listen,
+          .tls_cert = o.tls_cert,
+          .tls_key = o.tls_key,
+          .tls_client_ca = o.tls_client_ca,
+          .insecure_listen = o.insecure_listen,
+          .unix_socket_mode = o.unix_socket_mode};
+}
+
 }  // namespace
+
+void RaiseFileLimit() {
+  rlimit limit = {};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (before == limit.rlim_max) {
+    BLKPERF_LOG(INFO) << "RLIMIT_NOFILE: " << before
+                      << " (already the hard limit)";
+  } else if (setrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    BLKPERF_LOG(INFO) << "RLIMIT_NOFILE raised from " << before
+                      << " to the hard limit " << limit.rlim_max;
+  } else {
+    BLKPERF_LOG(WARNING) << "RLIMIT_NOFILE stays " << before
+                         << ": cannot raise it: " << strerror(errno);
+  }
+}
 
 absl::StatusOr<std::unique_ptr<BlkperfServer>> BlkperfServer::Start(
     const ServeOptions& options, std::unique_ptr<WorkloadBackend> backend) {
   std::unique_ptr<BlkperfServer> server(new BlkperfServer());
   server->options_ = options;
-  if (!options.data_dir.empty()) {
-    // Before the allow rules are resolved: the lock creates the directory.
-    BLKPERF_ASSIGN_OR_RETURN(server->data_dir_, DataDir::Open(options.data_dir));
+  absl::Status listening = server->Listen(std::move(backend));
+  if (!listening.ok()) {
+    server->Shutdown();
+    return listening;
   }
-  server->manager_ = std::make_unique<WorkloadManager>(
-      std::move(backend), options.limits,
-      AccessPolicy::Create(options.allow_read, options.allow_write,
-                           options.data_dir),
-      options.data_dir, server->data_dir_.get());
-  server->service_ = std::make_unique<BlkperfService>(server->manager_.get(),
-                                                      ProbeHostCapabilities());
+  return server;
+}
 
+absl::Status BlkperfServer::SetUpSecurity(bool tls) {
+  RoleMap roles;
+  if (!options_.roles_file.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(roles, LoadRolesFile(options_.roles_file));
+  } else if (tls) {
+    return absl::InvalidArgumentError(
+        "--roles_file is required with TLS: it grants client certificate "
+        "identities their roles (viewer, operator, admin)");
+  }
+  if (!options_.audit_log.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(audit_, AuditLog::Open(options_.audit_log));
+  }
+  authorizer_ = std::make_unique<Authorizer>(
+      std::move(roles), options_.local_role, audit_.get());
+  return absl::OkStatus();
+}
+
+absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
+  BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> creds,
+                           ServerCredentialsFor(listen, *authorizer_));
+  const std::string unix_path = UnixSocketPath(listen.listen);
+  if (!unix_path.empty()) {
+    BLKPERF_RETURN_IF_ERROR(CheckUnixSocketFree(unix_path));
+  }
+  BLKPERF_ASSIGN_OR_RETURN(accept_loop_, AcceptLoop::Bind(listen.listen));
+  port_ = accept_loop_->port();
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
-                           &server->port_);
-  builder.RegisterService(server->service_.get());
-  server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
-    server->server_.reset();
-    return absl::UnavailableError(
-        absl::StrCat("--listen ", options.listen,
-                     ": cannot listen there (address in use or invalid)"));
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+              FROM_FD,
+          creds);
+  builder.experimental().SetInterceptorCreators(MalformedRequestInterceptors());
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr) {
+    return absl::InternalError("the gRPC server did not start");
   }
-  server->address_ = absl::StrCat(HostOf(options.listen), ":", server->port_);
+  accept_loop_->Start(std::move(acceptor));
+  if (!unix_path.empty()) {
+    address_ = listen.listen;
+    return SetUnixSocketMode(unix_path, listen.unix_socket_mode);
+  }
+  address_ = absl::StrCat(HostOf(listen.listen), ":", port_);
+  if (!listen.tls() && !IsLocalListen(listen.listen)) {
+    BLKPERF_LOG(WARNING) << "--insecure_listen: serving " << address_
+                         << " without TLS: every caller is unauthenticated "
+                            "and gets role "
+                         << RoleName(options_.local_role)
+                         << " (unless --roles_file names \"insecure\")";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlkperfServer::Listen(std::unique_ptr<WorkloadBackend> backend) {
+  const ServeOptions& options = options_;
+  const ListenOptions listen = ListenOptionsOf(options);
+  BLKPERF_RETURN_IF_ERROR(CheckListenPolicy(listen));
+  BLKPERF_RETURN_IF_ERROR(SetUpSecurity(listen.tls()));
+  if (!options.data_dir.empty()) {
+    // Before the allow rules are resolved: the lock creates the directory.
+    BLKPERF_ASSIGN_OR_RETURN(data_dir_, DataDir::Open(options.data_dir));
+  }
+  manager_ = std::make_unique<WorkloadManager>(
+      std::move(backend), options.limits,
+      AccessPolicy::Create(options.allow_read, options.allow_write,
+                           options.data_dir),
+      options.data_dir, data_dir_.get());
+  if (AuditLog* audit = audit_.get()) {
+    manager_->SetEndListener([audit](absl::string_view id,
+                                     absl::string_view owner,
+                                     WorkloadState state) {
+      audit->Write({.identity = std::string(owner),
+                    .method = "workload-end",
+                    .outcome = std::string(WorkloadStateName(state)),
+                    .workload_id = std::string(id)});
+    });
+  }
+  service_ = std::make_unique<BlkperfService>(
+      manager_.get(), ProbeHostCapabilities(), authorizer_.get(),
+      ExposureFacts{.tls = listen.tls(),
+                    .insecure_listen =
+                        !listen.tls() && !IsLocalListen(options.listen)});
+  BLKPERF_RETURN_IF_ERROR(Bind(listen));
   if (!options.metrics_listen.empty()) {
-    WorkloadManager* manager = server->manager_.get();
+    WorkloadManager* manager = manager_.get();
     absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
         StartMetricsServer(
             options.metrics_listen,
             [manager] { return MetricsViews(*manager); },
             {.finished_ttl = options.metrics_finished_ttl,
              .daemon_version = kDaemonVersion});
-    if (!metrics.ok()) {
-      server->Shutdown();
-      return metrics.status();
-    }
-    server->metrics_ = *std::move(metrics);
+    if (!metrics.ok()) return metrics.status();
+    metrics_ = *std::move(metrics);
   }
   if (!options.port_file.empty()) {
-    absl::Status written = WritePortFile(options.port_file, server->port_);
-    if (!written.ok()) {
-      server->Shutdown();
-      return written;
-    }
+    BLKPERF_RETURN_IF_ERROR(WritePortFile(options.port_file, port_));
   }
-  return server;
+  return absl::OkStatus();
 }
 
 BlkperfServer::~BlkperfServer() { Shutdown(); }
@@ -138,6 +230,7 @@ void BlkperfServer::Shutdown() {
   }
   // Workloads first: watch streams then send their last message and end.
   if (manager_ != nullptr) manager_->Shutdown(options_.shutdown_timeout);
+  accept_loop_.reset();
   if (server_ != nullptr) {
     server_->Shutdown(
         std::chrono::system_clock::now() +
@@ -163,6 +256,7 @@ int RunServe(const ServeOptions& options) {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
 
+  RaiseFileLimit();
   absl::StatusOr<std::unique_ptr<BlkperfServer>> server =
       BlkperfServer::Start(options, NewEngineBackend());
   if (!server.ok()) {

@@ -16,6 +16,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +25,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "daemon/metrics/metrics_server.h"
+#include "daemon/security/audit_log.h"
+#include "daemon/security/authorizer.h"
+#include "daemon/security/roles.h"
+#include "daemon/service/accept_loop.h"
 #include "daemon/service/blkperf_service.h"
+#include "daemon/service/listen_policy.h"
 #include "daemon/service/workload_backend.h"
 #include "daemon/service/data_dir.h"
 #include "daemon/service/workload_manager.h"
@@ -31,8 +38,23 @@
 namespace blkperf {
 
 struct ServeOptions {
-  // host:port to listen on; port 0 picks a free one.
+  // host:port to listen on (port 0 picks a free one), or unix:/path.
   std::string listen = "127.0.0.1:7777";
+  // Mutual TLS (see listen_policy.h): PEM files, all three or none.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  // Serve without TLS on an address other than loopback or a unix socket.
+  bool insecure_listen = false;
+  // Permission bits of a unix socket's file.
+  mode_t unix_socket_mode = 0660;
+  // Identity -> role grants (roles.h); required with TLS.
+  std::string roles_file;
+  // Role of callers without TLS ("local", "insecure") that the roles file
+  // does not name.
+  Role local_role = Role::kAdmin;
+  // JSON-lines audit log (audit_log.h); empty: none.
+  std::string audit_log;
   // When set, the bound port is written there (decimal, newline) once the
   // server accepts calls.
   std::string port_file;
@@ -58,7 +80,10 @@ struct ServeOptions {
 class BlkperfServer {
  public:
   // Builds the manager and the service, binds and starts serving.
-  // Unavailable when the address cannot be bound.
+  // InvalidArgument naming the flag for a listen the policy refuses (see
+  // listen_policy.h), an unreadable roles file, TLS file or audit log;
+  // Unavailable when the address cannot be bound (in use, e.g. by a second
+  // daemon: SO_REUSEPORT is off).
   static absl::StatusOr<std::unique_ptr<BlkperfServer>> Start(
       const ServeOptions& options, std::unique_ptr<WorkloadBackend> backend);
 
@@ -82,19 +107,38 @@ class BlkperfServer {
  private:
   BlkperfServer() = default;
 
+  // The rest of Start, once the members exist: the policy check, then
+  // SetUpSecurity, the manager and service, Bind, metrics, the port file.
+  absl::Status Listen(std::unique_ptr<WorkloadBackend> backend);
+  // Roles file, audit log and the authorizer.
+  absl::Status SetUpSecurity(bool tls);
+  // Credentials, our own listening socket (accept_loop.h), then the gRPC
+  // server fed by it.
+  absl::Status Bind(const ListenOptions& listen);
+
   ServeOptions options_;
   std::string address_;
   int port_ = 0;
+  // Used by the service, the manager's end listener and gRPC's processor:
+  // declared first so they outlive them.
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<Authorizer> authorizer_;
   // Locked for the server's life; outlives manager_, which numbers
   // workloads through it.
   std::unique_ptr<DataDir> data_dir_;
   std::unique_ptr<WorkloadManager> manager_;
   std::unique_ptr<BlkperfService> service_;
   std::unique_ptr<grpc::Server> server_;
+  // Hands connections to server_: stopped before it shuts down.
+  std::unique_ptr<AcceptLoop> accept_loop_;
   // Calls manager_ from its HTTP threads: reset before manager_.
   std::unique_ptr<MetricsServer> metrics_;
   bool shut_down_ = false;
 };
+
+// Raises RLIMIT_NOFILE's soft limit to its hard limit (each watcher and
+// connection holds descriptors); logs the result.
+void RaiseFileLimit();
 
 // Serves until SIGTERM or SIGINT, then shuts down cleanly. Returns the
 // process exit code: 0 after a clean shutdown, 1 when the server could not

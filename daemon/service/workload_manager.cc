@@ -20,11 +20,15 @@
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/cpu_isolation.h"
 #include "daemon/service/kept_result.h"
+#include "daemon/security/bounded_text.h"
 
 namespace blkperf {
 
 struct WorkloadManager::Entry {
   std::string id;
+  std::string owner;
+  // The manager's end listener (may be empty); outlives the entry.
+  const EndListener* on_end = nullptr;
   absl::Time start_time;
   // Past this the daemon stops the workload (a watchdog: every spec's
   // runtime is within --max_runtime; armed ones count from their lease end).
@@ -267,14 +271,17 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
 }
 
 absl::StatusOr<ArmResult> WorkloadManager::Start(const WorkloadSpec& requested,
-                                                 absl::string_view run_id) {
+                                                 absl::string_view run_id,
+                                                 std::string owner) {
   if (!run_id.empty()) BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
-  return Launch(requested, LaunchMode{.run_id = std::string(run_id)});
+  return Launch(requested, LaunchMode{.run_id = std::string(run_id),
+                                      .owner = std::move(owner)});
 }
 
 absl::StatusOr<ArmResult> WorkloadManager::Arm(const WorkloadSpec& requested,
                                                absl::string_view run_id,
-                                               absl::Duration lease) {
+                                               absl::Duration lease,
+                                               std::string owner) {
   BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
   if (lease == absl::ZeroDuration()) lease = kDefaultArmLease;
   if (lease < kMinArmLease || lease > kMaxArmLease) {
@@ -285,7 +292,8 @@ absl::StatusOr<ArmResult> WorkloadManager::Arm(const WorkloadSpec& requested,
   }
   return Launch(requested, LaunchMode{.run_id = std::string(run_id),
                                       .arm = true,
-                                      .lease = lease});
+                                      .lease = lease,
+                                      .owner = std::move(owner)});
 }
 
 absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
@@ -493,6 +501,8 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   }
 
   auto entry = std::make_shared<Entry>();
+  entry->owner = mode.owner;
+  entry->on_end = &end_listener_;
   entry->start_time = absl::Now();
   entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
   const WorkloadSpec r = (*started)->resolved().spec;
@@ -568,11 +578,17 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
   entry.workload.reset();  // joins the (exited) threads, frees buffers
   entry.waiting_for_go.store(false);
   entry.ended.store(true);
+  BLKPERF_LOG(INFO) << "workload " << entry.id << " ended: "
+                    << WorkloadStateName(entry.final_snapshot.state);
+  if (entry.on_end != nullptr && *entry.on_end) {
+    (*entry.on_end)(entry.id, entry.owner, entry.final_snapshot.state);
+  }
 }
 
 WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
   WorkloadView view;
   view.id = entry.id;
+  view.owner = entry.owner;
   view.start_time = entry.start_time;
   view.spec = entry.spec;
   view.targets = entry.targets;
@@ -726,8 +742,8 @@ absl::StatusOr<WorkloadView> WorkloadManager::Abort(absl::string_view run_id,
 namespace {
 absl::Status UnknownWorkload(absl::string_view id) {
   return absl::NotFoundError(absl::StrCat(
-      "workload_id \"", Echo(id),
-      "\" is not a running workload nor one of the finished ones the daemon "
+      "workload_id ", BoundedText(id),
+      " is not a running workload nor one of the finished ones the daemon "
       "still keeps"));
 }
 }  // namespace
@@ -750,6 +766,13 @@ absl::StatusOr<WorkloadView> WorkloadManager::Get(absl::string_view id) {
   std::shared_ptr<Entry> entry = Find(id);
   if (entry == nullptr) return UnknownWorkload(id);
   return View(*entry, /*with_snapshot=*/true);
+}
+
+absl::StatusOr<WorkloadView> WorkloadManager::GetRun(absl::string_view run_id) {
+  BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
+  std::shared_ptr<Entry> entry = FindRun(run_id);
+  if (entry == nullptr) return UnknownRun(run_id);
+  return View(*entry, /*with_snapshot=*/false);
 }
 
 absl::StatusOr<bool> WorkloadManager::HasEnded(absl::string_view id) {
@@ -813,7 +836,7 @@ absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
 absl::StatusOr<TargetInfo> WorkloadManager::Probe(absl::string_view path) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
-        absl::StrCat("path \"", Echo(path), "\" is not an absolute path"));
+        absl::StrCat("path ", BoundedText(path), " is not an absolute path"));
   }
   if (path.size() > kMaxPathBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -847,8 +870,6 @@ void WorkloadManager::Reap() {
     if (e->workload == nullptr) continue;
     if (e->workload->Finished()) {
       FinalizeLocked(*e);
-      BLKPERF_LOG(INFO) << "workload " << e->id << " ended: "
-                        << WorkloadStateName(e->final_snapshot.state);
     } else if (e->waiting_for_go.load() && now > e->lease_end) {
       e->aborted = true;
       e->waiting_for_go.store(false);

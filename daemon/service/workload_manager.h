@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -88,6 +89,8 @@ absl::Status ValidateRunId(absl::string_view run_id, absl::string_view field);
 // One workload at one moment: what Get/List/Watch report.
 struct WorkloadView {
   std::string id;
+  // Who started it (the caller's identity); "" when not stated.
+  std::string owner;
   absl::Time start_time;
   // absl::InfinitePast() while running.
   absl::Time end_time = absl::InfinitePast();
@@ -136,8 +139,10 @@ class WorkloadManager {
   // on first use): the daemon's own file, outside the allow lists.
   absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec);
   // With a run id (validated; "" = none): idempotent as described above.
+  // `owner` is recorded as the workload's owner (the caller's identity).
   absl::StatusOr<ArmResult> Start(const WorkloadSpec& spec,
-                                  absl::string_view run_id);
+                                  absl::string_view run_id,
+                                  std::string owner);
 
   // Checks and sets `spec` up without issuing I/O (state armed), as Start
   // does otherwise. `run_id` is required; `lease` is 1 s..1 h
@@ -145,7 +150,7 @@ class WorkloadManager {
   // ResourceExhausted naming --max_armed when that many are armed already.
   absl::StatusOr<ArmResult> Arm(const WorkloadSpec& spec,
                                 absl::string_view run_id,
-                                absl::Duration lease);
+                                absl::Duration lease, std::string owner = "");
 
   // Releases the run's armed workload at `start_monotonic_ns` (this host's
   // CLOCK_MONOTONIC). Idempotent: a workload already released is returned
@@ -161,6 +166,18 @@ class WorkloadManager {
   // unchanged. NotFound for an unknown run id.
   absl::StatusOr<WorkloadView> Abort(absl::string_view run_id,
                                      absl::string_view reason);
+  // `owner` is recorded as the workload's owner.
+  absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec,
+                                     std::string owner = "");
+
+  // Called once per workload when it reaches its terminal state (with the
+  // workload's lock held: do not call back into the manager). Set before
+  // the first Start; the ended workload is also logged.
+  using EndListener = std::function<void(
+      absl::string_view id, absl::string_view owner, WorkloadState state)>;
+  void SetEndListener(EndListener listener) {
+    end_listener_ = std::move(listener);
+  }
 
   // Asks the workload to stop and returns at once (state stopping, or
   // terminal if it had ended already). NotFound for an unknown id.
@@ -168,6 +185,10 @@ class WorkloadManager {
 
   // Live or final view. NotFound for an unknown (or evicted) id.
   absl::StatusOr<WorkloadView> Get(absl::string_view id);
+
+  // The view of the run's workload. NotFound for an unknown (or evicted)
+  // run id; InvalidArgument naming "run_id" for a malformed one.
+  absl::StatusOr<WorkloadView> GetRun(absl::string_view run_id);
 
   // Cheap: whether the workload's threads have all exited. NotFound for an
   // unknown id. For watchers deciding when to send the last message.
@@ -222,6 +243,7 @@ class WorkloadManager {
     std::string run_id;
     bool arm = false;
     absl::Duration lease;
+    std::string owner;  // the caller's identity, recorded as the owner
   };
 
   absl::StatusOr<ArmResult> Launch(const WorkloadSpec& spec,
@@ -272,6 +294,7 @@ class WorkloadManager {
   const EngineLimits engine_limits_;
   const std::string data_dir_;
   DataDir* const ids_;
+  EndListener end_listener_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,0 +1,189 @@
+#include "daemon/security/authorizer.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/common/log.h"
+#include "daemon/security/bounded_text.h"
+
+namespace blkperf {
+namespace {
+
+std::vector<std::string> Values(const grpc::AuthContext& auth,
+                                const char* name) {
+  std::vector<std::string> out;
+  for (const grpc::string_ref& v : auth.FindPropertyValues(name)) {
+    out.emplace_back(v.data(), v.size());
+  }
+  return out;
+}
+
+std::string TransportOf(const grpc::AuthContext& auth) {
+  std::vector<std::string> type =
+      Values(auth, GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME);
+  return type.empty() ? "insecure" : type.front();
+}
+
+// "/blkperf.v1.Blkperf/StopWorkload" -> "StopWorkload".
+absl::string_view ShortName(absl::string_view full_method) {
+  const size_t slash = full_method.rfind('/');
+  return slash == absl::string_view::npos ? full_method
+                                          : full_method.substr(slash + 1);
+}
+
+class Processor final : public grpc::AuthMetadataProcessor {
+ public:
+  explicit Processor(const Authorizer* authorizer) : authorizer_(authorizer) {}
+
+  bool IsBlocking() const override { return false; }
+
+  grpc::Status Process(const InputMetadata& metadata,
+                       grpc::AuthContext* context, OutputMetadata* consumed,
+                       OutputMetadata* response) override {
+    absl::string_view method;
+    if (auto it = metadata.find(":path"); it != metadata.end()) {
+      method = absl::string_view(it->second.data(), it->second.size());
+    }
+    absl::StatusOr<Caller> caller = authorizer_->Authorize(*context, method);
+    if (caller.ok()) return grpc::Status::OK;
+    // gRPC gives the processor no peer address (grpc/grpc#28807).
+    authorizer_->Refused("", context, method, caller.status());
+    return grpc::Status(static_cast<grpc::StatusCode>(caller.status().code()),
+                        std::string(caller.status().message()));
+  }
+
+ private:
+  const Authorizer* const authorizer_;
+};
+
+}  // namespace
+
+absl::Status CheckOwner(const Caller& caller, absl::string_view owner,
+                        absl::string_view workload_id,
+                        absl::string_view what) {
+  if (caller.role == Role::kAdmin || caller.identity == owner) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "workload_id ", BoundedText(workload_id), ": ",
+      BoundedText(caller.identity), " (", RoleName(caller.role),
+      ") may not ", what, " it: it belongs to ", BoundedText(owner),
+      " (only its owner or an admin may)"));
+}
+
+Authorizer::Authorizer(RoleMap roles, Role default_local_role,
+                       AuditLog* audit)
+    : roles_(std::move(roles)),
+      default_local_role_(default_local_role),
+      audit_(audit) {}
+
+Role Authorizer::LocalRole(absl::string_view identity) const {
+  auto it = roles_.find(identity);
+  return it != roles_.end() ? it->second : default_local_role_;
+}
+
+absl::StatusOr<Caller> Authorizer::Identify(
+    const grpc::AuthContext& auth) const {
+  const std::string transport = TransportOf(auth);
+  if (transport == "local") {
+    return Caller{kLocalIdentity, LocalRole(kLocalIdentity)};
+  }
+  if (transport != GRPC_SSL_TRANSPORT_SECURITY_TYPE) {
+    return Caller{kInsecureIdentity, LocalRole(kInsecureIdentity)};
+  }
+  std::vector<std::string> names = Values(auth, GRPC_X509_SAN_PROPERTY_NAME);
+  if (names.empty()) names = Values(auth, GRPC_X509_CN_PROPERTY_NAME);
+  if (names.empty()) {
+    return absl::UnauthenticatedError(
+        "no client certificate: this daemon requires TLS client "
+        "certificates (blkperf --tls_cert/--tls_key)");
+  }
+  for (const std::string& name : names) {
+    if (auto it = roles_.find(name); it != roles_.end()) {
+      return Caller{name, it->second};
+    }
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "identity ", BoundedText(names.front()),
+      " (client certificate SAN, else CN) has no role in --roles_file"));
+}
+
+absl::StatusOr<Caller> Authorizer::Authorize(
+    const grpc::AuthContext& auth, absl::string_view full_method) const {
+  absl::StatusOr<Caller> caller = Identify(auth);
+  if (!caller.ok()) return caller.status();
+  const std::optional<Role> needed = RequiredRole(full_method);
+  if (!needed.has_value()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("method ", BoundedText(full_method),
+                     " has no required role; refused for everyone"));
+  }
+  if (caller->role < *needed) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        ShortName(full_method), " needs role ", RoleName(*needed), "; ",
+        BoundedText(caller->identity), " has role ", RoleName(caller->role)));
+  }
+  return caller;
+}
+
+absl::StatusOr<Caller> Authorizer::AuthorizeCall(
+    const grpc::ServerContextBase& context,
+    absl::string_view full_method) const {
+  const std::shared_ptr<const grpc::AuthContext> auth =
+      context.auth_context();
+  absl::StatusOr<Caller> caller = Authorize(*auth, full_method);
+  if (!caller.ok()) {
+    Refused(context.peer(), auth.get(), full_method, caller.status());
+  }
+  return caller;
+}
+
+void Authorizer::Refused(absl::string_view peer,
+                         const grpc::AuthContext* auth,
+                         absl::string_view full_method,
+                         const absl::Status& status) const {
+  uint64_t left_out = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now - window_start_ >= absl::Seconds(1)) {
+      window_start_ = now;
+      logged_in_window_ = 0;
+    }
+    if (logged_in_window_ >= kMaxRefusalsLoggedPerSecond) {
+      ++not_logged_;
+      return;
+    }
+    ++logged_in_window_;
+    left_out = not_logged_;
+    not_logged_ = 0;
+  }
+  const std::string note =
+      left_out == 0
+          ? ""
+          : absl::StrCat(" (", left_out, " earlier refusals not logged: over ",
+                         kMaxRefusalsLoggedPerSecond, "/s)");
+  std::string identity;
+  if (auth != nullptr) {
+    std::vector<std::string> names =
+        Values(*auth, GRPC_X509_SAN_PROPERTY_NAME);
+    if (names.empty()) names = Values(*auth, GRPC_X509_CN_PROPERTY_NAME);
+    if (!names.empty()) identity = names.front();
+  }
+  BLKPERF_LOG(WARNING) << "refused " << BoundedText(full_method) << " from "
+                       << BoundedText(peer.empty() ? "?" : peer) << " "
+                       << BoundedText(identity) << ": " << status.message()
+                       << note;
+  if (audit_ == nullptr) return;
+  audit_->Write({.peer = std::string(peer),
+                 .identity = identity,
+                 .method = std::string(ShortName(full_method)),
+                 .outcome = status.ToString() + note});
+}
+
+std::shared_ptr<grpc::AuthMetadataProcessor> Authorizer::NewProcessor() const {
+  return std::make_shared<Processor>(this);
+}
+
+}  // namespace blkperf

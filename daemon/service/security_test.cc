@@ -1,0 +1,377 @@
+// The control plane's access rules end to end in one process, over a fake
+// engine and real TLS (certificates made with openssl here): who may call
+// what, owners, the listen policy, a shared port, the unix socket and the
+// audit log.
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "daemon/service/fake_backend.h"
+#include "daemon/service/generic_call_for_test.h"
+#include "daemon/service/server.h"
+#include "daemon/service/test_pki.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/blkperf.grpc.pb.h"
+
+namespace blkperf {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TestDir(const std::string& name) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+}
+
+ServeOptions BaseOptions() {
+  ServeOptions options;
+  options.listen = "127.0.0.1:0";
+  options.allow_read = {"/data/"};
+  options.allow_write = {"/data/"};
+  options.shutdown_timeout = absl::Seconds(2);
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<BlkperfServer>> StartFake(
+    const ServeOptions& options) {
+  auto backend = std::make_unique<FakeBackend>();
+  backend->AddFile("/data/a", 1 << 30);
+  backend->AddFile("/data/b", 1 << 30);
+  return BlkperfServer::Start(options, std::move(backend));
+}
+
+grpc::Status Caps(v1::Blkperf::Stub& stub, v1::GetCapabilitiesResponse* out) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(10));
+  return stub.GetCapabilities(&context, v1::GetCapabilitiesRequest(), out);
+}
+
+class TlsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    pki_ = new TestPki(MakeTestPki(TestDir("pki"),
+                                   {{"viewer", "DNS:viewer.test"},
+                                    {"op1", "DNS:op1.test"},
+                                    {"op2", "DNS:op2.test"},
+                                    {"admin-cn", ""},
+                                    {"stranger", "DNS:stranger.test"}}));
+    // A client certificate from another CA.
+    if (!pki_->dir.empty() &&
+        !(MakeTestCa(pki_->dir, "rogue-ca") &&
+          SignTestCert(pki_->dir, pki_->dir + "/rogue-ca", "rogue",
+                       "DNS:op1.test"))) {
+      pki_->dir.clear();
+    }
+  }
+  static void TearDownTestSuite() { delete pki_; }
+
+  void SetUp() override {
+    ASSERT_FALSE(pki_->dir.empty()) << "openssl could not make the test PKI";
+    const std::string roles = pki_->dir + "/roles";
+    std::ofstream(roles) << "viewer viewer.test\noperator op1.test\n"
+                            "operator op2.test\nadmin admin-cn\n";
+    audit_path_ = TestDir("audit.log");
+    unlink(audit_path_.c_str());
+    ServeOptions options = BaseOptions();
+    options.tls_cert = pki_->server_pem;
+    options.tls_key = pki_->server_key;
+    options.tls_client_ca = pki_->ca_pem;
+    options.roles_file = roles;
+    options.audit_log = audit_path_;
+    absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  // A stub as client `name` ("" : no client certificate).
+  std::unique_ptr<v1::Blkperf::Stub> StubAs(const std::string& name,
+                                            const std::string& ca = "") {
+    return v1::Blkperf::NewStub(ChannelAs(name, ca));
+  }
+
+  std::shared_ptr<grpc::Channel> ChannelAs(const std::string& name,
+                                           const std::string& ca = "") {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = ReadTestFile(pki_->ca_pem);
+    if (!name.empty()) {
+      ssl.pem_cert_chain = ReadTestFile(pki_->Cert(name));
+      ssl.pem_private_key = ReadTestFile(pki_->Key(name));
+    }
+    return grpc::CreateChannel(server_->address(), grpc::SslCredentials(ssl));
+  }
+
+  grpc::Status StartAs(const std::string& name, int cpu, std::string* id) {
+    v1::StartWorkloadRequest request;
+    request.mutable_spec()->add_targets()->set_path("/data/a");
+    request.mutable_spec()->add_cpus(cpu);
+    request.mutable_spec()->mutable_runtime()->set_seconds(3600);
+    v1::StartWorkloadResponse response;
+    grpc::ClientContext context;
+    grpc::Status status =
+        StubAs(name)->StartWorkload(&context, request, &response);
+    *id = response.workload_id();
+    return status;
+  }
+
+  grpc::Status StopAs(const std::string& name, const std::string& id) {
+    v1::StopWorkloadRequest request;
+    request.set_workload_id(id);
+    v1::StopWorkloadResponse response;
+    grpc::ClientContext context;
+    return StubAs(name)->StopWorkload(&context, request, &response);
+  }
+
+  grpc::Status SplitAs(const std::string& name, const std::string& id) {
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id(id);
+    request.set_split("limits");
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    return StubAs(name)->SetSplitStrategy(&context, request, &response);
+  }
+
+  static TestPki* pki_;
+  std::string audit_path_;
+  std::unique_ptr<BlkperfServer> server_;
+};
+
+TestPki* TlsTest::pki_ = nullptr;
+
+TEST_F(TlsTest, NoClientCertificateIsUnauthenticated) {
+  v1::GetCapabilitiesResponse caps;
+  const grpc::Status status = Caps(*StubAs(""), &caps);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("no client certificate"));
+}
+
+TEST_F(TlsTest, ACertificateFromAnotherCaCannotConnect) {
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = ReadTestFile(pki_->ca_pem);
+  ssl.pem_cert_chain = ReadTestFile(pki_->Cert("rogue"));
+  ssl.pem_private_key = ReadTestFile(pki_->Key("rogue"));
+  auto stub = v1::Blkperf::NewStub(
+      grpc::CreateChannel(server_->address(), grpc::SslCredentials(ssl)));
+  v1::GetCapabilitiesResponse caps;
+  EXPECT_EQ(Caps(*stub, &caps).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(TlsTest, UnknownIdentityIsDeniedByName) {
+  v1::GetCapabilitiesResponse caps;
+  const grpc::Status status = Caps(*StubAs("stranger"), &caps);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("\"stranger.test\""));
+}
+
+TEST_F(TlsTest, CapabilitiesNameTheCallerAndTheExposure) {
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*StubAs("viewer"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "viewer.test");
+  EXPECT_EQ(caps.caller_role(), "viewer");
+  EXPECT_TRUE(caps.tls());
+  EXPECT_FALSE(caps.insecure_listen());
+  EXPECT_TRUE(caps.audit_log());
+  ASSERT_TRUE(Caps(*StubAs("admin-cn"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "admin-cn");  // CN: no SAN
+  EXPECT_EQ(caps.caller_role(), "admin");
+}
+
+// Every operator method of the service, implemented here or not, is refused
+// to a viewer before any handler runs.
+TEST_F(TlsTest, AViewerIsRefusedEveryOperatorMethod) {
+  const google::protobuf::ServiceDescriptor* service =
+      v1::GetCapabilitiesRequest::descriptor()->file()->FindServiceByName(
+          "Blkperf");
+  ASSERT_NE(service, nullptr);
+  int checked = 0;
+  for (int i = 0; i < service->method_count(); ++i) {
+    const std::string method =
+        "/" + service->full_name() + "/" + service->method(i)->name();
+    if (RequiredRole(method) != Role::kOperator) continue;
+    const grpc::Status status =
+        GenericUnaryCall(ChannelAs("viewer"), method, "");
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << method << ": " << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr("needs role operator"));
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);  // start, stop, split, arm, go, abort
+}
+
+TEST_F(TlsTest, OnlyTheOwnerOrAnAdminMayStopOrSteer) {
+  std::string id;
+  ASSERT_TRUE(StartAs("op1", 0, &id).ok());
+  grpc::Status status = StopAs("op2", id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("belongs to \"op1.test\""));
+  EXPECT_EQ(SplitAs("op2", id).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(StopAs("viewer", id).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(SplitAs("op1", id).ok());
+  EXPECT_TRUE(StopAs("admin-cn", id).ok());
+
+  std::string own;
+  ASSERT_TRUE(StartAs("op2", 1, &own).ok());
+  EXPECT_TRUE(StopAs("op2", own).ok());
+
+  v1::GetWorkloadRequest get;
+  get.set_workload_id(id);
+  v1::GetWorkloadResponse got;
+  grpc::ClientContext context;
+  ASSERT_TRUE(StubAs("viewer")->GetWorkload(&context, get, &got).ok());
+  EXPECT_EQ(got.workload().owner(), "op1.test");
+}
+
+TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
+  std::string id;
+  ASSERT_TRUE(StartAs("op1", 0, &id).ok());
+  EXPECT_FALSE(StopAs("op2", id).ok());
+  EXPECT_TRUE(StopAs("op1", id).ok());
+  v1::GetCapabilitiesResponse caps;
+  EXPECT_FALSE(Caps(*StubAs("stranger"), &caps).ok());
+  server_->Shutdown();  // every workload ends
+  const std::string text = ReadTestFile(audit_path_);
+  std::vector<std::string> lines =
+      absl::StrSplit(text, '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 5u) << text;
+  EXPECT_THAT(lines[0], HasSubstr("\"identity\":\"op1.test\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"method\":\"StartWorkload\""));
+  EXPECT_THAT(lines[0], HasSubstr("/data/a"));
+  EXPECT_THAT(lines[0], HasSubstr("\"outcome\":\"OK\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"peer\":\"ipv4:127.0.0.1:"));
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"op2.test\",\"role\":\"operator\","
+                              "\"method\":\"StopWorkload\""));
+  EXPECT_THAT(text, HasSubstr("\"outcome\":\"PERMISSION_DENIED: workload_id"));
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"stranger.test\""));
+  EXPECT_THAT(text, HasSubstr("\"method\":\"workload-end\""));
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.front(), '{');
+    EXPECT_EQ(line.back(), '}');
+  }
+}
+
+TEST(ListenTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecureListen) {
+  ServeOptions options = BaseOptions();
+  options.listen = "0.0.0.0:0";
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  ASSERT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(server.status().message()),
+              HasSubstr("--insecure_listen"));
+
+  options.insecure_listen = true;
+  server = StartFake(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::Blkperf::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->port()),
+      grpc::InsecureChannelCredentials()));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*stub, &caps).ok());
+  EXPECT_TRUE(caps.insecure_listen());
+  EXPECT_EQ(caps.caller_identity(), "insecure");
+}
+
+TEST(ListenTest, LocalhostIsReachableAt127001) {
+  ServeOptions options = BaseOptions();
+  options.listen = "localhost:0";
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::Blkperf::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->port()),
+      grpc::InsecureChannelCredentials()));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*stub, &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "local");
+}
+
+TEST(ListenTest, TlsWithoutRolesFileIsRefused) {
+  ServeOptions options = BaseOptions();
+  options.tls_cert = "/c";
+  options.tls_key = "/k";
+  options.tls_client_ca = "/ca";
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(server.status().message()),
+              HasSubstr("--roles_file"));
+}
+
+TEST(ListenTest, ASecondDaemonOnTheSamePortFails) {
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> first =
+      StartFake(BaseOptions());
+  ASSERT_TRUE(first.ok()) << first.status();
+  ServeOptions options = BaseOptions();
+  options.listen = absl::StrCat("127.0.0.1:", (*first)->port());
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> second = StartFake(options);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr("another blkperfd"));
+}
+
+TEST(ListenTest, LocalCallersGetTheLocalRole) {
+  ServeOptions options = BaseOptions();
+  options.local_role = Role::kViewer;
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::Blkperf::NewStub(grpc::CreateChannel(
+      (*server)->address(), grpc::InsecureChannelCredentials()));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*stub, &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "local");
+  EXPECT_EQ(caps.caller_role(), "viewer");
+  v1::StartWorkloadRequest request;
+  request.mutable_spec()->add_targets()->set_path("/data/a");
+  v1::StartWorkloadResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status =
+      stub->StartWorkload(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("needs role operator"));
+}
+
+TEST(ListenTest, UnixSocketWithModeAndNoSecondDaemon) {
+  // $TEST_TMPDIR is too long for sun_path (108 bytes).
+  char dir[] = "/tmp/blkperf-sock-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/blkperfd.sock";
+  ServeOptions options = BaseOptions();
+  options.listen = "unix:" + path;
+  options.unix_socket_mode = 0600;
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  struct stat st = {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto stub = v1::Blkperf::NewStub(
+      grpc::CreateChannel(options.listen, grpc::InsecureChannelCredentials()));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_TRUE(Caps(*stub, &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "local");
+  EXPECT_EQ(caps.caller_role(), "admin");
+
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> second = StartFake(options);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr("another process is serving there"));
+  server->reset();
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+TEST(ListenTest, UnixSocketPathTooLongIsNamed) {
+  ServeOptions options = BaseOptions();
+  options.listen = "unix:/tmp/" + std::string(200, 'x');
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(server.status().message()),
+              HasSubstr("longer than 107 bytes"));
+}
+
+}  // namespace
+}  // namespace blkperf
