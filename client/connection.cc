@@ -58,15 +58,33 @@ absl::Status CheckServerApiVersion(uint32_t server_version,
 }
 
 Connection::Connection(std::string server,
-                       std::shared_ptr<grpc::Channel> channel)
+                       std::shared_ptr<grpc::Channel> channel,
+                       absl::Duration call_timeout)
     : server_(std::move(server)),
       channel_(std::move(channel)),
-      stub_(v1::Blkperf::NewStub(channel_)) {}
+      stub_(v1::Blkperf::NewStub(channel_)),
+      call_timeout_(call_timeout) {}
+
+void Connection::SetDeadline(grpc::ClientContext& context) const {
+  if (call_timeout_ == absl::InfiniteDuration()) return;
+  context.set_deadline(
+      std::chrono::system_clock::now() +
+      std::chrono::microseconds(absl::ToInt64Microseconds(call_timeout_)));
+}
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const std::string& server, absl::Duration connect_timeout) {
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+    const std::string& server, absl::Duration connect_timeout,
+    const ConnectionOptions& options) {
+  grpc::ChannelArguments args;
+  if (options.keepalive_time > absl::ZeroDuration()) {
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
+                static_cast<int>(absl::ToInt64Milliseconds(options.keepalive_time)));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                static_cast<int>(
+                    absl::ToInt64Milliseconds(options.keepalive_timeout)));
+  }
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      server, grpc::InsecureChannelCredentials(), args);
   const auto deadline =
       std::chrono::system_clock::now() +
       std::chrono::milliseconds(absl::ToInt64Milliseconds(connect_timeout));
@@ -76,7 +94,8 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
                      absl::FormatDuration(connect_timeout),
                      " (is `blkperfd serve` running there? see --server)"));
   }
-  std::unique_ptr<Connection> connection(new Connection(server, channel));
+  std::unique_ptr<Connection> connection(
+      new Connection(server, channel, options.call_timeout));
   grpc::ClientContext context;
   context.set_deadline(deadline + std::chrono::seconds(5));
   v1::GetCapabilitiesRequest request;
@@ -110,6 +129,7 @@ absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
       v1::Method##Request request) {                                      \
     request.set_api_version(kClientApiVersion);                           \
     grpc::ClientContext context;                                          \
+    SetDeadline(context);                                                 \
     v1::Method##Response response;                                        \
     const grpc::Status rpc = stub_->Method(&context, request, &response); \
     absl::Status status = Check(rpc, response.api_version(), #Method);    \
@@ -123,6 +143,10 @@ BLKPERF_UNARY_CALL(StopWorkload)
 BLKPERF_UNARY_CALL(GetWorkload)
 BLKPERF_UNARY_CALL(ListWorkloads)
 BLKPERF_UNARY_CALL(SetSplitStrategy)
+BLKPERF_UNARY_CALL(ArmWorkload)
+BLKPERF_UNARY_CALL(GetClock)
+BLKPERF_UNARY_CALL(GoWorkload)
+BLKPERF_UNARY_CALL(AbortRun)
 
 #undef BLKPERF_UNARY_CALL
 
