@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   }
   std::unique_ptr<Connection> connection(
       new Connection(server, channel, options.call_timeout));
+  if (!options.fetch_capabilities) return connection;
   grpc::ClientContext context;
   context.set_deadline(deadline + std::chrono::seconds(5));
   v1::GetCapabilitiesRequest request;

@@ -39,6 +39,9 @@ struct ConnectionOptions {
   // that vanishes is noticed within time + timeout); zero turns them off.
   absl::Duration keepalive_time = absl::ZeroDuration();
   absl::Duration keepalive_timeout = absl::Seconds(10);
+  // false: Open skips GetCapabilities (one call fewer per host for fleets);
+  // every response's api_version is still checked, capabilities() is empty.
+  bool fetch_capabilities = true;
 };
 
 class Connection {

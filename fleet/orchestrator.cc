@@ -45,6 +45,9 @@ absl::Status Connect(const FleetOptions& options, const RetryPolicy& policy,
   ConnectionOptions c;
   c.call_timeout = options.call_timeout;
   c.keepalive_time = options.keepalive_time;
+  // Every fleet response carries api_version and is checked; skipping
+  // GetCapabilities saves a call per host.
+  c.fetch_capabilities = false;
   absl::StatusOr<std::unique_ptr<Connection>> connection =
       CallWithRetry<std::unique_ptr<Connection>>(
           policy, Idempotency::kIdempotent, [&] {
@@ -153,9 +156,10 @@ void SleepUnless(absl::Duration d, const std::atomic<bool>* interrupted) {
   }
 }
 
-absl::Status SampleClock(const FleetOptions& options, HostRun& host) {
-  std::vector<ClockSample> samples;
-  for (int k = 0; k < options.clock_samples; ++k) {
+// Adds `count` GetClock samples and re-estimates the offset from all.
+absl::Status SampleClock(const FleetOptions& options, int count,
+                         HostRun& host) {
+  for (int k = 0; k < count; ++k) {
     ClockSample s;
     s.sent_ns = MonotonicNowNs();
     absl::StatusOr<v1::GetClockResponse> r =
@@ -165,12 +169,31 @@ absl::Status SampleClock(const FleetOptions& options, HostRun& host) {
     s.received_ns = MonotonicNowNs();
     if (!r.ok()) return r.status();
     s.host_ns = r->monotonic_ns();
-    samples.push_back(s);
+    host.clock_samples.push_back(s);
   }
-  absl::StatusOr<ClockEstimate> e = BestEstimate(samples);
+  if (host.clock_samples.empty()) return absl::OkStatus();
+  absl::StatusOr<ClockEstimate> e = BestEstimate(host.clock_samples);
   if (!e.ok()) return e.status();
   host.clock = *e;
   return absl::OkStatus();
+}
+
+// One more clock sample from every host in `hosts` whose state is
+// `state`, as one timed round; hosts that fail get `fail_state`. Returns
+// how long the round took.
+absl::Duration ClockRound(const FleetOptions& options,
+                          std::vector<HostRun>& hosts, HostState state,
+                          HostState fail_state) {
+  const absl::Time begin = absl::Now();
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != state) return;
+    if (absl::Status s = SampleClock(options, 1, host); !s.ok()) {
+      host.state = fail_state;
+      host.error = absl::StrCat("clock not read: ", s.message());
+    }
+  });
+  return absl::Now() - begin;
 }
 
 }  // namespace
@@ -278,28 +301,36 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
         "min_hosts needs ", run_.needed, " hosts but the inventory has ",
         requested));
   }
+  absl::Time step = absl::Now();
   ArmAll(spec);
+  run_.arm_time = absl::Now() - step;
   if (Interrupted()) {
     AbortAll("interrupted (SIGINT/SIGTERM) while arming");
     return std::move(run_);
   }
   if (Count(HostState::kArmed) < run_.needed) {
     AbortAll(absl::StrCat("quorum not met: ", Count(HostState::kArmed), " of ",
-                          requested, " hosts armed within --arm_timeout, ",
-                          run_.needed, " needed (--min_hosts)"));
+                          requested, " hosts armed (clock read) within "
+                          "--arm_timeout, ", run_.needed,
+                          " needed (--min_hosts)"));
     return std::move(run_);
   }
-  SyncClocks();
+  ChooseMargin();
   if (Count(HostState::kArmed) < run_.needed || Interrupted()) {
     AbortAll(Interrupted() ? "interrupted (SIGINT/SIGTERM) before Go"
                            : absl::StrCat("quorum lost while reading clocks: ",
-                                          Count(HostState::kArmed), " hosts left, ",
-                                          run_.needed, " needed"));
+                                          Count(HostState::kArmed),
+                                          " hosts left, ", run_.needed,
+                                          " needed (--min_hosts)"));
     return std::move(run_);
   }
+  step = absl::Now();
   GoAll();
+  run_.go_time = absl::Now() - step;
   HandleLosses();
+  step = absl::Now();
   if (run_.abort_reason.empty()) Collect();
+  run_.collect_time = absl::Now() - step;
   return std::move(run_);
 }
 
@@ -328,6 +359,10 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
     if (!r.ok()) {
       host.state = HostState::kArmFailed;
       host.error = std::string(r.status().message());
+      if (absl::IsUnimplemented(r.status())) {
+        absl::StrAppend(&host.error, " (this blkperfd is too old for fleet "
+                                     "runs: upgrade it)");
+      }
     } else if (absl::Now() > deadline) {
       host.state = HostState::kArmFailed;
       host.workload_id = r->workload_id();
@@ -338,25 +373,21 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
       host.state = HostState::kArmed;
       host.workload_id = r->workload_id();
       host.workload = r->workload();
+      if (absl::Status c =
+              SampleClock(options_, options_.clock_samples - 1, host);
+          !c.ok()) {
+        host.state = HostState::kArmFailed;
+        host.error = absl::StrCat("armed but clock not read: ", c.message(),
+                                  "; released");
+      }
     }
   });
 }
 
-void Orchestrator::SyncClocks() {
-  const int64_t begin = MonotonicNowNs();
-  ForEachBounded(run_.hosts.size(), options_.max_in_flight, [&](size_t i) {
-    HostRun& host = run_.hosts[i];
-    if (host.state != HostState::kArmed) return;
-    if (absl::Status s = SampleClock(options_, host); !s.ok()) {
-      host.state = HostState::kLost;
-      host.error = absl::StrCat("clock not read: ", s.message());
-    }
-  });
-  // One round of calls to every host took about this long; Go is one more
-  // round, so four of them ahead is a safe margin, unless the flag asks for
-  // more.
-  const int64_t round_ns = (MonotonicNowNs() - begin) / options_.clock_samples;
-  run_.margin = std::max(options_.start_margin, absl::Nanoseconds(4 * round_ns));
+void Orchestrator::ChooseMargin() {
+  const absl::Duration round = ClockRound(options_, run_.hosts,
+                                          HostState::kArmed, HostState::kLost);
+  run_.margin = std::max(options_.start_margin, 2 * round);
 }
 
 void Orchestrator::GoAll() {
@@ -511,19 +542,20 @@ void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
 
 void SplitRun(const FleetOptions& options, std::vector<HostRun>& hosts,
               const std::string& strategy) {
-  const int64_t begin = MonotonicNowNs();
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     if (host.state != HostState::kStarted) return;
-    if (absl::Status s = SampleClock(options, host); !s.ok()) {
+    if (absl::Status s = SampleClock(options, options.clock_samples - 1, host);
+        !s.ok()) {
       host.error = absl::StrCat("clock not read: ", s.message());
       host.state = HostState::kLost;
     }
   });
-  const int64_t round_ns = (MonotonicNowNs() - begin) / options.clock_samples;
-  const int64_t at = MonotonicNowNs() +
-                     std::max(absl::ToInt64Nanoseconds(options.start_margin),
-                              4 * round_ns);
+  const absl::Duration round =
+      ClockRound(options, hosts, HostState::kStarted, HostState::kLost);
+  const int64_t at =
+      MonotonicNowNs() +
+      absl::ToInt64Nanoseconds(std::max(options.start_margin, 2 * round));
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     if (host.state != HostState::kStarted) return;

@@ -10,10 +10,13 @@
 //   1. Arm on every host with the run id; hosts armed when arm_timeout has
 //      passed count, the rest fail with their error. Fewer than min_hosts:
 //      AbortRun everywhere, nothing starts.
-//   2. GetClock clock_samples times per armed host; keep the
+//   2. Right after its Arm, GetClock clock_samples - 1 times per host, then
+//      once more per host in one timed round over all armed hosts; keep the
 //      minimum-round-trip sample (offset error <= RTT / 2).
 //   3. Pick a common start instant on this process's CLOCK_MONOTONIC a safe
-//      margin ahead; GoWorkload on each host at that instant + its offset.
+//      margin ahead: at least start_margin and at least twice the timed
+//      round (a round of Go calls costs about as much); GoWorkload on each
+//      host at that instant + its offset.
 //   4. Poll GetWorkload every poll_interval until every host has ended,
 //      keeping each host's cumulative samples; a host lost (unreachable
 //      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
@@ -94,6 +97,7 @@ struct HostRun {
   std::unique_ptr<Connection> connection;
   std::string workload_id;
   ClockEstimate clock;
+  std::vector<ClockSample> clock_samples;
   // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
   int64_t go_host_ns = 0;
   // The latest workload seen (the final result once ended).
@@ -115,6 +119,8 @@ struct FleetRun {
   // The common start instant, this process's CLOCK_MONOTONIC.
   int64_t start_local_ns = 0;
   absl::Duration margin;
+  // How long each step took (wall time of this process).
+  absl::Duration arm_time, go_time, collect_time;
 };
 
 // One live line's figures (also used by `fleet watch`).
@@ -145,7 +151,7 @@ class Orchestrator {
 
  private:
   void ArmAll(const v1::WorkloadSpec& spec);
-  void SyncClocks();
+  void ChooseMargin();
   void GoAll();
   void Collect();
   void PollOnce();

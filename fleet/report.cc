@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace blkperf::fleet {
@@ -117,6 +116,9 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
   report.abort_reason = run.abort_reason;
   report.needed = run.needed;
   report.margin = run.margin;
+  report.arm_time = run.arm_time;
+  report.go_time = run.go_time;
+  report.collect_time = run.collect_time;
   report.requested = static_cast<int>(run.hosts.size());
   std::vector<HostTimeline> timelines;
   for (const HostRun& h : run.hosts) {
@@ -199,6 +201,10 @@ std::string FormatReportText(const FleetReport& r) {
                   " started=", r.started, " completed=", r.completed,
                   " excluded=", r.excluded.size(), " (min_hosts ", r.needed,
                   ", start margin ", absl::FormatDuration(r.margin), ")\n");
+  absl::StrAppend(&out, absl::StrFormat(
+      "steps: arm and read clocks %.3fs, go %.3fs, collect %.3fs\n",
+      absl::ToDoubleSeconds(r.arm_time),
+      absl::ToDoubleSeconds(r.go_time), absl::ToDoubleSeconds(r.collect_time)));
   if (!r.hosts.empty()) {
     const v1::ThreadStats& t = r.merged.snapshot().total();
     absl::StrAppend(
@@ -223,7 +229,7 @@ std::string FormatReportText(const FleetReport& r) {
                   "  %-24s %-9s %s p99=%s start %+.1fus +-%.1fus window [%s, "
                   "%s]%s%s\n",
                   h.address, h.state, Rate(h.iops, h.bytes_per_second),
-                  Latency(h.workload.snapshot().total().latency().p99_ns()),
+                  Latency(Percentile(h.workload.snapshot().total().histogram(), 99)),
                   h.start_offset_ns / 1e3, h.clock_error_ns / 1e3,
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",
@@ -236,57 +242,79 @@ std::string FormatReportText(const FleetReport& r) {
   return out;
 }
 
+namespace {
+
+// A JSON string literal of `text`.
+std::string Quote(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string WindowJson(const Window& w) {
+  return absl::StrCat("{\"begin_ns\": ", w.begin_ns, ", \"end_ns\": ", w.end_ns,
+                      "}");
+}
+
+}  // namespace
+
+// Built as text: the per-host reports are the API's JSON as is, and a
+// thousand of them must print in well under a second.
 std::string FormatReportJson(const FleetReport& r) {
-  using google::protobuf::Struct;
-  using google::protobuf::Value;
-  auto message = [](const google::protobuf::Message& m) {
-    Value v;
-    (void)google::protobuf::util::JsonStringToMessage(MessageJson(m, true), &v);
-    return v;
-  };
-  auto window = [](const Window& w) {
-    Value v;
-    auto& f = *v.mutable_struct_value()->mutable_fields();
-    f["begin_ns"].set_number_value(static_cast<double>(w.begin_ns));
-    f["end_ns"].set_number_value(static_cast<double>(w.end_ns));
-    return v;
-  };
-  Struct root;
-  auto& f = *root.mutable_fields();
-  f["run_id"].set_string_value(r.run_id);
-  f["outcome"].set_string_value(r.outcome);
-  f["abort_reason"].set_string_value(r.abort_reason);
-  f["window"] = window(r.overlap);
-  auto& counts = *f["counts"].mutable_struct_value()->mutable_fields();
-  counts["requested"].set_number_value(r.requested);
-  counts["armed"].set_number_value(r.armed);
-  counts["started"].set_number_value(r.started);
-  counts["completed"].set_number_value(r.completed);
-  counts["excluded"].set_number_value(static_cast<double>(r.excluded.size()));
-  counts["min_hosts"].set_number_value(r.needed);
-  f["merged"] = message(r.merged);
-  auto* hosts = f["hosts"].mutable_list_value();
-  for (const HostRow& h : r.hosts) {
-    auto& o = *hosts->add_values()->mutable_struct_value()->mutable_fields();
-    o["address"].set_string_value(h.address);
-    o["state"].set_string_value(h.state);
-    o["report"] = message(h.workload);
-    o["start_offset_ns"].set_number_value(static_cast<double>(h.start_offset_ns));
-    o["clock_error_ns"].set_number_value(static_cast<double>(h.clock_error_ns));
-    o["iops"].set_number_value(h.iops);
-    o["bytes_per_second"].set_number_value(h.bytes_per_second);
-    o["outlier"].set_bool_value(h.outlier);
-    o["window"] = window(h.window);
-    o["note"].set_string_value(h.note);
+  std::string out = absl::StrCat(
+      "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
+      ",\n\"abort_reason\": ", Quote(r.abort_reason),
+      ",\n\"window\": ", WindowJson(r.overlap));
+  absl::StrAppend(&out, ",\n\"counts\": {\"requested\": ", r.requested,
+                  ", \"armed\": ", r.armed, ", \"started\": ", r.started,
+                  ", \"completed\": ", r.completed,
+                  ", \"excluded\": ", r.excluded.size(),
+                  ", \"min_hosts\": ", r.needed, "}");
+  absl::StrAppend(
+      &out, absl::StrFormat(",\n\"steps_seconds\": {\"arm\": %.6f, \"go\": "
+                            "%.6f, \"collect\": %.6f}",
+                            absl::ToDoubleSeconds(r.arm_time),
+                            absl::ToDoubleSeconds(r.go_time),
+                            absl::ToDoubleSeconds(r.collect_time)));
+  absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",
+                                        absl::ToDoubleSeconds(r.margin)));
+  absl::StrAppend(&out, ",\n\"merged\": ", MessageJson(r.merged, true),
+                  ",\n\"hosts\": [");
+  for (size_t i = 0; i < r.hosts.size(); ++i) {
+    const HostRow& h = r.hosts[i];
+    absl::StrAppend(
+        &out, i == 0 ? "\n" : ",\n", "{\"address\": ", Quote(h.address),
+        ", \"state\": ", Quote(h.state),
+        ", \"start_offset_ns\": ", h.start_offset_ns,
+        ", \"clock_error_ns\": ", h.clock_error_ns,
+        absl::StrFormat(", \"iops\": %.3f, \"bytes_per_second\": %.3f",
+                        h.iops, h.bytes_per_second),
+        ", \"outlier\": ", h.outlier ? "true" : "false",
+        ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
+        ", \"report\": ", MessageJson(h.workload, true), "}");
   }
-  auto* excluded = f["excluded"].mutable_list_value();
-  for (const Excluded& e : r.excluded) {
-    auto& o = *excluded->add_values()->mutable_struct_value()->mutable_fields();
-    o["address"].set_string_value(e.address);
-    o["state"].set_string_value(e.state);
-    o["reason"].set_string_value(e.reason);
+  absl::StrAppend(&out, "],\n\"excluded\": [");
+  for (size_t i = 0; i < r.excluded.size(); ++i) {
+    const Excluded& e = r.excluded[i];
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"address\": ",
+                    Quote(e.address), ", \"state\": ", Quote(e.state),
+                    ", \"reason\": ", Quote(e.reason), "}");
   }
-  return MessageJson(root, /*one_line=*/false) + "\n";
+  absl::StrAppend(&out, "]\n}\n");
+  return out;
 }
 
 }  // namespace blkperf::fleet

@@ -69,6 +69,8 @@ struct FleetReport {
   int requested = 0, armed = 0, started = 0, completed = 0;
   int needed = 0;
   absl::Duration margin;
+  // The orchestrator's steps: arm (with clock reads), go, collect.
+  absl::Duration arm_time, go_time, collect_time;
   // Included hosts, highest IOPS first.
   std::vector<HostRow> hosts;
   std::vector<Excluded> excluded;
