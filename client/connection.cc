@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/service/grpc_status.h"
+#include "wire/grpc_status.h"
 
 namespace blkperf {
 namespace {

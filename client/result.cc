@@ -8,8 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "daemon/common/units.h"
 #include "daemon/report/report.h"
-#include "daemon/service/snapshot_convert.h"
-#include "daemon/service/spec_convert.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 
 namespace blkperf {
 

@@ -1,7 +1,7 @@
 // A remote workload in the engine's terms, so the client prints results with
 // the very code `blkperfd run` uses (daemon/report/report.h): the proto
 // Workload is converted back into the engine's WorkloadSpec, TargetInfo list
-// and WorkloadSnapshot (daemon/service/snapshot_convert.h, spec_convert.h).
+// and WorkloadSnapshot (wire/snapshot_convert.h, spec_convert.h).
 //
 //   absl::StatusOr<RemoteResult> r = ResultFromProto(get_response.workload());
 //   std::cout << FormatResultText(*r);          // FormatTextReport + header
@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/engine/snapshot.h"
-#include "daemon/engine/target.h"
+#include "daemon/engine/target_info.h"
 #include "daemon/engine/workload_spec.h"
 #include "proto/blkperf.pb.h"
 

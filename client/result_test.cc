@@ -3,8 +3,8 @@
 #include <string>
 
 #include "daemon/report/report.h"
-#include "daemon/service/snapshot_convert.h"
-#include "daemon/service/spec_convert.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

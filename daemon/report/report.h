@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "daemon/engine/snapshot.h"
-#include "daemon/engine/target.h"
+#include "daemon/engine/target_info.h"
 #include "daemon/engine/workload_spec.h"
 
 namespace blkperf {

@@ -17,7 +17,7 @@
 #include "daemon/engine/cpu_isolation.h"
 #include "daemon/engine/workload.h"
 #include "daemon/report/report.h"
-#include "daemon/service/spec_convert.h"
+#include "wire/spec_convert.h"
 
 ABSL_FLAG(bool, json, false, "Print the result as JSON.");
 ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),

@@ -15,9 +15,9 @@
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_strategy.h"
 #include "daemon/engine/target.h"
-#include "daemon/service/grpc_status.h"
-#include "daemon/service/snapshot_convert.h"
-#include "daemon/service/spec_convert.h"
+#include "wire/grpc_status.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 
 namespace blkperf {
 namespace {

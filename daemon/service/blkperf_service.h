@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 #include "daemon/engine/host_capabilities.h"
-#include "daemon/service/snapshot_convert.h"
+#include "wire/snapshot_convert.h"
 #include "daemon/service/workload_manager.h"
 #include "proto/blkperf.grpc.pb.h"
 

@@ -20,15 +20,15 @@
 // results round-trip exactly; a histogram the message does not carry (per
 // thread or per phase unless asked for) comes back empty. Derived rates
 // (iops, bytes_per_second ...) are recomputed from the counters.
-#ifndef BLKPERF_DAEMON_SERVICE_SNAPSHOT_CONVERT_H_
-#define BLKPERF_DAEMON_SERVICE_SNAPSHOT_CONVERT_H_
+#ifndef BLKPERF_WIRE_SNAPSHOT_CONVERT_H_
+#define BLKPERF_WIRE_SNAPSHOT_CONVERT_H_
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "daemon/engine/histogram.h"
 #include "daemon/engine/snapshot.h"
-#include "daemon/engine/target.h"
+#include "daemon/engine/target_info.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {
@@ -104,4 +104,4 @@ absl::Duration DurationFromProto(const google::protobuf::Duration& proto);
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_SERVICE_SNAPSHOT_CONVERT_H_
+#endif  // BLKPERF_WIRE_SNAPSHOT_CONVERT_H_

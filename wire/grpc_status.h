@@ -4,8 +4,8 @@
 //
 //   absl::StatusOr<std::string> id = manager.Start(spec);
 //   if (!id.ok()) return ToGrpcStatus(id.status());
-#ifndef BLKPERF_DAEMON_SERVICE_GRPC_STATUS_H_
-#define BLKPERF_DAEMON_SERVICE_GRPC_STATUS_H_
+#ifndef BLKPERF_WIRE_GRPC_STATUS_H_
+#define BLKPERF_WIRE_GRPC_STATUS_H_
 
 #include <grpcpp/support/status.h>
 
@@ -21,4 +21,4 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_SERVICE_GRPC_STATUS_H_
+#endif  // BLKPERF_WIRE_GRPC_STATUS_H_

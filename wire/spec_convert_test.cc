@@ -1,4 +1,4 @@
-#include "daemon/service/spec_convert.h"
+#include "wire/spec_convert.h"
 
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "daemon/service/snapshot_convert.h"
+#include "wire/snapshot_convert.h"
 
 #include <algorithm>
 #include <cstdint>

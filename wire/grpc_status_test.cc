@@ -1,4 +1,4 @@
-#include "daemon/service/grpc_status.h"
+#include "wire/grpc_status.h"
 
 #include "gtest/gtest.h"
 

@@ -15,8 +15,8 @@
 // need the system (online CPUs, block sizes, limits) stay in the engine's
 // ResolveSpec. Unset optional fields keep the engine's defaults; no targets
 // stays no targets (the manager's default target).
-#ifndef BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
-#define BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
+#ifndef BLKPERF_WIRE_SPEC_CONVERT_H_
+#define BLKPERF_WIRE_SPEC_CONVERT_H_
 
 #include "absl/status/statusor.h"
 #include "daemon/engine/workload_spec.h"
@@ -36,4 +36,4 @@ v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode);
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_SERVICE_SPEC_CONVERT_H_
+#endif  // BLKPERF_WIRE_SPEC_CONVERT_H_
