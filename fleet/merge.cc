@@ -24,40 +24,7 @@ void SetBuckets(const std::map<uint32_t, v1::HistogramBucket>& buckets,
   }
 }
 
-uint64_t Midpoint(const v1::HistogramBucket& b) {
-  return b.lower_bound_ns() + (b.upper_bound_ns() - b.lower_bound_ns()) / 2;
-}
-
 }  // namespace
-
-absl::Status MergeHistogram(const v1::LatencyHistogram& from,
-                            v1::LatencyHistogram& into) {
-  if (from.count() == 0 && from.buckets().empty()) return absl::OkStatus();
-  if (into.count() == 0 && into.buckets().empty()) {
-    const v1::HistogramLayout layout = into.layout();
-    into = from;
-    if (from.layout().name().empty()) *into.mutable_layout() = layout;
-    return absl::OkStatus();
-  }
-  if (from.layout().SerializeAsString() != into.layout().SerializeAsString()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "histogram layouts differ (\"", from.layout().name(), "\" with ",
-        from.layout().num_buckets(), " buckets vs \"", into.layout().name(),
-        "\" with ", into.layout().num_buckets(),
-        " buckets): cannot merge exactly"));
-  }
-  std::map<uint32_t, v1::HistogramBucket> buckets = ByIndex(into);
-  for (const v1::HistogramBucket& b : from.buckets()) {
-    auto [it, inserted] = buckets.emplace(b.index(), b);
-    if (!inserted) it->second.set_count(it->second.count() + b.count());
-  }
-  SetBuckets(buckets, into);
-  into.set_min_ns(std::min(into.min_ns(), from.min_ns()));
-  into.set_max_ns(std::max(into.max_ns(), from.max_ns()));
-  into.set_count(into.count() + from.count());
-  into.set_sum_ns(into.sum_ns() + from.sum_ns());
-  return absl::OkStatus();
-}
 
 absl::StatusOr<v1::LatencyHistogram> SubtractHistogram(
     const v1::LatencyHistogram& later, const v1::LatencyHistogram& earlier) {
@@ -81,77 +48,6 @@ absl::StatusOr<v1::LatencyHistogram> SubtractHistogram(
     diff.set_max_ns(diff.buckets(diff.buckets_size() - 1).upper_bound_ns());
   }
   return diff;
-}
-
-uint64_t Percentile(const v1::LatencyHistogram& h, double p) {
-  const uint64_t count = h.count();
-  if (count == 0) return 0;
-  if (!(p > 0.0)) p = 0.0;
-  if (p > 100.0) p = 100.0;
-  const double exact_rank = std::ceil(p * static_cast<double>(count) / 100.0);
-  const uint64_t rank =
-      exact_rank < 1.0 ? 1 : static_cast<uint64_t>(exact_rank);
-  if (rank >= count) return h.max_ns();
-  if (rank == 1) return h.min_ns();
-  uint64_t seen = 0;
-  for (const v1::HistogramBucket& b : h.buckets()) {
-    seen += b.count();
-    if (seen >= rank) return std::clamp(Midpoint(b), h.min_ns(), h.max_ns());
-  }
-  return h.max_ns();
-}
-
-v1::LatencyPercentiles PercentilesOf(const v1::LatencyHistogram& h) {
-  v1::LatencyPercentiles p;
-  p.set_p50_ns(Percentile(h, 50));
-  p.set_p90_ns(Percentile(h, 90));
-  p.set_p99_ns(Percentile(h, 99));
-  p.set_p99_9_ns(Percentile(h, 99.9));
-  p.set_p99_99_ns(Percentile(h, 99.99));
-  p.set_min_ns(h.min_ns());
-  p.set_max_ns(h.max_ns());
-  p.set_count(h.count());
-  p.set_mean_ns(h.count() == 0 ? 0.0
-                               : static_cast<double>(h.sum_ns()) /
-                                     static_cast<double>(h.count()));
-  return p;
-}
-
-absl::Status MergeInto(const v1::ThreadStats& from, v1::ThreadStats& into) {
-  into.set_thread_index(-1);
-  into.set_ios(into.ios() + from.ios());
-  into.set_bytes(into.bytes() + from.bytes());
-  into.set_read_ios(into.read_ios() + from.read_ios());
-  into.set_read_bytes(into.read_bytes() + from.read_bytes());
-  into.set_write_ios(into.write_ios() + from.write_ios());
-  into.set_write_bytes(into.write_bytes() + from.write_bytes());
-  into.set_sqes(into.sqes() + from.sqes());
-  into.set_enter_calls(into.enter_calls() + from.enter_calls());
-  into.set_inflight(into.inflight() + from.inflight());
-  into.set_cache_hits(into.cache_hits() + from.cache_hits());
-  into.set_cache_misses(into.cache_misses() + from.cache_misses());
-  into.set_user_cpu_seconds(into.user_cpu_seconds() + from.user_cpu_seconds());
-  into.set_system_cpu_seconds(into.system_cpu_seconds() +
-                              from.system_cpu_seconds());
-  into.set_io_worker_cpu_seconds(into.io_worker_cpu_seconds() +
-                                 from.io_worker_cpu_seconds());
-  into.set_error_total(into.error_total() + from.error_total());
-  for (const v1::ErrorCount& e : from.errors()) {
-    v1::ErrorCount* match = nullptr;
-    for (v1::ErrorCount& mine : *into.mutable_errors()) {
-      if (mine.errno_value() == e.errno_value()) match = &mine;
-    }
-    if (match == nullptr) {
-      *into.add_errors() = e;
-    } else {
-      match->set_count(match->count() + e.count());
-    }
-  }
-  into.set_ios_per_call(into.enter_calls() == 0
-                            ? 0.0
-                            : static_cast<double>(into.ios()) /
-                                  static_cast<double>(into.enter_calls()));
-  return MergeHistogram(from.histogram(), *into.mutable_histogram());
 }
 
 double Median(std::vector<double> values) {

@@ -1,14 +1,11 @@
-// Exact merging of per-host results into one fleet result, in the API's
-// terms (blkperf.v1 messages), plus the statistics a fleet report needs.
+// The statistics a fleet report needs beyond the exact merge of the hosts'
+// results (which is //wire:merge, shared with the daemon and the client):
+// per-interval histograms, the overlap window and the counts inside it,
+// median and MAD outliers.
 //
-// Histograms merge exactly: every host uses the same fixed bucket layout
-// (HistogramLayout.name), so the merged count of a bucket is the sum of the
-// hosts' counts and any percentile of the merge is exact to the bucket;
-// percentiles are never averaged.
-//
-//   v1::ThreadStats fleet;
-//   for (const auto& host : hosts) RETURN_IF_ERROR(MergeInto(host.total, fleet));
-//   FillPercentiles(fleet);
+//   absl::StatusOr<Window> w = OverlapWindow(timelines);
+//   double ios = 0;
+//   for (const HostTimeline& t : timelines) ios += CountsIn(t, *w).ios;
 #ifndef BLKPERF_FLEET_MERGE_H_
 #define BLKPERF_FLEET_MERGE_H_
 
@@ -21,31 +18,11 @@
 
 namespace blkperf::fleet {
 
-// Adds `from`'s histogram into `into` bucket by bucket (sum, count, min,
-// max too). FailedPrecondition naming both layouts when they differ.
-absl::Status MergeHistogram(const v1::LatencyHistogram& from,
-                            v1::LatencyHistogram& into);
-
 // `later` - `earlier` of one host's cumulative histograms: the I/Os between
 // them. min/max are those of the buckets' bounds (exact ones are unknown).
 // FailedPrecondition when `earlier` is not contained in `later`.
 absl::StatusOr<v1::LatencyHistogram> SubtractHistogram(
     const v1::LatencyHistogram& later, const v1::LatencyHistogram& earlier);
-
-// The value of rank ceil(p * count / 100) (at least 1): its bucket's
-// midpoint clamped to [min, max]; the lowest and highest ranks give min and
-// max exactly. The engine's LatencyHistogram::Percentile rule, on the wire
-// form. 0 for an empty histogram.
-uint64_t Percentile(const v1::LatencyHistogram& histogram, double p);
-
-// Percentiles (p50..p99.99, min, max, mean, count) of a histogram.
-v1::LatencyPercentiles PercentilesOf(const v1::LatencyHistogram& histogram);
-
-// Adds every counter of `from` into `into` (ios, bytes, reads, writes,
-// sqes, enter calls, cache hits/misses, CPU seconds, errors by errno) and
-// merges the histograms. Rates and percentiles are left for the caller
-// (they depend on the window). Fails as MergeHistogram does.
-absl::Status MergeInto(const v1::ThreadStats& from, v1::ThreadStats& into);
 
 // Median of `values` (mean of the middle two for an even count); 0 if empty.
 double Median(std::vector<double> values);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "wire/merge.h"
 #include "gtest/gtest.h"
 
 namespace blkperf::fleet {
@@ -55,73 +56,40 @@ v1::LatencyHistogram HistogramOf(const std::vector<uint64_t>& values) {
   return h;
 }
 
-TEST(MergeTest, ExactMergeEqualsIndependentMerge) {
-  std::mt19937_64 rng(7);
-  std::vector<uint64_t> all;
-  v1::ThreadStats merged;
-  for (int host = 0; host < 50; ++host) {
-    std::lognormal_distribution<double> lat(10 + host % 5, 0.6 + host * 0.01);
-    std::vector<uint64_t> values(1000 + host * 37);
-    for (uint64_t& v : values) v = 1 + static_cast<uint64_t>(lat(rng));
-    v1::ThreadStats t;
-    t.set_ios(values.size());
-    t.set_bytes(values.size() * 4096);
-    t.set_enter_calls(values.size() / 8);
-    *t.mutable_histogram() = HistogramOf(values);
-    ASSERT_TRUE(MergeInto(t, merged).ok());
-    all.insert(all.end(), values.begin(), values.end());
-  }
-  const v1::LatencyHistogram expected = HistogramOf(all);
-  const v1::LatencyHistogram& got = merged.histogram();
-  ASSERT_EQ(got.buckets_size(), expected.buckets_size());
-  for (int i = 0; i < got.buckets_size(); ++i) {
-    EXPECT_EQ(got.buckets(i).index(), expected.buckets(i).index());
-    EXPECT_EQ(got.buckets(i).count(), expected.buckets(i).count());
-  }
-  EXPECT_EQ(got.count(), all.size());
-  EXPECT_EQ(got.sum_ns(), expected.sum_ns());
-  EXPECT_EQ(got.min_ns(), expected.min_ns());
-  EXPECT_EQ(got.max_ns(), expected.max_ns());
-  EXPECT_EQ(merged.ios(), all.size());
-  EXPECT_EQ(merged.bytes(), all.size() * 4096);
-  // Percentiles of the merge: the bucket midpoint of the true rank-th value.
-  std::sort(all.begin(), all.end());
-  for (double p : {50.0, 90.0, 99.0, 99.9}) {
-    const size_t rank = static_cast<size_t>(std::ceil(p * all.size() / 100.0));
-    const uint32_t i = IndexOf(all[rank - 1]);
-    const uint64_t mid = LowerOf(i) + (UpperOf(i) - LowerOf(i)) / 2;
-    EXPECT_EQ(Percentile(got, p),
-              std::clamp(mid, got.min_ns(), got.max_ns()))
-        << p;
-  }
-  EXPECT_EQ(Percentile(got, 100), all.back());
-  const v1::LatencyPercentiles pct = PercentilesOf(got);
-  EXPECT_EQ(pct.count(), all.size());
-  EXPECT_DOUBLE_EQ(pct.mean_ns(), static_cast<double>(expected.sum_ns()) /
-                                      static_cast<double>(all.size()));
-}
-
-TEST(MergeTest, PercentilesAreNotAveraged) {
+// The fleet merges with //wire:merge; this pins the property the fleet
+// report relies on: percentiles of the merge, never averaged percentiles.
+TEST(MergeTest, FleetPercentilesAreNotAveraged) {
   // Host A: 99 fast I/Os, host B: 1 slow one. Averaging the hosts' p99
   // would give ~ (100 + 1,000,000) / 2; the merge's p99 is the fast bucket.
-  std::vector<uint64_t> a(99, 100), b(1, 1000000);
-  v1::ThreadStats merged;
-  v1::ThreadStats ta, tb;
-  *ta.mutable_histogram() = HistogramOf(a);
-  *tb.mutable_histogram() = HistogramOf(b);
-  ASSERT_TRUE(MergeInto(ta, merged).ok());
-  ASSERT_TRUE(MergeInto(tb, merged).ok());
-  EXPECT_EQ(Percentile(merged.histogram(), 99), 100u);
-  EXPECT_EQ(Percentile(merged.histogram(), 100), 1000000u);
+  v1::ThreadStats a, b;
+  a.set_ios(99);
+  *a.mutable_histogram() = HistogramOf(std::vector<uint64_t>(99, 100));
+  b.set_ios(1);
+  *b.mutable_histogram() = HistogramOf({1000000});
+  absl::StatusOr<v1::ThreadStats> merged =
+      MergeThreadStats({a, b}, absl::Seconds(1), "hosts");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->latency().p99_ns(), 100u);
+  EXPECT_EQ(merged->latency().max_ns(), 1000000u);
+  EXPECT_EQ(merged->ios(), 100u);
 }
 
-TEST(MergeTest, DifferentLayoutsRefused) {
-  v1::LatencyHistogram a = HistogramOf({5, 6});
-  v1::LatencyHistogram b = HistogramOf({5});
-  b.mutable_layout()->set_name("log-linear-32");
-  absl::Status s = MergeHistogram(b, a);
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.message(), HasSubstr("log-linear-32"));
+// An interval's histogram (the difference of two cumulative ones) is a
+// valid histogram the wire merge accepts.
+TEST(MergeTest, IntervalHistogramsMerge) {
+  std::vector<uint64_t> early = {100, 200, 300};
+  std::vector<uint64_t> later = early;
+  later.insert(later.end(), {200, 5000, 5000});
+  absl::StatusOr<v1::LatencyHistogram> d =
+      SubtractHistogram(HistogramOf(later), HistogramOf(early));
+  ASSERT_TRUE(d.ok()) << d.status();
+  v1::ThreadStats t;
+  t.set_ios(d->count());
+  *t.mutable_histogram() = *d;
+  absl::StatusOr<v1::ThreadStats> merged =
+      MergeThreadStats({t}, absl::Seconds(1), "intervals");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->latency().count(), 3u);
 }
 
 TEST(MergeTest, SubtractGivesTheInterval) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "wire/merge.h"
 
 namespace blkperf::fleet {
 namespace {
@@ -117,7 +118,7 @@ void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
 
 IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
   IntervalFigures f;
-  v1::LatencyHistogram interval;
+  std::vector<v1::ThreadStats> intervals;
   bool first = true;
   for (const HostRun& host : hosts) {
     if (host.state != HostState::kStarted &&
@@ -142,9 +143,15 @@ IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
     }
     absl::StatusOr<v1::LatencyHistogram> diff =
         SubtractHistogram(now.histogram(), host.previous_total.histogram());
-    if (diff.ok()) (void)MergeHistogram(*diff, interval);
+    if (!diff.ok() || diff->count() == 0) continue;
+    v1::ThreadStats interval;
+    interval.set_ios(diff->count());
+    *interval.mutable_histogram() = *std::move(diff);
+    intervals.push_back(std::move(interval));
   }
-  f.p99_ns = Percentile(interval, 99);
+  absl::StatusOr<v1::ThreadStats> merged =
+      MergeThreadStats(intervals, absl::Seconds(1), "intervals");
+  if (merged.ok()) f.p99_ns = merged->latency().p99_ns();
   return f;
 }
 

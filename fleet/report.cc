@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "wire/merge.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace blkperf::fleet {
@@ -51,37 +52,37 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
 absl::Status MergeHosts(const std::vector<HostRow>& rows,
                         const std::vector<HostTimeline>& timelines,
                         FleetReport& report) {
-  v1::Workload& merged = report.merged;
-  merged.set_workload_id(report.run_id);
-  merged.set_run_id(report.run_id);
-  v1::ThreadStats* total = merged.mutable_snapshot()->mutable_total();
-  for (const HostRow& row : rows) {
-    if (absl::Status s = MergeInto(row.workload.snapshot().total(), *total);
-        !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat(row.address, ": ", s.message()));
-    }
-  }
-  *total->mutable_latency() = PercentilesOf(total->histogram());
   absl::StatusOr<Window> overlap = OverlapWindow(timelines);
   if (!overlap.ok()) return overlap.status();
   report.overlap = *overlap;
+  std::vector<v1::ThreadStats> totals;
+  for (const HostRow& row : rows) {
+    totals.push_back(row.workload.snapshot().total());
+  }
+  const absl::Duration length = absl::Nanoseconds(overlap->length_ns());
+  absl::StatusOr<v1::ThreadStats> total =
+      MergeThreadStats(totals, length, "hosts");
+  if (!total.ok()) return total.status();
+  // Rates over the overlap window count only the I/Os inside it.
   WindowCounts sum;
   for (const HostTimeline& t : timelines) {
     const WindowCounts c = CountsIn(t, *overlap);
     sum.ios += c.ios;
     sum.bytes += c.bytes;
   }
-  const double seconds = static_cast<double>(overlap->length_ns()) / 1e9;
+  const double seconds = absl::ToDoubleSeconds(length);
   total->set_iops(sum.ios / seconds);
   total->set_bytes_per_second(sum.bytes / seconds);
+  v1::Workload& merged = report.merged;
+  merged.set_workload_id(report.run_id);
+  merged.set_run_id(report.run_id);
+  *merged.mutable_snapshot()->mutable_total() = *std::move(total);
   merged.mutable_snapshot()->mutable_elapsed()->set_seconds(
       overlap->length_ns() / 1000000000);
   merged.mutable_snapshot()->mutable_elapsed()->set_nanos(
       static_cast<int32_t>(overlap->length_ns() % 1000000000));
-  if (!rows.empty()) {
-    *merged.mutable_spec() = rows.front().workload.spec();
-    merged.set_split(rows.front().workload.split());
-  }
+  *merged.mutable_spec() = rows.front().workload.spec();
+  merged.set_split(rows.front().workload.split());
   return absl::OkStatus();
 }
 
@@ -150,6 +151,8 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
   report.merged.set_end_reason(run.abort_reason);
   if (!report.hosts.empty()) {
     if (absl::Status s = MergeHosts(report.hosts, timelines, report); !s.ok()) {
+      // "hosts[i]..." in the message indexes the included hosts in
+      // inventory order, as report.hosts still is here.
       return s;
     }
     AddNotes(report);
@@ -229,7 +232,7 @@ std::string FormatReportText(const FleetReport& r) {
                   "  %-24s %-9s %s p99=%s start %+.1fus +-%.1fus window [%s, "
                   "%s]%s%s\n",
                   h.address, h.state, Rate(h.iops, h.bytes_per_second),
-                  Latency(Percentile(h.workload.snapshot().total().histogram(), 99)),
+                  Latency(h.workload.snapshot().total().latency().p99_ns()),
                   h.start_offset_ns / 1e3, h.clock_error_ns / 1e3,
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",

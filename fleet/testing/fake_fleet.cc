@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "wire/merge.h"
 
 namespace blkperf::fleet::testing {
 namespace {
@@ -113,6 +114,11 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
   const uint32_t bs = s.spec.has_block_size() ? s.spec.block_size() : 4096;
   snapshot->mutable_total()->set_bytes(snapshot->total().ios() * bs);
   snapshot->mutable_total()->set_read_bytes(snapshot->total().bytes());
+  // Percentiles and rates as a daemon fills them.
+  absl::StatusOr<v1::ThreadStats> total = MergeThreadStats(
+      {snapshot->total()}, absl::Nanoseconds(std::max<int64_t>(elapsed, 1)),
+      "fake");
+  if (total.ok()) *snapshot->mutable_total() = *std::move(total);
   return w;
 }
 
