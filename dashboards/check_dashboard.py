@@ -4,12 +4,12 @@
 Checks that blkperf.json is a well-formed current-schema dashboard (unique
 panel ids, grid positions inside the 24-column grid and not overlapping,
 known panel types, the datasource taken from the `datasource` variable,
-`instance` and `workload` variables), that every panel, annotation and
+`instance`, `run` and `workload` variables), that every panel, annotation and
 variable query is one of the expressions in queries.txt (which the
 end-to-end test evaluates against a real Prometheus), that queries.txt lists
 exactly the dashboard's and the rules' expressions, that every workload
 series is filtered by the variables, that the panels the dashboard promises
-exist, and that the provisioning files are usable.
+exist (the fleet row's included), and that the provisioning files are usable.
 
   python3 dashboards/check_dashboard.py   # exit 0 when all checks pass
 """
@@ -57,6 +57,19 @@ REQUIRED_PANELS = [
                                         for x in e)),
     ("split strategy in force", lambda t, e: any(
         "blkperf_workload_info" in x and "split_strategy" in x for x in e)),
+    # The fleet row (issue 8).
+    ("fleet IOPS", lambda t, e: any(
+        re.match(r"sum(?: by \(op\))? \(rate\(blkperf_ios_total\{", x)
+        for x in e)),
+    ("fleet latency percentiles (merged histogram)", lambda t, e: any(
+        x.startswith("histogram_quantile(") and
+        "sum by (le) (rate(blkperf_io_latency_seconds_bucket{" in x
+        for x in e)),
+    ("top-k slowest hosts", lambda t, e: any(
+        x.startswith("topk(") and "histogram_quantile(" in x and
+        "by (instance, le)" in x for x in e)),
+    ("hosts up", lambda t, e: any(x.startswith('sum(up{job="blkperf"')
+                                  for x in e)),
 ]
 
 # Series that are per daemon, not per workload.
@@ -88,6 +101,8 @@ def check_selectors(c, where, expr):
         if not per_daemon:
             c.check('workload=~"$workload"' in matchers,
                     f"{where}: {name} is not filtered by $workload")
+            c.check('run_id=~"$run"' in matchers,
+                    f"{where}: {name} is not filtered by $run")
 
 
 def check_dashboard(c, d, listed):
@@ -105,7 +120,7 @@ def check_dashboard(c, d, listed):
     if c.check(ds is not None, "no datasource variable"):
         c.check(ds["type"] == "datasource" and ds["query"] == "prometheus",
                 "datasource variable is not a Prometheus datasource picker")
-    for name in ("instance", "workload"):
+    for name in ("instance", "run", "workload"):
         v = variables.get(name)
         if not c.check(v is not None, f"no {name} variable"):
             continue

@@ -19,18 +19,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = os.path.join(HERE, "blkperf.json")
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
-# Every workload series is selected by the two dashboard variables.
-SEL = 'instance=~"$instance", workload=~"$workload"'
+# Every workload series is selected by the three dashboard variables (a
+# workload outside any fleet run has no run_id label, which `.*` matches).
+SEL = 'instance=~"$instance", workload=~"$workload", run_id=~"$run"'
 RATE = "[$__rate_interval]"
+# How many hosts the "slowest hosts" panels list.
+TOP_K = 5
 
 
 def rate_by(metric, by, selector=SEL):
     return f"sum by ({by}) (rate({metric}{{{selector}}}{RATE}))"
 
 
-def quantile(q):
+def quantile(q, by="instance, workload, le"):
     return (f"histogram_quantile({q}, "
-            f"{rate_by('blkperf_io_latency_seconds_bucket', 'instance, workload, le')})")
+            f"{rate_by('blkperf_io_latency_seconds_bucket', by)})")
 
 
 def target(expr, legend, ref, **extra):
@@ -44,6 +47,23 @@ def target(expr, legend, ref, **extra):
     }
     t.update(extra)
     return t
+
+
+def panel(kind, title, description, targets, field_config, options):
+    """The fields every panel has, in Grafana's order."""
+    return {
+        "type": kind,
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": field_config,
+        "options": options,
+        "targets": targets,
+    }
+
+
+# Panels showing one value per series: the last one.
+REDUCE_LAST = {"calcs": ["lastNotNull"], "fields": "", "values": False}
 
 
 def timeseries(title, description, unit, targets, stack=False, min_zero=True,
@@ -63,56 +83,36 @@ def timeseries(title, description, unit, targets, stack=False, min_zero=True,
         defaults["min"] = 0
     if decimals is not None:
         defaults["decimals"] = decimals
-    return {
-        "type": "timeseries",
-        "title": title,
-        "description": description,
-        "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": defaults, "overrides": []},
-        "options": {
-            "legend": {"displayMode": "table", "placement": "bottom",
-                       "showLegend": True, "calcs": ["mean", "lastNotNull"]},
-            "tooltip": {"mode": "multi", "sort": "desc"},
-        },
-        "targets": targets,
-    }
+    return panel("timeseries", title, description, targets,
+                 {"defaults": defaults, "overrides": []},
+                 {"legend": {"displayMode": "table", "placement": "bottom",
+                             "showLegend": True,
+                             "calcs": ["mean", "lastNotNull"]},
+                  "tooltip": {"mode": "multi", "sort": "desc"}})
 
 
 def state_timeline(title, description, targets):
-    return {
-        "type": "state-timeline",
-        "title": title,
-        "description": description,
-        "datasource": DATASOURCE,
-        "fieldConfig": {
-            "defaults": {
-                "color": {"mode": "palette-classic"},
-                "custom": {"fillOpacity": 70, "lineWidth": 0},
-                "mappings": [{"type": "value",
-                              "options": {"1": {"text": "in force",
-                                                "index": 0}}}],
-            },
-            "overrides": [],
-        },
-        "options": {"showValue": "never", "mergeValues": True,
-                    "rowHeight": 0.8,
-                    "legend": {"displayMode": "list", "placement": "bottom",
-                               "showLegend": False},
-                    "tooltip": {"mode": "single", "sort": "none"}},
-        "targets": targets,
-    }
+    return panel(
+        "state-timeline", title, description, targets,
+        {"defaults": {
+            "color": {"mode": "palette-classic"},
+            "custom": {"fillOpacity": 70, "lineWidth": 0},
+            "mappings": [{"type": "value",
+                          "options": {"1": {"text": "in force", "index": 0}}}],
+        }, "overrides": []},
+        {"showValue": "never", "mergeValues": True, "rowHeight": 0.8,
+         "legend": {"displayMode": "list", "placement": "bottom",
+                    "showLegend": False},
+         "tooltip": {"mode": "single", "sort": "none"}})
 
 
 def heatmap(title, description, targets):
-    return {
-        "type": "heatmap",
-        "title": title,
-        "description": description,
-        "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": {"custom": {"hideFrom": {
+    return panel(
+        "heatmap", title, description, targets,
+        {"defaults": {"custom": {"hideFrom": {
             "legend": False, "tooltip": False, "viz": False}}},
-            "overrides": []},
-        "options": {
+         "overrides": []},
+        {
             "calculate": False,
             "cellGap": 1,
             "color": {"mode": "scheme", "scheme": "Spectral", "steps": 64,
@@ -124,39 +124,93 @@ def heatmap(title, description, targets):
             "tooltip": {"mode": "single", "yHistogram": True,
                         "showColorScale": False},
             "yAxis": {"axisPlacement": "left", "unit": "s", "reverse": False},
-        },
-        "targets": targets,
-    }
+        })
 
 
 def stat(title, description, unit, targets):
-    return {
-        "type": "stat",
-        "title": title,
-        "description": description,
-        "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": {
+    return panel(
+        "stat", title, description, targets,
+        {"defaults": {
             "unit": unit,
             "mappings": [],
             "thresholds": {"mode": "absolute", "steps": [
                 {"color": "red", "value": None},
                 {"color": "green", "value": 1}]}},
-            "overrides": []},
-        "options": {"colorMode": "background", "graphMode": "none",
-                    "justifyMode": "auto", "orientation": "auto",
-                    "textMode": "value_and_name",
-                    "reduceOptions": {"calcs": ["lastNotNull"], "fields": "",
-                                      "values": False}},
-        "targets": targets,
-    }
+         "overrides": []},
+        {"colorMode": "background", "graphMode": "none",
+         "justifyMode": "auto", "orientation": "auto",
+         "textMode": "value_and_name", "reduceOptions": REDUCE_LAST})
+
+
+def bargauge(title, description, unit, targets):
+    return panel(
+        "bargauge", title, description, targets,
+        {"defaults": {"unit": unit, "min": 0, "mappings": [],
+                      "color": {"mode": "continuous-GrYlRd"}},
+         "overrides": []},
+        {"displayMode": "basic", "orientation": "horizontal",
+         "showUnfilled": True, "valueMode": "color",
+         "reduceOptions": REDUCE_LAST})
 
 
 def row(title):
     return {"type": "row", "title": title, "collapsed": False, "panels": []}
 
 
+# The fleet row: every selected host together. Merging latency with
+# histogram_quantile over sum by (le) is exact up to bucket interpolation
+# because every daemon exports the identical `le` set (the collector's fixed
+# layout, daemon/metrics/workload_collector.h); never average percentiles.
+FLEET = [
+    (row("Fleet"), 24, 1),
+    (timeseries(
+        "Fleet IOPS",
+        "Completed logical I/Os per second summed over every selected host "
+        "and workload (pick one fleet run with the Run variable), by "
+        "direction and in total.",
+        "iops",
+        [target(rate_by("blkperf_ios_total", "op"), "{{op}}", "A"),
+         target(f"sum(rate(blkperf_ios_total{{{SEL}}}{RATE}))", "total",
+                "B")]), 8, 8),
+    (timeseries(
+        "Fleet latency percentiles",
+        "Percentiles of the merged latency histogram of every selected host "
+        "(histogram_quantile over sum by (le): valid because every daemon "
+        "exports the same buckets), never an average of per-host "
+        "percentiles.",
+        "s",
+        [target(quantile("0.5", "le"), "p50", "A"),
+         target(quantile("0.99", "le"), "p99", "B"),
+         target(quantile("0.999", "le"), "p99.9", "C")]), 8, 8),
+    (stat(
+        "Hosts up and running",
+        "Daemons Prometheus scrapes (up, of all selected), and hosts with a "
+        "selected workload running now.",
+        "none",
+        [target('sum(up{job="blkperf", instance=~"$instance"})', "up", "A"),
+         target('count(up{job="blkperf", instance=~"$instance"})', "hosts",
+                "B"),
+         target("count(max by (instance) "
+                f"(blkperf_workload_state{{{SEL}, state=\"running\"}}) == 1)"
+                " or vector(0)", "running", "C")]), 8, 8),
+    (bargauge(
+        f"Slowest hosts by p99 (top {TOP_K})",
+        f"The {TOP_K} selected hosts with the highest p99 latency now, each "
+        "from its own merged histogram.",
+        "s",
+        [target(f"topk({TOP_K}, {quantile('0.99', 'instance, le')})",
+                "{{instance}}", "A", instant=True, range=False)]), 12, 8),
+    (bargauge(
+        f"Lowest-IOPS hosts (bottom {TOP_K})",
+        f"The {TOP_K} selected hosts completing the fewest I/Os per second "
+        "now.",
+        "iops",
+        [target(f"bottomk({TOP_K}, {rate_by('blkperf_ios_total', 'instance')})",
+                "{{instance}}", "A", instant=True, range=False)]), 12, 8),
+]
+
 # (panel, width, height); rows take the whole width.
-LAYOUT = [
+LAYOUT = FLEET + [
     (row("Throughput and latency"), 24, 1),
     (timeseries(
         "IOPS",
@@ -383,9 +437,12 @@ def build():
              "options": [], "regex": ""},
             variable("instance", "Host",
                      "label_values(blkperf_build_info, instance)"),
-            variable("workload", "Workload",
+            variable("run", "Run",
                      'label_values(blkperf_workload_info{instance=~"$instance"}'
-                     ', workload)'),
+                     ', run_id)'),
+            variable("workload", "Workload",
+                     'label_values(blkperf_workload_info{instance=~"$instance",'
+                     ' run_id=~"$run"}, workload)'),
         ]},
         "time": {"from": "now-30m", "to": "now"},
         "timepicker": {},

@@ -10,6 +10,7 @@ PACKAGES=(
   liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
   libbenchmark-dev libyaml-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
+  iproute2 systemd nodejs
 )
 
 SUDO=()
@@ -29,3 +30,22 @@ if ((${#missing[@]})); then
 fi
 # The Debian prometheus package starts a system service; blkperf's tests run
 # their own server on loopback, so leave the system one as the admin set it.
+
+# npm is packaged with some nodejs builds (NodeSource) and separately in
+# Debian; install Debian's only when there is none.
+if ! command -v npm >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends npm >&2
+fi
+
+# npm packages for the offline validation of deploy/kubernetes, into the
+# project-local deploy/kubernetes/validate/node_modules (never global), at
+# the versions pinned in its package-lock.json. Reinstalled when the lock
+# file changes.
+npm_dir="$(cd "$(dirname "$0")/.." && pwd)/deploy/kubernetes/validate"
+npm_stamp="${npm_dir}/node_modules/.blkperf-lock-sha256"
+npm_want=$(sha256sum "${npm_dir}/package-lock.json" | cut -d' ' -f1)
+if [[ "$(cat "${npm_stamp}" 2>/dev/null)" != "${npm_want}" ]]; then
+  echo "setup: npm ci in ${npm_dir}" >&2
+  (cd "${npm_dir}" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  echo "${npm_want}" > "${npm_stamp}"
+fi

@@ -9,8 +9,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "daemon/common/log.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/metrics/latency_buckets.h"
@@ -297,9 +299,25 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   }
 }
 
+// Run ids come from clients: export only the documented form.
+bool IsRunId(absl::string_view id) {
+  return !id.empty() && id.size() <= 64 &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
+         });
+}
+
+Labels WorkloadLabels(const WorkloadMetricsView& view) {
+  Labels labels = {{"workload", view.id}};
+  if (!view.run_id.empty()) {
+    labels.push_back({"run_id", IsRunId(view.run_id) ? view.run_id : "invalid"});
+  }
+  return labels;
+}
+
 void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   const WorkloadSnapshot& s = view.snapshot;
-  const Labels workload = {{"workload", view.id}};
+  const Labels workload = WorkloadLabels(view);
   const Labels with_target =
       With(workload, "target", absl::StrJoin(view.targets, ","));
 
@@ -312,10 +330,9 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   latency.histogram = ToPrometheusHistogram(s.total.latency);
 
   AddGauge(f.info,
-           {{"workload", view.id},
-            {"spec", view.spec_summary},
-            {"split_strategy", view.split_strategy},
-            {"rw", view.op}},
+           With(With(With(workload, "spec", view.spec_summary),
+                     "split_strategy", view.split_strategy),
+                "rw", view.op),
            1.0);
   for (const WorkloadState state : kAllStates) {
     AddGauge(f.state,

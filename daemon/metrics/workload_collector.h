@@ -8,7 +8,8 @@
 //   exposer.RegisterCollectable(collector);
 //
 // Families (all prefixed blkperf_; per-CPU series carry workload, target,
-// cpu; `target` is the workload's target paths joined with ","):
+// cpu; `target` is the workload's target paths joined with ","; every
+// workload series also carries run_id when the workload has one):
 //   ios_total, bytes_total            counters, + op="read"|"write"
 //   io_errors_total                   counter, + errno ("EIO",
 //                                     "short_transfer", "verify_mismatch")
@@ -35,9 +36,14 @@
 //                                     could read the targets' block devices)
 //
 // Label values come from bounded sets: workload ids (running ones plus
-// terminal ones younger than `finished_ttl`), CPUs, the op and error kinds,
-// the six states, and at most kMaxStrategiesPerWorkload strategies per
-// workload (the most recently used).
+// terminal ones younger than `finished_ttl`) and their run ids (one per
+// workload, at most 64 characters), CPUs, the op and error kinds, the six
+// states, and at most kMaxStrategiesPerWorkload strategies per workload (the
+// most recently used).
+//
+// Every workload's io_latency_seconds has the same `le` set (the fixed
+// LatencyBucketBoundsNs(), whatever its data), on every daemon: so
+// histogram_quantile over sum by (le) across workloads and hosts is valid.
 #ifndef BLKPERF_DAEMON_METRICS_WORKLOAD_COLLECTOR_H_
 #define BLKPERF_DAEMON_METRICS_WORKLOAD_COLLECTOR_H_
 

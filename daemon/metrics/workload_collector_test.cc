@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "daemon/engine/snapshot.h"
@@ -342,6 +343,80 @@ TEST(WorkloadCollectorTest, RepeatedIdIsExportedOnce) {
   }
 }
 
+// The `le` values of every io_latency_seconds series in `text`, by series
+// (its labels without le).
+std::map<std::string, std::vector<std::string>> LeSets(const std::string& text) {
+  std::map<std::string, std::vector<std::string>> sets;
+  for (const std::string& line : Samples(text)) {
+    if (!absl::StartsWith(line, "blkperf_io_latency_seconds_bucket{")) continue;
+    const size_t at = line.find(",le=\"");
+    const size_t end = line.find('"', at + 5);
+    sets[line.substr(0, at)].push_back(line.substr(at + 5, end - at - 5));
+  }
+  return sets;
+}
+
+TEST(WorkloadCollectorTest, EveryWorkloadExportsTheIdenticalLeSet) {
+  // Nothing alike: latencies around 20-120 µs on one, seconds on another,
+  // none at all on the third, on other targets and with another op.
+  WorkloadMetricsView fast = View("w1", {Thread(0, 0, 500, 0)});
+  ThreadSnapshot slow_thread = Thread(0, 1, 0, 3);
+  slow_thread.latency = LatencyHistogram();
+  for (uint64_t ns : {900'000'000ull, 4'000'000'000ull, 60'000'000'000ull}) {
+    slow_thread.latency.Record(ns);
+  }
+  WorkloadMetricsView slow = View("w2", {slow_thread});
+  slow.targets = {"/dev/loop7"};
+  slow.op = "randwrite";
+  WorkloadMetricsView idle = View("w3", {});
+  idle.run_id = "run-1";
+  const auto sets = LeSets(CollectText({fast, slow, idle}));
+  ASSERT_EQ(sets.size(), 3u);
+  const std::vector<std::string>& first = sets.begin()->second;
+  ASSERT_EQ(first.size(), LatencyBucketBoundsNs().size() + 1);
+  EXPECT_EQ(first.back(), "+Inf");
+  for (const auto& [series, les] : sets) EXPECT_EQ(les, first) << series;
+}
+
+TEST(WorkloadCollectorTest, RunIdLabelsEveryWorkloadSeries) {
+  WorkloadMetricsView fleet = View("w1", {Thread(0, 0, 10, 0)});
+  fleet.run_id = "nightly-2026.12.01_a";
+  WorkloadMetricsView alone = View("w2", {Thread(0, 1, 10, 0)});
+  const std::vector<std::string> s = Samples(CollectText({fleet, alone}));
+  int w1 = 0, w2 = 0;
+  for (const std::string& line : s) {
+    if (absl::StrContains(line, R"(workload="w1")")) {
+      ++w1;
+      EXPECT_THAT(line, HasSubstr(R"(run_id="nightly-2026.12.01_a")"));
+    } else if (absl::StrContains(line, R"(workload="w2")")) {
+      ++w2;
+      EXPECT_THAT(line, Not(HasSubstr("run_id")));
+    }
+  }
+  EXPECT_GT(w1, 20);
+  EXPECT_EQ(w1, w2);  // the label adds no series
+  EXPECT_THAT(
+      s,
+      Contains(
+          R"(blkperf_workload_info{workload="w1",run_id="nightly-2026.12.01_a",spec="randrw read_percent=50 bs=4096 qd=16 threads=2 targets=/dev/zram0",split_strategy="none",rw="randrw"} 1)"));
+}
+
+TEST(WorkloadCollectorTest, RunIdNotOfTheDocumentedFormIsNotEchoed) {
+  for (const std::string& bad :
+       {std::string(65, 'a'), std::string("a\"b"), std::string("a b"),
+        std::string("run/1")}) {
+    WorkloadMetricsView v = View("w1", {Thread(0, 0, 1, 0)});
+    v.run_id = bad;
+    const std::string text = CollectText({v});
+    EXPECT_THAT(text, HasSubstr(R"(workload="w1",run_id="invalid")")) << bad;
+    EXPECT_THAT(text, Not(HasSubstr(bad))) << bad;
+  }
+  WorkloadMetricsView longest = View("w1", {Thread(0, 0, 1, 0)});
+  longest.run_id = std::string(64, 'z');
+  EXPECT_THAT(CollectText({longest}),
+              HasSubstr(absl::StrCat("run_id=\"", longest.run_id, "\"")));
+}
+
 TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   constexpr int kThreads = 8;
   std::vector<ThreadSnapshot> threads;
@@ -352,13 +427,16 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   }
   WorkloadCollector collector(
       [&] {
-        return std::vector{View("w1", threads), View("w2", threads)};
+        std::vector views{View("w1", threads), View("w2", threads)};
+        views[1].run_id = "r1";
+        return views;
       },
       {});
   const auto families = collector.CollectAt(kNow);
   const std::set<std::string> allowed = {
-      "workload", "target",         "cpu", "op",      "errno", "mode", "state",
-      "spec",     "split_strategy", "rw",  "strategy"};
+      "workload", "target",         "cpu", "op",       "errno", "mode",
+      "state",    "spec",           "rw",  "strategy", "run_id",
+      "split_strategy"};
   size_t series = 0;
   for (const auto& f : families) {
     EXPECT_TRUE(absl::StartsWith(f.name, "blkperf_")) << f.name;

@@ -34,6 +34,12 @@ struct WorkloadMetricsView {
   std::string spec_summary;
   // The split strategy in force now ("none", "limits", "fixed:131072").
   std::string split_strategy;
+  // The client-chosen fleet run id the workload was armed or started with
+  // (proto Workload.run_id: 1-64 characters of [A-Za-z0-9._-]); empty if
+  // none. When set it is the `run_id` label of every series of the workload
+  // (one run id per workload, so it adds no series; an id not of that form
+  // is exported as "invalid", never echoed).
+  std::string run_id;
   // Target paths as given; joined with "," they form the `target` label.
   std::vector<std::string> targets;
   // The spec's op ("randread", "randrw", ...); the `rw` label of

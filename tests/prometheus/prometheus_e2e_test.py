@@ -47,6 +47,7 @@ SUBSTITUTIONS = {
     "$__rate_interval": "5s",
     "$__interval": "5s",
     "$instance": ".*",
+    "$run": ".*",
     "$workload": ".*",
 }
 

@@ -1,0 +1,164 @@
+// Tests of deploy/kubernetes: every manifest validates offline (validate.mjs),
+// the validator rejects what it must (wrong type, missing required field,
+// misspelled field at several depths, unknown kind), and the manifests agree
+// with each other and with blkperf's flags (selectors, ports, the Job's
+// dns:/// target, TLS flags, devices in the allow lists).
+//
+//   MANIFESTS="a.yaml b.yaml" node --test validate_test.mjs
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { validateDocument, validateFile } from "./validate.mjs";
+
+const FILES = (process.env.MANIFESTS ?? "").split(/\s+/).filter(Boolean);
+const EXPECTED_KINDS = ["DaemonSet", "Job", "Namespace", "NetworkPolicy", "PodMonitor",
+                        "Service"];
+
+async function loadAll() {
+  const docs = [];
+  for (const f of FILES) {
+    for (const r of await validateFile(f)) docs.push({ file: f, ...r });
+  }
+  return docs;
+}
+
+const byKind = async (kind) => (await loadAll()).find((d) => d.doc?.kind === kind).doc;
+const clone = (o) => structuredClone(o);
+
+test("every manifest validates", async () => {
+  const docs = await loadAll();
+  assert.deepEqual(docs.map((d) => d.doc.kind).sort(), EXPECTED_KINDS);
+  for (const d of docs) {
+    assert.deepEqual(d.errors, [], `${d.file}#${d.index}`);
+  }
+});
+
+test("a wrong type is rejected, naming the field", async () => {
+  const ds = clone(await byKind("DaemonSet"));
+  ds.spec.template.spec.containers[0].ports[0].containerPort = "grpc";
+  const errors = await validateDocument(ds);
+  assert.equal(errors.length, 1, errors.join("\n"));
+  assert.match(errors[0], /containers\/0\/ports\/0\/containerPort must be integer/);
+});
+
+test("a missing required field is rejected", async () => {
+  const ds = clone(await byKind("DaemonSet"));
+  delete ds.spec.template.spec.containers[0].name;
+  const errors = await validateDocument(ds);
+  assert.ok(errors.some((e) => /containers\/0 must have required property '?name'?/.test(e)),
+            errors.join("\n"));
+});
+
+test("misspelled fields are rejected at every depth", async () => {
+  const cases = [
+    ["DaemonSet", (d) => { d.spec.template.spec.tolerration = []; },
+     "spec.template.spec.tolerration"],
+    ["DaemonSet", (d) => { d.spec.template.spec.containers[0].securityContext.capabilities.ad = []; },
+     "spec.template.spec.containers[0].securityContext.capabilities.ad"],
+    ["DaemonSet", (d) => { d.spec.template.spec.volumes.at(-1).hostPath.typ = "BlockDevice"; },
+     (d) => `spec.template.spec.volumes[${d.spec.template.spec.volumes.length - 1}].hostPath.typ`],
+    ["PodMonitor", (d) => { d.spec.podMetricsEndpoints[0].relabelings[0].sourceLabel = []; },
+     "spec.podMetricsEndpoints[0].relabelings[0].sourceLabel"],
+    ["Service", (d) => { d.spec.clusterIp = "None"; }, "spec.clusterIp"],
+    ["Job", (d) => { d.spec.template.spec.containers[0].arg = []; },
+     "spec.template.spec.containers[0].arg"],
+    ["Namespace", (d) => { d.metadata.label = {}; }, "metadata.label"],
+  ];
+  for (const [kind, mutate, where] of cases) {
+    const doc = clone(await byKind(kind));
+    mutate(doc);
+    const errors = await validateDocument(doc);
+    const expected = typeof where === "function" ? where(doc) : where;
+    assert.deepEqual(errors, [`${expected}: unknown field`], kind);
+  }
+});
+
+test("a kind without a model is an error, not skipped", async () => {
+  assert.match((await validateDocument({ apiVersion: "example.com/v1", kind: "X" }))[0],
+               /no model/);
+  assert.match((await validateDocument({ apiVersion: "apps/v1", kind: "Nope" }))[0],
+               /no model/);
+});
+
+function podLabels(ds) { return ds.spec.template.metadata.labels; }
+
+function matches(selector, labels) {
+  const entries = Object.entries(selector);
+  return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
+}
+
+test("service, monitor and job point at the daemonset", async () => {
+  const ds = await byKind("DaemonSet");
+  const svc = await byKind("Service");
+  const pm = await byKind("PodMonitor");
+  const job = await byKind("Job");
+  const ns = (await byKind("Namespace")).metadata.name;
+  for (const d of [ds, svc, pm, job]) assert.equal(d.metadata.namespace, ns);
+  assert.ok(matches(ds.spec.selector.matchLabels, podLabels(ds)));
+  assert.ok(matches(svc.spec.selector, podLabels(ds)));
+  assert.ok(matches(pm.spec.selector.matchLabels, podLabels(ds)));
+  assert.equal(svc.spec.clusterIP, "None", "the Service must be headless");
+  const ports = ds.spec.template.spec.containers[0].ports;
+  const portNames = ports.map((p) => p.name);
+  assert.ok(portNames.includes(pm.spec.podMetricsEndpoints[0].port));
+  for (const p of svc.spec.ports) assert.ok(portNames.includes(p.targetPort));
+  const grpc = svc.spec.ports.find((p) => p.name === "grpc").port;
+  const args = job.spec.template.spec.containers[0].args;
+  assert.ok(args.includes(`--hosts=dns:///${svc.metadata.name}.${ns}.svc.cluster.local:${grpc}`),
+            args.join(" "));
+  assert.deepEqual(args.slice(args.indexOf("fleet"), args.indexOf("fleet") + 2),
+                   ["fleet", "run"]);
+});
+
+test("the network policy lets in the Job (gRPC) and Prometheus (metrics) only", async () => {
+  const ds = await byKind("DaemonSet");
+  const job = await byKind("Job");
+  const np = await byKind("NetworkPolicy");
+  assert.ok(matches(np.spec.podSelector.matchLabels, podLabels(ds)));
+  assert.deepEqual(np.spec.policyTypes, ["Ingress", "Egress"]);
+  assert.deepEqual(np.spec.egress, []);
+  const portNames = ds.spec.template.spec.containers[0].ports.map((p) => p.name);
+  const rules = np.spec.ingress;
+  assert.equal(rules.length, 2);
+  for (const r of rules) {
+    assert.equal(r.ports.length, 1);
+    assert.ok(portNames.includes(r.ports[0].port), r.ports[0].port);
+  }
+  const grpc = rules.find((r) => r.ports[0].port === "grpc");
+  assert.ok(matches(grpc.from[0].podSelector.matchLabels,
+                    job.spec.template.metadata.labels));
+  const metrics = rules.find((r) => r.ports[0].port === "metrics");
+  assert.ok(metrics.from[0].namespaceSelector);
+});
+
+test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
+  const ds = await byKind("DaemonSet");
+  const pod = ds.spec.template.spec;
+  const c = pod.containers[0];
+  for (const flag of ["--tls_cert=", "--tls_key=", "--tls_client_ca="]) {
+    assert.ok(c.args.some((a) => a.startsWith(flag)), flag);
+  }
+  const job = (await byKind("Job")).spec.template.spec.containers[0];
+  for (const flag of ["--tls_ca=", "--tls_cert=", "--tls_key="]) {
+    assert.ok(job.args.some((a) => a.startsWith(flag)), `job ${flag}`);
+  }
+  assert.equal(c.readinessProbe.exec.command.at(-1), "health");
+  assert.ok(pod.nodeSelector && pod.tolerations.length > 0);
+  for (const r of ["cpu", "memory"]) {
+    assert.ok(c.resources.requests[r] && c.resources.limits[r], r);
+  }
+  assert.deepEqual(c.securityContext.capabilities.drop, ["ALL"]);
+  const allowed = c.args.find((a) => a.startsWith("--allow_read_paths="))
+      .split("=")[1].split(",");
+  const mounts = new Map(c.volumeMounts.map((m) => [m.name, m.mountPath]));
+  const devices = pod.volumes.filter((v) => v.hostPath);
+  assert.ok(devices.length > 0);
+  for (const v of devices) {
+    assert.equal(v.hostPath.type, "BlockDevice", v.name);
+    assert.equal(mounts.get(v.name), v.hostPath.path, `${v.name} mounted`);
+    assert.ok(allowed.includes(v.hostPath.path), `${v.hostPath.path} allowed`);
+  }
+  for (const v of pod.volumes) assert.ok(mounts.has(v.name), `${v.name} unused`);
+  // The Job benchmarks a device every daemon lets it read.
+  const target = job.args.find((a) => a.startsWith("--target=")).split("=")[1];
+  assert.ok(allowed.includes(target), `job --target=${target} not allowed`);
+});
