@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 1,000-host fleet figures: `blkperf fleet run` (opt build) against 1,000
+# The 1,000-host fleet figures: `blkperf fleet run` (-O2, .bazelrc) against 1,000
 # fake hosts served by one process on 1,000 loopback ports, several rounds;
 # each round must finish in under 10 s of wall time with under 200 MiB peak
 # RSS of the orchestrator, every host completing and the merge exact (the
@@ -17,8 +17,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: $0 [--rounds N]" >&2; exit 2 ;;
   esac
 done
-bazel build -c opt //client:blkperf //fleet/testing:fake_fleet_hosts >&2
-bin=$(bazel info -c opt bazel-bin 2>/dev/null)
+bazel build //client:blkperf //fleet/testing:fake_fleet_hosts >&2
+bin=$(bazel info bazel-bin 2>/dev/null)
 echo "CPUs: $(nproc)"
 failed=0
 for ((r = 1; r <= rounds; ++r)); do
