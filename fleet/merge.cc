@@ -71,6 +71,16 @@ Outliers MadOutliers(const std::vector<double>& values, double k) {
   return o;
 }
 
+void AddSample(std::vector<CountSample>& samples, const CountSample& sample) {
+  if (!samples.empty() && sample.elapsed_ns <= samples.back().elapsed_ns) {
+    return;
+  }
+  samples.push_back(sample);
+  if (samples.size() > kKeptSamples) {
+    samples.erase(samples.begin() + kKeptSamples / 2);
+  }
+}
+
 absl::StatusOr<Window> OverlapWindow(const std::vector<HostTimeline>& hosts) {
   if (hosts.empty()) {
     return absl::FailedPreconditionError("no host result to merge");

@@ -56,6 +56,15 @@ struct HostTimeline {
   }
 };
 
+// Samples a host keeps: the first and the last kKeptSamples / 2 (the
+// overlap window's edges lie near a run's start and end; the middle only
+// costs memory on long runs of large fleets).
+inline constexpr size_t kKeptSamples = 64;
+
+// Appends `sample` when its elapsed_ns is past the last one's, dropping the
+// oldest of the tail half when over kKeptSamples.
+void AddSample(std::vector<CountSample>& samples, const CountSample& sample);
+
 struct Window {
   int64_t begin_ns = 0;
   int64_t end_ns = 0;

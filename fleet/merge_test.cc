@@ -114,6 +114,22 @@ TEST(MergeTest, MadOutliers) {
   EXPECT_TRUE(MadOutliers({}).flagged.empty());
 }
 
+TEST(MergeTest, SamplesKeepHeadAndTail) {
+  std::vector<CountSample> samples;
+  for (int64_t t = 1; t <= 1000; ++t) {
+    AddSample(samples, {t, uint64_t(t), uint64_t(t)});
+  }
+  AddSample(samples, {1000, 5, 5});  // not later: ignored
+  ASSERT_EQ(samples.size(), kKeptSamples);
+  EXPECT_EQ(samples[0].elapsed_ns, 1);
+  EXPECT_EQ(samples[kKeptSamples / 2 - 1].elapsed_ns, 32);
+  EXPECT_EQ(samples[kKeptSamples / 2].elapsed_ns, 1000 - 31);
+  EXPECT_EQ(samples.back().elapsed_ns, 1000);
+  // Interpolation across the gap stays exact for a steady rate.
+  HostTimeline h{0, samples};
+  EXPECT_DOUBLE_EQ(CountsIn(h, {500, 600}).ios, 100);
+}
+
 TEST(MergeTest, OverlapWindowAndCounts) {
   // Host a: measuring from 0 for 10 s at 1000 IOPS, samples every 2 s.
   HostTimeline a{0, {}};

@@ -77,9 +77,8 @@ std::string Record(const v1::Workload& w, HostRun& host) {
   host.workload = w;
   const v1::Snapshot& s = w.snapshot();
   const int64_t elapsed = Nanos(s.elapsed());
-  if (elapsed > 0 && (host.samples.empty() ||
-                      elapsed > host.samples.back().elapsed_ns)) {
-    host.samples.push_back({elapsed, s.total().ios(), s.total().bytes()});
+  if (elapsed > 0) {
+    AddSample(host.samples, {elapsed, s.total().ios(), s.total().bytes()});
   }
   if (!Ended(w.state())) return "";
   if (w.state() == v1::WORKLOAD_STATE_FINISHED) {
@@ -256,6 +255,12 @@ absl::Status CheckOptions(const FleetOptions& o) {
   if (o.arm_timeout <= absl::ZeroDuration()) return bad("arm_timeout", "must be > 0");
   if (o.lease < absl::Seconds(1) || o.lease > absl::Hours(1)) {
     return bad("lease", "must be in 1s..1h");
+  }
+  if (o.lease <= o.arm_timeout + o.start_margin) {
+    return bad("lease", absl::StrCat(
+        absl::FormatDuration(o.lease), " must exceed --arm_timeout + "
+        "--start_margin (", absl::FormatDuration(o.arm_timeout + o.start_margin),
+        "): hosts armed first would release themselves before Go"));
   }
   if (o.poll_interval < absl::Milliseconds(10)) {
     return bad("interval", "must be >= 10ms");

@@ -102,7 +102,8 @@ struct HostRun {
   int64_t go_host_ns = 0;
   // The latest workload seen (the final result once ended).
   v1::Workload workload;
-  // Cumulative counts from the polls, on the host's measured time.
+  // Cumulative counts from the polls, on the host's measured time (the
+  // first and last kKeptSamples / 2, merge.h).
   std::vector<CountSample> samples;
   // The previous poll's total (for per-interval figures).
   v1::ThreadStats previous_total;

@@ -269,6 +269,10 @@ TEST(OrchestratorTest, OptionsAreChecked) {
   FleetOptions o = FastOptions();
   o.run_id = "bad id!";
   EXPECT_THAT(CheckOptions(o).message(), HasSubstr("run_id"));
+  o = FastOptions();
+  o.lease = absl::Seconds(5);
+  o.arm_timeout = absl::Seconds(5);
+  EXPECT_THAT(CheckOptions(o).message(), HasSubstr("lease 5s must exceed"));
   EXPECT_THAT(ParseQuorum("0").status().message(), HasSubstr("min_hosts"));
   EXPECT_THAT(ParseQuorum("101%").status().message(), HasSubstr("min_hosts"));
   absl::StatusOr<Quorum> q = ParseQuorum("90%");
