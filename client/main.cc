@@ -140,7 +140,8 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
         last = response.workload();
         got_terminal = last.state() == v1::WORKLOAD_STATE_FINISHED ||
                        last.state() == v1::WORKLOAD_STATE_STOPPED ||
-                       last.state() == v1::WORKLOAD_STATE_FAILED;
+                       last.state() == v1::WORKLOAD_STATE_FAILED ||
+                       last.state() == v1::WORKLOAD_STATE_ABORTED;
         if (live) {
           if (Json()) {
             std::cout << ToJson(response, /*one_line=*/true) << std::flush;
@@ -188,7 +189,10 @@ int PrintReport(const v1::Workload& workload) {
 // message with --json, else the report, from a fresh GetWorkload that carries
 // every histogram (the watched message when the daemon no longer has it).
 int PrintFinal(Connection& c, const v1::Workload& watched) {
-  const int code = watched.state() == v1::WORKLOAD_STATE_FAILED ? 1 : 0;
+  const int code = watched.state() == v1::WORKLOAD_STATE_FAILED ||
+                           watched.state() == v1::WORKLOAD_STATE_ABORTED
+                       ? 1
+                       : 0;
   if (Json()) {
     std::cout << ToJson(watched, /*one_line=*/false);
     return code;

@@ -36,6 +36,9 @@ absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload) {
   }
   result.snapshot = *std::move(snapshot);
   result.snapshot.state = StateFromProto(workload.state());
+  result.snapshot.start = StartTimesFromProto(workload.start());
+  result.run_id = workload.run_id();
+  result.end_reason = workload.end_reason();
   if (result.snapshot.split_strategy.empty()) {
     result.snapshot.split_strategy = workload.split();
   }
@@ -43,9 +46,14 @@ absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload) {
 }
 
 std::string FormatResultText(const RemoteResult& result) {
-  return absl::StrCat("workload ", result.id, "\n",
-                      FormatTextReport(result.spec, result.targets,
-                                       result.snapshot));
+  std::string text = absl::StrCat("workload ", result.id);
+  if (!result.run_id.empty()) absl::StrAppend(&text, " run ", result.run_id);
+  absl::StrAppend(&text, "\n");
+  if (!result.end_reason.empty()) {
+    absl::StrAppend(&text, "ended: ", result.end_reason, "\n");
+  }
+  return absl::StrCat(text, FormatTextReport(result.spec, result.targets,
+                                             result.snapshot));
 }
 
 std::string FormatWorkloadLine(const v1::Workload& workload) {

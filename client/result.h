@@ -27,7 +27,9 @@ struct RemoteResult {
   std::string id;  // "w1"
   WorkloadSpec spec;  // resolved by the daemon
   std::vector<TargetInfo> targets;
-  WorkloadSnapshot snapshot;  // with the workload's state
+  WorkloadSnapshot snapshot;  // with the workload's state and start times
+  std::string run_id;         // fleet runs; "" when none
+  std::string end_reason;     // why it was aborted; "" when none
 };
 
 // InvalidArgument naming the field when the daemon sent something this
@@ -36,7 +38,8 @@ struct RemoteResult {
 // (thread_histograms, phase_histograms) when the result is to be printed.
 absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload);
 
-// "workload w1\n" and then FormatTextReport.
+// "workload w1[ run R]\n", "ended: <reason>\n" when aborted, and then
+// FormatTextReport.
 std::string FormatResultText(const RemoteResult& result);
 
 // One line for `blkperf list`: id, state, spec summary, targets and, when

@@ -152,6 +152,34 @@ TEST(ResultTest, PrintsExactlyWhatBlkperfdRunPrints) {
   EXPECT_THAT(text, HasSubstr("io_uring workers="));
 }
 
+TEST(ResultTest, FleetRunShowsRunIdEndReasonAndStart) {
+  Local local = SampleRun();
+  local.snapshot.state = WorkloadState::kAborted;
+  local.snapshot.start = {.scheduled_monotonic_ns = 5'000'000'000,
+                          .first_monotonic_ns = 5'000'041'200,
+                          .first_realtime_ns = 1'700'000'000'000'000'000,
+                          .last_monotonic_ns = 5'000'049'300,
+                          .threads_started = 2};
+  v1::Workload w = Remote(local);
+  w.set_run_id("fleet-7");
+  w.set_end_reason("aborted by AbortRun: ctrl-c");
+  StartTimesToProto(local.snapshot.start, w.mutable_start());
+  absl::StatusOr<RemoteResult> remote = ResultFromProto(w);
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  EXPECT_EQ(remote->snapshot.state, WorkloadState::kAborted);
+  EXPECT_EQ(remote->snapshot.start.first_realtime_ns,
+            local.snapshot.start.first_realtime_ns);
+  const std::string text = FormatResultText(*remote);
+  EXPECT_THAT(text, HasSubstr("workload w7 run fleet-7\n"
+                              "ended: aborted by AbortRun: ctrl-c\n"));
+  EXPECT_THAT(text, HasSubstr("state: aborted"));
+  EXPECT_THAT(text, HasSubstr("start: scheduled 5.000000000s (monotonic), "
+                              "first submit 41.2us after it, threads spread "
+                              "8.1us"));
+  EXPECT_THAT(FormatJsonReport(remote->spec, remote->targets, remote->snapshot),
+              HasSubstr("\"first_submit_realtime_ns\":1700000000000000000"));
+}
+
 TEST(ResultTest, BadHistogramIsInvalidArgumentNamingIt) {
   v1::Workload w = Remote(SampleRun());
   w.mutable_snapshot()->mutable_threads(1)->mutable_histogram()->set_count(1);

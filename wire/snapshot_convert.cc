@@ -59,6 +59,10 @@ WorkloadState StateFromProto(v1::WorkloadState state) {
       return WorkloadState::kStopped;
     case v1::WORKLOAD_STATE_FAILED:
       return WorkloadState::kFailed;
+    case v1::WORKLOAD_STATE_ARMED:
+      return WorkloadState::kArmed;
+    case v1::WORKLOAD_STATE_ABORTED:
+      return WorkloadState::kAborted;
     default:
       return WorkloadState::kRunning;
   }
@@ -78,8 +82,28 @@ v1::WorkloadState StateToProto(WorkloadState state) {
       return v1::WORKLOAD_STATE_STOPPED;
     case WorkloadState::kFailed:
       return v1::WORKLOAD_STATE_FAILED;
+    case WorkloadState::kArmed:
+      return v1::WORKLOAD_STATE_ARMED;
+    case WorkloadState::kAborted:
+      return v1::WORKLOAD_STATE_ABORTED;
   }
   return v1::WORKLOAD_STATE_UNSPECIFIED;
+}
+
+void StartTimesToProto(const StartTimes& start, v1::StartReport* proto) {
+  proto->set_scheduled_monotonic_ns(start.scheduled_monotonic_ns);
+  proto->set_first_submit_monotonic_ns(start.first_monotonic_ns);
+  proto->set_first_submit_realtime_ns(start.first_realtime_ns);
+  proto->set_last_thread_first_submit_monotonic_ns(start.last_monotonic_ns);
+}
+
+StartTimes StartTimesFromProto(const v1::StartReport& proto) {
+  StartTimes start;
+  start.scheduled_monotonic_ns = proto.scheduled_monotonic_ns();
+  start.first_monotonic_ns = proto.first_submit_monotonic_ns();
+  start.first_realtime_ns = proto.first_submit_realtime_ns();
+  start.last_monotonic_ns = proto.last_thread_first_submit_monotonic_ns();
+  return start;
 }
 
 v1::HistogramLayout HistogramLayoutProto() {

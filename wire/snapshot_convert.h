@@ -44,6 +44,11 @@ v1::WorkloadState StateToProto(WorkloadState state);
 // WORKLOAD_STATE_UNSPECIFIED and unknown numbers read as kRunning.
 WorkloadState StateFromProto(v1::WorkloadState state);
 
+// When I/O began (Workload.start). threads_started does not travel: the
+// proto has the earliest and latest stamps only.
+void StartTimesToProto(const StartTimes& start, v1::StartReport* proto);
+StartTimes StartTimesFromProto(const v1::StartReport& proto);
+
 // The layout every LatencyHistogram uses (log-linear-64).
 v1::HistogramLayout HistogramLayoutProto();
 

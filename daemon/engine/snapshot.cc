@@ -12,6 +12,8 @@ absl::string_view WorkloadStateName(WorkloadState state) {
     case WorkloadState::kFinished: return "finished";
     case WorkloadState::kStopped: return "stopped";
     case WorkloadState::kFailed: return "failed";
+    case WorkloadState::kArmed: return "armed";
+    case WorkloadState::kAborted: return "aborted";
   }
   return "unknown";
 }

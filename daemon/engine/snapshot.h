@@ -24,11 +24,14 @@ enum class WorkloadState {
   kFinished,  // ran to its runtime or I/O count
   kStopped,   // stopped by a user before its end
   kFailed,    // stopped by an I/O error (see WorkloadSnapshot::error)
+  kArmed,     // set up (rings, buffers, targets), waiting for Go; no I/O yet
+  kAborted,   // ended by an abort (fleet runs: AbortRun or the arm lease)
 };
 absl::string_view WorkloadStateName(WorkloadState state);
 inline bool IsTerminal(WorkloadState state) {
   return state == WorkloadState::kFinished ||
-         state == WorkloadState::kStopped || state == WorkloadState::kFailed;
+         state == WorkloadState::kStopped || state == WorkloadState::kFailed ||
+         state == WorkloadState::kAborted;
 }
 
 // I/O errors of one kind. errno_value is positive; the two pseudo errnos
@@ -132,6 +135,21 @@ struct AbStrategyResult {
   double ratio_to_first = 0;   // median_iops / the first strategy's
 };
 
+// When a workload's I/O actually began, per its submitters' own clocks: each
+// thread stamps CLOCK_MONOTONIC and CLOCK_REALTIME as it leaves the start
+// gate, immediately before it prepares and submits its first batch.
+struct StartTimes {
+  // The CLOCK_MONOTONIC instant Go asked for; 0 when started at once.
+  int64_t scheduled_monotonic_ns = 0;
+  // The earliest thread's stamps; 0 until a thread has started.
+  int64_t first_monotonic_ns = 0;
+  int64_t first_realtime_ns = 0;
+  // The latest thread's CLOCK_MONOTONIC stamp (of those started so far).
+  int64_t last_monotonic_ns = 0;
+  // Threads that have stamped so far.
+  int threads_started = 0;
+};
+
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
   absl::Time taken;
@@ -148,6 +166,7 @@ struct WorkloadSnapshot {
   DeviceCounters device;       // whole measured run
   std::vector<PhaseSnapshot> phases;
   std::vector<AbStrategyResult> ab;  // A/B mode only
+  StartTimes start;
 };
 
 }  // namespace blkperf

@@ -135,6 +135,16 @@ int64_t MonotonicNanos() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+void SubmitterThread::StampFirstSubmit() {
+  timespec real;
+  clock_gettime(CLOCK_REALTIME, &real);
+  const int64_t monotonic = MonotonicNanos();
+  first_submit_realtime_ns_.store(int64_t{real.tv_sec} * 1000000000 +
+                                      real.tv_nsec,
+                                  std::memory_order_relaxed);
+  first_submit_monotonic_ns_.store(monotonic, std::memory_order_release);
+}
+
 SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
                                  std::vector<int> fds,
                                  SubmitterControl* control)
@@ -175,8 +185,9 @@ void SubmitterThread::ThreadMain() {
   setup_status_ = Setup();
   ring_setup_.huge_pages = huge_pages_;
   ready_.Notify();
-  control_->go.WaitForNotification();
+  control_->go.Wait();
   if (setup_status_.ok() && !control_->abort.load()) {
+    StampFirstSubmit();
     if (per_cpu_cache_ != nullptr) {
       Run(*per_cpu_cache_);
     } else {

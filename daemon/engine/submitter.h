@@ -6,7 +6,7 @@
 //   std::thread t([&] { s.ThreadMain(); });   // sets up, waits for go, runs
 //   s.ready().WaitForNotification();
 //   if (!s.setup_status().ok()) ...           // control.abort + go, join
-//   ... control.go.Notify(); ... s.Snapshot(&out) any time ...
+//   ... control.go.Open(); ... s.Snapshot(&out) any time ...
 //
 // Threading: everything but Snapshot() and the control block runs on the
 // submitter's own thread. Statistics are single-writer relaxed atomics so
@@ -32,6 +32,7 @@
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_plan.h"
+#include "daemon/engine/start_gate.h"
 
 namespace blkperf::internal {
 
@@ -92,7 +93,8 @@ struct alignas(64) SubmitterControl {
   // Set by Workload before `go`: absolute CLOCK_MONOTONIC nanoseconds.
   int64_t measure_start_ns = 0;
   int64_t end_ns = 0;  // 0: no time limit
-  absl::Notification go;
+  // Opened once, by Workload, to release every submitter at the same moment.
+  StartGate go;
   std::atomic<bool> abort{false};  // setup failed elsewhere: exit without I/O
   alignas(64) std::atomic<bool> stop{false};  // read once per loop turn
   // The submitter whose error stops the workload claims this first.
@@ -149,11 +151,23 @@ class SubmitterThread {
     return last_reap_ns_.load(std::memory_order_acquire);
   }
 
+  // CLOCK_MONOTONIC and CLOCK_REALTIME ns at which the thread left the start
+  // gate, immediately before it prepared and submitted its first batch; 0
+  // until then (and for a thread that never ran). Read monotonic first: the
+  // realtime stamp is valid once it is non-zero.
+  int64_t first_submit_monotonic_ns() const {
+    return first_submit_monotonic_ns_.load(std::memory_order_acquire);
+  }
+  int64_t first_submit_realtime_ns() const {
+    return first_submit_realtime_ns_.load(std::memory_order_relaxed);
+  }
+
   // Any thread: copies this thread's counters into `out`.
   void Snapshot(ThreadSnapshot* out) const;
 
  private:
   absl::Status Setup();
+  void StampFirstSubmit();
   // Builds this thread's splitters for `strategy` (validated by Workload).
   absl::Status ApplyStrategy(const SplitStrategy& strategy);
   absl::Status AllocateBuffers();
@@ -232,6 +246,8 @@ class SubmitterThread {
   std::vector<std::string> notes_;
   std::atomic<bool> exited_{false};
   std::atomic<int64_t> last_reap_ns_{0};
+  std::atomic<int64_t> first_submit_monotonic_ns_{0};
+  std::atomic<int64_t> first_submit_realtime_ns_{0};
   pid_t tid_ = 0;
   // Exactly one of these exists (per spec.request_cache), built in Setup().
   std::unique_ptr<PerCpuRequestCache<Request>> per_cpu_cache_;

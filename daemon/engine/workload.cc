@@ -1,6 +1,8 @@
 #include "daemon/engine/workload.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +34,7 @@ Workload::Workload(ResolvedSpec spec)
   }
 }
 
-absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
+absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
     const WorkloadSpec& spec, const EngineLimits& limits) {
   // Field checks first, so a bad spec creates no file.
   BLKPERF_RETURN_IF_ERROR(ValidateSpecFields(spec, limits));
@@ -51,14 +53,83 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
   BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
-  BLKPERF_RETURN_IF_ERROR(workload->Launch());
+  BLKPERF_RETURN_IF_ERROR(workload->LaunchThreads());
   return workload;
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
+    const WorkloadSpec& spec, const EngineLimits& limits) {
+  BLKPERF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
+                           Arm(spec, limits));
+  {
+    absl::MutexLock lock(&workload->mu_);
+    workload->released_ = true;
+  }
+  workload->Release(workload->ReadDevices());  // nothing can have stopped it
+  Workload* w = workload.get();
+  workload->driver_ = std::thread([w] { w->Drive(); });
+  return workload;
+}
+
+absl::Status Workload::Go(int64_t at_monotonic_ns) {
+  absl::MutexLock lock(&mu_);
+  if (released_ || stopped_by_user_ || aborted_) {
+    return absl::FailedPreconditionError(
+        released_ ? "the workload was already released"
+                  : "the workload was stopped or aborted before its start");
+  }
+  released_ = true;
+  scheduled_ns_.store(at_monotonic_ns);
+  driver_ = std::thread([this, at_monotonic_ns] {
+    // The device baseline is read a little ahead (no I/O of this workload
+    // can happen before the release), so the release is one store and one
+    // futex wake after the instant, with no sysfs read in between.
+    constexpr int64_t kBaselineLeadNs = 2'000'000;
+    if (!SleepUntil(at_monotonic_ns - kBaselineLeadNs)) return;
+    const DeviceCounters baseline = ReadDevices();
+    if (SleepUntil(at_monotonic_ns) && Release(baseline)) Drive();
+  });
+  return absl::OkStatus();
+}
+
+bool Workload::Released() const {
+  absl::MutexLock lock(&mu_);
+  return released_;
+}
+
+void Workload::Abort() {
+  absl::MutexLock lock(&mu_);
+  if (finished_.HasBeenNotified()) return;
+  aborted_ = true;
+  StopLocked();
+}
+
+bool Workload::SleepUntil(int64_t at_ns) const {
+  // Wake at the instant itself, not up to the default 50 us timer slack late.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  constexpr int64_t kCheckEveryNs = 100'000'000;
+  for (;;) {
+    if (cancel_.load() || finished_.HasBeenNotified()) return false;
+    const int64_t now = MonotonicNanos();
+    if (now >= at_ns) return true;
+    const int64_t next = std::min(at_ns, now + kCheckEveryNs);
+    const timespec until = {.tv_sec = next / 1000000000,
+                            .tv_nsec = next % 1000000000};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+  }
 }
 
 Workload::~Workload() {
   RequestStop();
   Wait();
+  cancel_.store(true);
   if (driver_.joinable()) driver_.join();
+  std::thread switcher;
+  {
+    absl::MutexLock lock(&mu_);
+    switcher = std::move(switcher_);
+  }
+  if (switcher.joinable()) switcher.join();
   for (int fd : fds_) close(fd);
 }
 
@@ -154,18 +225,44 @@ absl::Status Workload::CheckStrategyFits(const SplitStrategy& strategy) const {
   return absl::OkStatus();
 }
 
-absl::Status Workload::SetSplitStrategy(const SplitStrategy& strategy) {
+absl::Status Workload::CheckSwitchable(const SplitStrategy& strategy) const {
   if (!spec_.spec.ab_strategies.empty()) {
     return absl::FailedPreconditionError(
         "split: the workload alternates ab_strategies; it cannot be switched "
         "by hand");
   }
   BLKPERF_RETURN_IF_ERROR(CheckStrategyFits(strategy));
-  absl::MutexLock lock(&mu_);
   if (finished_.HasBeenNotified()) {
     return absl::FailedPreconditionError("split: the workload has ended");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Workload::SetSplitStrategy(const SplitStrategy& strategy) {
+  BLKPERF_RETURN_IF_ERROR(CheckSwitchable(strategy));
+  absl::MutexLock lock(&mu_);
   return SwitchLocked(strategy);
+}
+
+absl::Status Workload::ScheduleSplitStrategy(const SplitStrategy& strategy,
+                                             int64_t at_monotonic_ns) {
+  if (at_monotonic_ns <= MonotonicNanos()) return SetSplitStrategy(strategy);
+  BLKPERF_RETURN_IF_ERROR(CheckSwitchable(strategy));
+  absl::MutexLock lock(&mu_);
+  if (switch_pending_) {
+    return absl::FailedPreconditionError(
+        "split: another scheduled switch is pending; one at a time");
+  }
+  // The previous switcher cleared switch_pending_ as its last step.
+  if (switcher_.joinable()) switcher_.join();
+  switch_pending_ = true;
+  switcher_ = std::thread([this, strategy, at_monotonic_ns] {
+    const bool reached = SleepUntil(at_monotonic_ns);
+    absl::MutexLock lock(&mu_);
+    switch_pending_ = false;
+    if (reached) SwitchLocked(strategy).IgnoreError();
+  });
+  return absl::OkStatus();
 }
 
 absl::Status Workload::SwitchLocked(const SplitStrategy& strategy) {
@@ -250,7 +347,7 @@ void Workload::Drive() {
   have_final_device_ = true;
 }
 
-absl::Status Workload::Launch() {
+absl::Status Workload::LaunchThreads() {
   const uint32_t threads = spec_.spec.threads;
   for (uint32_t i = 0; i < threads; ++i) {
     submitters_.push_back(std::make_unique<SubmitterThread>(
@@ -280,10 +377,16 @@ absl::Status Workload::Launch() {
   }
   if (!failure.ok()) {
     control_.abort.store(true);
-    control_.go.Notify();
+    control_.go.Open();
     Wait();
     return failure;
   }
+  return absl::OkStatus();
+}
+
+bool Workload::Release(const DeviceCounters& device_baseline) {
+  absl::MutexLock lock(&mu_);
+  if (stopped_by_user_ || aborted_) return false;
   start_time_ = absl::Now();
   const int64_t now = MonotonicNanos();
   control_.measure_start_ns = now + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
@@ -292,23 +395,33 @@ absl::Status Workload::Launch() {
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
           : 0;
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
-    // Measuring starts with the first I/O: take the device's counters now,
+    // Measuring starts with the first I/O: the device's counters from
     // before any, so device requests per SQE cover exactly the same I/O.
-    absl::MutexLock lock(&mu_);
-    phases_.push_back({control_.measure_start_ns, control_.split_strategies[0],
-                       ThreadSnapshot{}, ReadDevices()});
+    phases_.push_back(
+        {control_.measure_start_ns,
+         control_.split_strategies[control_.split_generation.load()],
+         ThreadSnapshot{}, device_baseline});
   }
-  control_.go.Notify();
-  driver_ = std::thread([this] { Drive(); });
-  return absl::OkStatus();
+  started_.store(true, std::memory_order_release);
+  control_.go.Open();
+  return true;
 }
 
 void Workload::RequestStop() {
-  if (!finished_.HasBeenNotified()) {
-    absl::MutexLock lock(&mu_);
-    stopped_by_user_ = true;
-  }
+  absl::MutexLock lock(&mu_);
+  if (!finished_.HasBeenNotified()) stopped_by_user_ = true;
+  StopLocked();
+}
+
+void Workload::StopLocked() {
+  cancel_.store(true);
   control_.stop.store(true);
+  if (!started_.load()) {
+    // Armed (or released but still sleeping until its instant): the
+    // submitters leave the gate and exit without issuing I/O.
+    control_.abort.store(true);
+    control_.go.Open();
+  }
 }
 
 void Workload::Wait() {
@@ -402,10 +515,28 @@ void Workload::FillPhases(const std::vector<PhaseStart>& phases,
   }
 }
 
+StartTimes Workload::StartTimesNow() const {
+  StartTimes start;
+  start.scheduled_monotonic_ns = scheduled_ns_.load();
+  for (const auto& submitter : submitters_) {
+    const int64_t monotonic = submitter->first_submit_monotonic_ns();
+    if (monotonic == 0) continue;
+    if (start.threads_started == 0 || monotonic < start.first_monotonic_ns) {
+      start.first_monotonic_ns = monotonic;
+      start.first_realtime_ns = submitter->first_submit_realtime_ns();
+    }
+    start.last_monotonic_ns = std::max(start.last_monotonic_ns, monotonic);
+    ++start.threads_started;
+  }
+  return start;
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
   const bool finished = finished_.HasBeenNotified();
+  // Pairs with Release(): the measured window is readable once started.
+  const bool started = started_.load(std::memory_order_acquire);
   const int64_t now = MonotonicNanos();
   int64_t last_reap = 0;
   for (const auto& submitter : submitters_) {
@@ -417,33 +548,42 @@ WorkloadSnapshot Workload::Snapshot() const {
   }
   if (!submitters_.empty()) snapshot.ring = submitters_[0]->ring_setup();
   snapshot.notes = notes_;
+  snapshot.start = StartTimesNow();
   const int64_t end = finished ? last_reap : now;
-  snapshot.elapsed =
-      absl::Nanoseconds(std::max<int64_t>(0, end - control_.measure_start_ns));
+  if (started) {
+    snapshot.elapsed = absl::Nanoseconds(
+        std::max<int64_t>(0, end - control_.measure_start_ns));
+  }
   if (control_.first_error_published.load(std::memory_order_acquire)) {
     snapshot.has_error = true;
     snapshot.error = control_.first_error;
   }
-  bool stopped_by_user;
+  bool stopped_by_user, aborted;
   std::vector<PhaseStart> phases;
   DeviceCounters device_now;
   {
     absl::MutexLock lock(&mu_);
     stopped_by_user = stopped_by_user_;
+    aborted = aborted_;
     phases = phases_;
     device_now = have_final_device_ ? final_device_ : ReadDevices();
   }
   snapshot.split_strategy = SplitStrategyName(
       control_.split_strategies[control_.split_generation.load()]);
-  FillPhases(phases, device_now, end, &snapshot);
+  if (started) FillPhases(phases, device_now, end, &snapshot);
   if (finished) {
-    if (snapshot.has_error && !spec_.spec.continue_on_error) {
+    if (aborted) {
+      snapshot.state = WorkloadState::kAborted;
+    } else if (snapshot.has_error && !spec_.spec.continue_on_error) {
       snapshot.state = WorkloadState::kFailed;
     } else if (stopped_by_user) {
       snapshot.state = WorkloadState::kStopped;
     } else {
       snapshot.state = WorkloadState::kFinished;
     }
+  } else if (!started) {
+    snapshot.state = stopped_by_user || aborted ? WorkloadState::kStopping
+                                                : WorkloadState::kArmed;
   } else if (control_.stop.load() ||
              (control_.end_ns != 0 && now >= control_.end_ns)) {
     snapshot.state = WorkloadState::kStopping;

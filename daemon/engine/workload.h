@@ -12,6 +12,14 @@
 // ring, buffers and request objects. Snapshot() may be called from any thread
 // at any time and never slows the submitters: it only reads their
 // single-writer counters.
+//
+// Fleet runs split Start() in two: Arm() does all the setup and leaves every
+// submitter blocked on a start gate (state kArmed, no I/O); Go(instant)
+// releases them all at once at an instant of CLOCK_MONOTONIC:
+//
+//   absl::StatusOr<std::unique_ptr<Workload>> w = Workload::Arm(spec, {});
+//   BLKPERF_RETURN_IF_ERROR((*w)->Go(MonotonicNanos() + 200'000'000));
+//   ... or (*w)->Abort() to end it (kAborted) without or during I/O.
 #ifndef BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
 #define BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
 
@@ -43,6 +51,30 @@ class Workload {
   static absl::StatusOr<std::unique_ptr<Workload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits);
 
+  // Everything Start() does except releasing the submitters: files created
+  // and pre-filled, targets open (and claimed), threads pinned, rings set up,
+  // buffers allocated and registered. Every submitter then waits on the
+  // start gate; state kArmed; no I/O is issued until Go(). Errors as
+  // Start()'s.
+  static absl::StatusOr<std::unique_ptr<Workload>> Arm(
+      const WorkloadSpec& spec, const EngineLimits& limits);
+
+  // Releases an armed workload at `at_monotonic_ns` (CLOCK_MONOTONIC ns): a
+  // control thread sleeps with an absolute clock_nanosleep, then opens the
+  // gate for every submitter at once (one store, one futex wake). Measuring
+  // starts at the release (after ramp_time if any). An instant already past
+  // releases at once. FailedPrecondition once released, stopped or aborted.
+  // Thread-safe.
+  absl::Status Go(int64_t at_monotonic_ns);
+
+  // Ends the workload in state kAborted: an armed one releases its
+  // submitters to exit without I/O, a running one stops and drains.
+  // Idempotent; an ended workload keeps its state. Thread-safe.
+  void Abort();
+
+  // Whether Go() (or Start()) released the workload; false while armed.
+  bool Released() const;
+
   ~Workload();  // Stops and joins.
   Workload(const Workload&) = delete;
   Workload& operator=(const Workload&) = delete;
@@ -68,6 +100,14 @@ class Workload {
   // many switches). Thread-safe.
   absl::Status SetSplitStrategy(const SplitStrategy& strategy);
 
+  // SetSplitStrategy at `at_monotonic_ns` (CLOCK_MONOTONIC): checked now,
+  // switched then by a control thread (absolute clock_nanosleep), so phases
+  // of workloads on many hosts line up. An instant already past switches at
+  // once. One scheduled switch at a time: FailedPrecondition while another
+  // is pending. Also allowed while armed. Thread-safe.
+  absl::Status ScheduleSplitStrategy(const SplitStrategy& strategy,
+                                     int64_t at_monotonic_ns);
+
   // The spec with defaults filled in and each target probed.
   const ResolvedSpec& spec() const { return spec_; }
 
@@ -84,7 +124,23 @@ class Workload {
   absl::Status OpenTargets();
   absl::Status SizeRingsForStrategies();
   absl::Status CheckStrategyFits(const SplitStrategy& strategy) const;
-  absl::Status Launch();
+  // Not in A/B mode, fits the rings, not ended (FailedPrecondition or
+  // InvalidArgument naming "split").
+  absl::Status CheckSwitchable(const SplitStrategy& strategy) const;
+  // Creates the submitter threads and waits until each has set up; they
+  // then wait on the gate. On error nothing is left running.
+  absl::Status LaunchThreads();
+  // Sets the measured window from now and opens the gate; the first phase
+  // starts from `device_baseline`, read before any I/O of this workload.
+  // False (and nothing released) when stopped or aborted first.
+  bool Release(const DeviceCounters& device_baseline);
+  // Sleeps on CLOCK_MONOTONIC until `at_ns` (absolute clock_nanosleep),
+  // waking every 100 ms to see whether the workload ended; false if it did.
+  bool SleepUntil(int64_t at_ns) const;
+  // Asks the submitters to stop (armed ones exit without I/O) and wakes
+  // sleeping control threads.
+  void StopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  StartTimes StartTimesNow() const;
   // The workload's control thread: marks the first phase when measuring
   // starts, runs the A/B schedule, and records the final device counters.
   void Drive();
@@ -105,9 +161,19 @@ class Workload {
   std::vector<int> fds_;
   absl::Time start_time_;
   std::atomic<int> running_threads_{0};
+  // Set (release) once Release() has written the measured window; until
+  // then control_.measure_start_ns and end_ns are not read by others.
+  std::atomic<bool> started_{false};
+  // Stop, Abort or destruction: sleeping control threads give up.
+  std::atomic<bool> cancel_{false};
+  std::atomic<int64_t> scheduled_ns_{0};  // Go()'s instant; 0 for Start()
   absl::Notification finished_;
   mutable absl::Mutex mu_;
   bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
+  bool released_ ABSL_GUARDED_BY(mu_) = false;  // Go() or Start() accepted
+  bool aborted_ ABSL_GUARDED_BY(mu_) = false;
+  bool switch_pending_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread switcher_;  // ScheduleSplitStrategy's; guarded by mu_
   std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);
   DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;

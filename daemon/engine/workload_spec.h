@@ -43,6 +43,8 @@ struct TargetSpec {
   // The user's explicit permission to write to this target. Without it every
   // write (and creation) is refused.
   bool allow_write = false;
+
+  bool operator==(const TargetSpec&) const = default;
 };
 
 struct WorkloadSpec {
@@ -95,6 +97,9 @@ struct WorkloadSpec {
   // `ab_slice` (A B A B ...) over the measured run; `split` is ignored.
   std::vector<SplitStrategy> ab_strategies;
   absl::Duration ab_slice = absl::Seconds(1);
+
+  // Field by field; fleet runs compare a retried request with the first.
+  bool operator==(const WorkloadSpec&) const = default;
 };
 
 }  // namespace blkperf

@@ -30,6 +30,7 @@ using Labels = std::vector<ClientMetric::Label>;
 constexpr WorkloadState kAllStates[] = {
     WorkloadState::kRamping,  WorkloadState::kRunning, WorkloadState::kStopping,
     WorkloadState::kFinished, WorkloadState::kStopped, WorkloadState::kFailed,
+    WorkloadState::kArmed,    WorkloadState::kAborted,
 };
 
 // The families of one scrape, in exposition order.

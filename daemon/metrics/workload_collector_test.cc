@@ -231,7 +231,7 @@ TEST(WorkloadCollectorTest, InfoAndOneHotState) {
                 R"(blkperf_workload_state{workload="w7",state="stopping"} 1)");
     }
   }
-  EXPECT_EQ(states, 6);
+  EXPECT_EQ(states, 8);  // one per WorkloadState, armed and aborted too
   EXPECT_EQ(ones, 1);
 }
 
@@ -451,10 +451,10 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   }
   // Per CPU: ios x2, bytes x2, errors, inflight, enter calls, per syscall,
   // sqes, hits, misses, cpu x3 = 14. Per workload: histogram (finite
-  // buckets, +Inf, count, sum), info, 6 states, elapsed, switches, and 3 for
+  // buckets, +Inf, count, sum), info, 8 states, elapsed, switches, and 3 for
   // its one strategy.
   const size_t per_workload =
-      kThreads * 14 + (LatencyBucketBoundsNs().size() + 3) + 1 + 6 + 1 + 1 + 3;
+      kThreads * 14 + (LatencyBucketBoundsNs().size() + 3) + 1 + 8 + 1 + 1 + 3;
   EXPECT_EQ(series, 2 * per_workload);
 }
 

@@ -1,5 +1,7 @@
 #include "daemon/service/blkperf_service.h"
 
+#include <time.h>
+
 #include <grpcpp/alarm.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_strategy.h"
@@ -34,6 +37,15 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context,
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
+}
+
+// Done() for a refused fleet call, logged (the messages are the daemon's
+// own, quoting at most 64 bytes of any client input).
+grpc::ServerUnaryReactor* Refused(grpc::CallbackServerContext* context,
+                                  absl::string_view rpc,
+                                  const absl::Status& status) {
+  BLKPERF_LOG(WARNING) << rpc << " refused: " << status;
+  return Done(context, status);
 }
 
 std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
@@ -175,6 +187,14 @@ void WorkloadViewToProto(const WorkloadView& view,
   if (view.end_time != absl::InfinitePast()) {
     TimeToProto(view.end_time, proto->mutable_end_time());
   }
+  proto->set_run_id(view.run_id);
+  proto->set_end_reason(view.end_reason);
+  if (view.snapshot.start.first_monotonic_ns != 0) {
+    StartTimesToProto(view.snapshot.start, proto->mutable_start());
+  }
+  if (view.lease_end != absl::InfiniteFuture()) {
+    TimeToProto(view.lease_end, proto->mutable_lease_end());
+  }
   SnapshotToProto(view.snapshot, options, proto->mutable_snapshot());
   // The engine knows best what is in force (an A/B schedule switches on its
   // own); a state-only view has no snapshot strategy.
@@ -222,6 +242,7 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
   out->set_keep_finished(limits.keep_finished);
   out->set_max_block_size(manager_->engine_limits().max_block_size);
   out->set_max_threads(manager_->engine_limits().max_threads);
+  out->set_max_armed(limits.max_armed);
   for (const std::string& rule : manager_->policy().WriteRuleTexts()) {
     response->add_allow_write(rule);
   }
@@ -266,11 +287,12 @@ grpc::ServerUnaryReactor* BlkperfService::StartWorkload(
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
   if (!spec.ok()) return Done(context, spec.status());
-  absl::StatusOr<WorkloadView> view = manager_->Start(*spec);
-  if (!view.ok()) return Done(context, view.status());
+  absl::StatusOr<ArmResult> started =
+      manager_->Start(*spec, request->run_id());
+  if (!started.ok()) return Done(context, started.status());
   response->set_api_version(kApiVersion);
-  response->set_workload_id(view->id);
-  WorkloadViewToProto(*view, {}, response->mutable_workload());
+  response->set_workload_id(started->view.id);
+  WorkloadViewToProto(started->view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
 
@@ -336,11 +358,75 @@ grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::StatusOr<std::string> split =
-      manager_->SetSplitStrategy(request->workload_id(), request->split());
+  absl::StatusOr<std::string> split = manager_->SetSplitStrategy(
+      request->workload_id(), request->split(), request->at_monotonic_ns());
   if (!split.ok()) return Done(context, split.status());
   response->set_api_version(kApiVersion);
   response->set_split(*split);
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
+    grpc::CallbackServerContext* context, const v1::ArmWorkloadRequest* request,
+    v1::ArmWorkloadResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
+  if (!spec.ok()) return Refused(context, "ArmWorkload", spec.status());
+  absl::StatusOr<ArmResult> armed =
+      manager_->Arm(*spec, request->run_id(), DurationFromProto(request->lease()));
+  if (!armed.ok()) return Refused(context, "ArmWorkload", armed.status());
+  response->set_api_version(kApiVersion);
+  response->set_workload_id(armed->view.id);
+  response->set_existing(armed->existing);
+  WorkloadViewToProto(armed->view, {}, response->mutable_workload());
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::GetClock(
+    grpc::CallbackServerContext* context, const v1::GetClockRequest* request,
+    v1::GetClockResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  // Back to back, monotonic first: both vDSO reads, tens of ns apart.
+  timespec monotonic, realtime;
+  clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  clock_gettime(CLOCK_REALTIME, &realtime);
+  response->set_api_version(kApiVersion);
+  response->set_monotonic_ns(int64_t{monotonic.tv_sec} * 1000000000 +
+                             monotonic.tv_nsec);
+  response->set_realtime_ns(int64_t{realtime.tv_sec} * 1000000000 +
+                            realtime.tv_nsec);
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
+    grpc::CallbackServerContext* context, const v1::GoWorkloadRequest* request,
+    v1::GoWorkloadResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadView> view =
+      manager_->Go(request->run_id(), request->start_monotonic_ns());
+  if (!view.ok()) return Refused(context, "GoWorkload", view.status());
+  response->set_api_version(kApiVersion);
+  WorkloadViewToProto(*view, {}, response->mutable_workload());
+  return Done(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* BlkperfService::AbortRun(
+    grpc::CallbackServerContext* context, const v1::AbortRunRequest* request,
+    v1::AbortRunResponse* response) {
+  if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
+    return Done(context, s);
+  }
+  absl::StatusOr<WorkloadView> view =
+      manager_->Abort(request->run_id(), request->reason());
+  if (!view.ok()) return Refused(context, "AbortRun", view.status());
+  response->set_api_version(kApiVersion);
+  WorkloadViewToProto(*view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
 

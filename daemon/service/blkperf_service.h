@@ -79,6 +79,21 @@ class BlkperfService final : public v1::Blkperf::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::SetSplitStrategyRequest* request,
       v1::SetSplitStrategyResponse* response) override;
+  // Fleet runs (see WorkloadManager::Arm, Go, Abort).
+  grpc::ServerUnaryReactor* ArmWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::ArmWorkloadRequest* request,
+      v1::ArmWorkloadResponse* response) override;
+  grpc::ServerUnaryReactor* GetClock(grpc::CallbackServerContext* context,
+                                     const v1::GetClockRequest* request,
+                                     v1::GetClockResponse* response) override;
+  grpc::ServerUnaryReactor* GoWorkload(
+      grpc::CallbackServerContext* context,
+      const v1::GoWorkloadRequest* request,
+      v1::GoWorkloadResponse* response) override;
+  grpc::ServerUnaryReactor* AbortRun(grpc::CallbackServerContext* context,
+                                     const v1::AbortRunRequest* request,
+                                     v1::AbortRunResponse* response) override;
 
  private:
   WorkloadManager* const manager_;

@@ -2,6 +2,7 @@
 // on the wire, version checks, watch streams, health and shutdown.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <time.h>
 
 #include <memory>
 #include <string>
@@ -342,6 +343,109 @@ TEST_F(ServiceTest, ReflectionListsTheService) {
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
+}
+
+// Fleet runs on the wire: Arm (idempotent by run id), GetClock, Go, AbortRun.
+TEST_F(ServiceTest, FleetArmGoAbortOverTheWire) {
+  v1::ArmWorkloadRequest arm;
+  arm.set_api_version(v1::API_VERSION_CURRENT);
+  arm.set_run_id("fleet-1");
+  arm.mutable_spec()->add_targets()->set_path("/data/a");
+  arm.mutable_spec()->add_cpus(0);
+  arm.mutable_lease()->set_seconds(30);
+  v1::ArmWorkloadResponse armed;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->ArmWorkload(&context, arm, &armed).ok());
+  }
+  EXPECT_FALSE(armed.existing());
+  EXPECT_EQ(armed.workload().state(), v1::WORKLOAD_STATE_ARMED);
+  EXPECT_EQ(armed.workload().run_id(), "fleet-1");
+  EXPECT_TRUE(armed.workload().has_lease_end());
+  v1::ArmWorkloadResponse retried;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->ArmWorkload(&context, arm, &retried).ok());
+  }
+  EXPECT_TRUE(retried.existing());
+  EXPECT_EQ(retried.workload_id(), armed.workload_id());
+  EXPECT_EQ(fake_->workloads().size(), 1u);
+
+  v1::GetClockResponse clock;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->GetClock(&context, v1::GetClockRequest(), &clock).ok());
+  }
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t local = int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+  EXPECT_GT(clock.monotonic_ns(), 0);
+  EXPECT_LE(clock.monotonic_ns(), local);  // same host, read before
+  EXPECT_GT(clock.realtime_ns(), clock.monotonic_ns());
+
+  v1::GoWorkloadRequest go;
+  go.set_run_id("fleet-1");
+  go.set_start_monotonic_ns(clock.monotonic_ns());  // already past: at once
+  v1::GoWorkloadResponse went;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->GoWorkload(&context, go, &went).ok());
+  }
+  EXPECT_EQ(went.workload().state(), v1::WORKLOAD_STATE_RUNNING);
+  EXPECT_EQ(fake_->last()->go_at(), clock.monotonic_ns());
+
+  v1::AbortRunRequest abort;
+  abort.set_run_id("fleet-1");
+  abort.set_reason("host lost");
+  v1::AbortRunResponse aborted;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->AbortRun(&context, abort, &aborted).ok());
+  }
+  EXPECT_EQ(aborted.workload().state(), v1::WORKLOAD_STATE_ABORTED);
+  EXPECT_EQ(aborted.workload().end_reason(), "aborted by AbortRun: host lost");
+  {
+    grpc::ClientContext context;
+    grpc::Status s = stub_->GoWorkload(&context, go, &went);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  }
+}
+
+TEST_F(ServiceTest, FleetCallsNameTheFieldOnBadInput) {
+  v1::ArmWorkloadRequest arm;
+  arm.set_run_id("bad id!");
+  arm.mutable_spec()->add_targets()->set_path("/data/a");
+  v1::ArmWorkloadResponse armed;
+  grpc::ClientContext c1;
+  grpc::Status s = stub_->ArmWorkload(&c1, arm, &armed);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("run_id \"bad id!\""));
+
+  arm.set_run_id("ok");
+  arm.mutable_lease()->set_seconds(7200);
+  grpc::ClientContext c2;
+  s = stub_->ArmWorkload(&c2, arm, &armed);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("lease 2h"));
+
+  v1::GoWorkloadRequest go;
+  go.set_run_id("never-armed");
+  go.set_start_monotonic_ns(1);
+  v1::GoWorkloadResponse went;
+  grpc::ClientContext c3;
+  s = stub_->GoWorkload(&c3, go, &went);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(s.error_message(), HasSubstr("run_id \"never-armed\""));
+
+  v1::StartWorkloadRequest start;
+  start.set_run_id(std::string(100, 'x'));
+  start.mutable_spec()->add_targets()->set_path("/data/a");
+  v1::StartWorkloadResponse started;
+  grpc::ClientContext c4;
+  s = stub_->StartWorkload(&c4, start, &started);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("run_id"));
+  EXPECT_TRUE(fake_->workloads().empty());
 }
 
 }  // namespace

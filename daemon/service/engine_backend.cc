@@ -31,6 +31,14 @@ class EngineWorkload final : public RunningWorkload {
   absl::Status SetSplitStrategy(const SplitStrategy& strategy) override {
     return workload_->SetSplitStrategy(strategy);
   }
+  absl::Status ScheduleSplitStrategy(const SplitStrategy& strategy,
+                                     int64_t at_monotonic_ns) override {
+    return workload_->ScheduleSplitStrategy(strategy, at_monotonic_ns);
+  }
+  absl::Status Go(int64_t at_monotonic_ns) override {
+    return workload_->Go(at_monotonic_ns);
+  }
+  void Abort() override { workload_->Abort(); }
 
  private:
   std::unique_ptr<Workload> workload_;
@@ -63,8 +71,17 @@ class EngineBackend final : public WorkloadBackend {
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits) override {
-    absl::StatusOr<std::unique_ptr<Workload>> workload =
-        Workload::Start(spec, limits);
+    return Wrap(Workload::Start(spec, limits));
+  }
+
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
+      const WorkloadSpec& spec, const EngineLimits& limits) override {
+    return Wrap(Workload::Arm(spec, limits));
+  }
+
+ private:
+  static absl::StatusOr<std::unique_ptr<RunningWorkload>> Wrap(
+      absl::StatusOr<std::unique_ptr<Workload>> workload) {
     if (!workload.ok()) return workload.status();
     return std::make_unique<EngineWorkload>(*std::move(workload));
   }

@@ -31,6 +31,49 @@ class FakeWorkloadState {
   explicit FakeWorkloadState(ResolvedSpec resolved)
       : resolved_(std::move(resolved)), spec_(resolved_.spec) {}
 
+  // Fleet runs: what Go and ScheduleSplitStrategy were given.
+  bool armed() const {
+    absl::MutexLock lock(&mu_);
+    return armed_;
+  }
+  int64_t go_at() const {
+    absl::MutexLock lock(&mu_);
+    return go_at_;
+  }
+  int64_t split_at() const {
+    absl::MutexLock lock(&mu_);
+    return split_at_;
+  }
+  bool aborted() const {
+    absl::MutexLock lock(&mu_);
+    return aborted_;
+  }
+  void Arm() {
+    absl::MutexLock lock(&mu_);
+    armed_ = true;
+  }
+  absl::Status Go(int64_t at) {
+    absl::MutexLock lock(&mu_);
+    if (!armed_ || finished_) {
+      return absl::FailedPreconditionError("not armed");
+    }
+    armed_ = false;
+    go_at_ = at;
+    return absl::OkStatus();
+  }
+  void Abort() {
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    aborted_ = true;
+    finished_ = true;
+  }
+  absl::Status ScheduleSplit(const SplitStrategy& split, int64_t at) {
+    absl::MutexLock lock(&mu_);
+    split_ = split;
+    split_at_ = at;
+    return absl::OkStatus();
+  }
+
   // Ends the workload: state finished (or stopped after a stop request).
   void Finish() {
     absl::MutexLock lock(&mu_);
@@ -81,9 +124,12 @@ class FakeWorkloadState {
     absl::MutexLock lock(&mu_);
     WorkloadSnapshot s;
     s.taken = absl::Now();
-    s.state = !finished_        ? WorkloadState::kRunning
+    s.state = aborted_          ? WorkloadState::kAborted
+              : !finished_ && armed_ ? WorkloadState::kArmed
+              : !finished_      ? WorkloadState::kRunning
               : stop_requested_ ? WorkloadState::kStopped
                                 : WorkloadState::kFinished;
+    s.start.scheduled_monotonic_ns = go_at_;
     s.elapsed = absl::Milliseconds(static_cast<int64_t>(ios_));
     ThreadSnapshot t;
     t.thread_index = 0;
@@ -112,6 +158,10 @@ class FakeWorkloadState {
   uint64_t ios_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
   SplitStrategy split_ ABSL_GUARDED_BY(mu_);
+  bool armed_ ABSL_GUARDED_BY(mu_) = false;
+  bool aborted_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t go_at_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t split_at_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class FakeBackend final : public WorkloadBackend {
@@ -193,6 +243,14 @@ class FakeBackend final : public WorkloadBackend {
 
   // Like Workload::Start: creates missing files with create_size, fills in
   // threads and cpus, probes every target.
+  // As Start, the workload armed: Go releases it.
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
+      const WorkloadSpec& spec, const EngineLimits& limits) override {
+    absl::StatusOr<std::unique_ptr<RunningWorkload>> w = Start(spec, limits);
+    if (w.ok()) last()->Arm();
+    return w;
+  }
+
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits) override {
     ResolvedSpec resolved;
@@ -250,6 +308,12 @@ class FakeBackend final : public WorkloadBackend {
     absl::Status SetSplitStrategy(const SplitStrategy& s) override {
       return state_->SetSplit(s);
     }
+    absl::Status ScheduleSplitStrategy(const SplitStrategy& s,
+                                       int64_t at) override {
+      return state_->ScheduleSplit(s, at);
+    }
+    absl::Status Go(int64_t at) override { return state_->Go(at); }
+    void Abort() override { state_->Abort(); }
 
    private:
     std::shared_ptr<FakeWorkloadState> state_;

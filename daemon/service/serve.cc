@@ -27,6 +27,9 @@ ABSL_FLAG(std::vector<std::string>, allow_read_paths, {},
           "--allow_write_paths. Default: block devices under /dev/ and the "
           "data directory (--data_dir)");
 ABSL_FLAG(uint32_t, max_workloads, 4, "serve: workloads running at once");
+ABSL_FLAG(uint32_t, max_armed, 2,
+          "serve: fleet-run workloads armed (set up, waiting for Go) at once; "
+          "they count towards --max_workloads too");
 ABSL_FLAG(uint32_t, max_queue_depth, 4096,
           "serve: largest queue_depth per thread");
 ABSL_FLAG(uint64_t, max_buffer_bytes, uint64_t{4} << 30,
@@ -61,6 +64,7 @@ ServeOptions ServeOptionsFromFlags() {
   options.limits.max_buffer_bytes = absl::GetFlag(FLAGS_max_buffer_bytes);
   options.limits.max_runtime = absl::GetFlag(FLAGS_max_runtime);
   options.limits.keep_finished = absl::GetFlag(FLAGS_keep_finished);
+  options.limits.max_armed = absl::GetFlag(FLAGS_max_armed);
   options.shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.metrics_finished_ttl = absl::GetFlag(FLAGS_metrics_finished_ttl);

@@ -9,6 +9,7 @@
 #ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 #define BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -36,6 +37,12 @@ class RunningWorkload {
   virtual bool WaitFor(absl::Duration timeout) = 0;
   virtual WorkloadSnapshot Snapshot() const = 0;
   virtual absl::Status SetSplitStrategy(const SplitStrategy& strategy) = 0;
+  // Fleet runs (see Workload): switch at an instant of CLOCK_MONOTONIC.
+  virtual absl::Status ScheduleSplitStrategy(const SplitStrategy& strategy,
+                                             int64_t at_monotonic_ns) = 0;
+  // Fleet runs: release an armed workload at an instant; end it aborted.
+  virtual absl::Status Go(int64_t at_monotonic_ns) = 0;
+  virtual void Abort() = 0;
 };
 
 class WorkloadBackend {
@@ -56,6 +63,9 @@ class WorkloadBackend {
   // Workload::Start: creates file targets with create_size, resolves the
   // spec and starts the threads.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
+      const WorkloadSpec& spec, const EngineLimits& limits) = 0;
+  // Workload::Arm: as Start, but the workload waits (armed, no I/O) for Go.
+  virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits) = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "daemon/service/workload_manager.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +10,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/default_target.h"
@@ -22,11 +25,19 @@ struct WorkloadManager::Entry {
   std::string id;
   absl::Time start_time;
   // Past this the daemon stops the workload (io_count-only workloads).
+  // Guarded by `mu` once the entry is listed.
   absl::Time deadline;
   WorkloadSpec spec;  // resolved
   std::vector<TargetInfo> targets;  // as probed at the start
   Reservation claims;
   std::atomic<bool> ended{false};
+  WorkloadSpec requested;  // as asked for: a retry must ask for the same
+  // Fleet runs. An armed workload's lease ends at lease_end (absl clock) and
+  // lease_end_ns (CLOCK_MONOTONIC).
+  absl::Time lease_end = absl::InfiniteFuture();
+  int64_t lease_end_ns = 0;
+  // Armed and not yet released by Go (nor ended): counts to --max_armed.
+  std::atomic<bool> waiting_for_go{false};
 
   absl::Mutex mu;
   // Shared so Shutdown can wait on it without holding `mu`.
@@ -36,6 +47,8 @@ struct WorkloadManager::Entry {
   SplitStrategy split ABSL_GUARDED_BY(mu);
   bool stop_requested ABSL_GUARDED_BY(mu) = false;
   std::vector<std::string> notes ABSL_GUARDED_BY(mu);
+  bool aborted ABSL_GUARDED_BY(mu) = false;
+  std::string end_reason ABSL_GUARDED_BY(mu);
 };
 
 namespace {
@@ -63,6 +76,22 @@ bool Overlaps(const std::string& a_disk, const std::string& a_part,
   return a_part.empty() || b_part.empty() || a_part == b_part;
 }
 
+int64_t MonotonicNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// At most `max_bytes` of `text`, never ending inside a UTF-8 sequence.
+std::string CutUtf8(absl::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+    --end;
+  }
+  return std::string(text.substr(0, end));
+}
+
 EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
   // The manager checks queue depth, buffer memory and run time itself (with
   // RESOURCE_EXHAUSTED naming its flags); the engine keeps its own bounds on
@@ -76,6 +105,21 @@ EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
 }
 
 }  // namespace
+
+absl::Status ValidateRunId(absl::string_view run_id, absl::string_view field) {
+  const bool charset_ok =
+      std::all_of(run_id.begin(), run_id.end(), [](char c) {
+        return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+               c == '.' || c == '_' || c == '-';
+      });
+  if (!run_id.empty() && run_id.size() <= 64 && charset_ok) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      field, " \"", absl::CEscape(run_id.substr(0, 64)),
+      run_id.size() > 64 ? "...\"" : "\"", " (", run_id.size(),
+      " bytes) is not 1-64 characters of [A-Za-z0-9._-]"));
+}
 
 WorkloadManager::WorkloadManager(std::unique_ptr<WorkloadBackend> backend,
                                  ManagerLimits limits, AccessPolicy policy,
@@ -191,6 +235,83 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
 
 absl::StatusOr<WorkloadView> WorkloadManager::Start(
     const WorkloadSpec& requested) {
+  BLKPERF_ASSIGN_OR_RETURN(ArmResult result, Launch(requested, LaunchMode{}));
+  return std::move(result.view);
+}
+
+absl::StatusOr<ArmResult> WorkloadManager::Start(const WorkloadSpec& requested,
+                                                 absl::string_view run_id) {
+  if (!run_id.empty()) BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
+  return Launch(requested, LaunchMode{.run_id = std::string(run_id)});
+}
+
+absl::StatusOr<ArmResult> WorkloadManager::Arm(const WorkloadSpec& requested,
+                                               absl::string_view run_id,
+                                               absl::Duration lease) {
+  BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
+  if (lease == absl::ZeroDuration()) lease = kDefaultArmLease;
+  if (lease < kMinArmLease || lease > kMaxArmLease) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lease ", absl::FormatDuration(lease), " is outside ",
+        absl::FormatDuration(kMinArmLease), "..",
+        absl::FormatDuration(kMaxArmLease)));
+  }
+  return Launch(requested, LaunchMode{.run_id = std::string(run_id),
+                                      .arm = true,
+                                      .lease = lease});
+}
+
+absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
+WorkloadManager::FindRunLocked(absl::string_view run_id,
+                               const WorkloadSpec& spec) const {
+  for (const Reservation& r : starting_) {
+    if (r.run_id == run_id) {
+      return absl::UnavailableError(absl::StrCat(
+          "run_id \"", run_id,
+          "\" is being set up by an earlier call; retry to get its workload"));
+    }
+  }
+  std::shared_ptr<Entry> found;
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (e->claims.run_id == run_id) found = e;
+  }
+  for (const std::shared_ptr<Entry>& e : finished_) {
+    if (e->claims.run_id == run_id) found = e;
+  }
+  if (found != nullptr && !(found->requested == spec)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "run_id \"", run_id, "\" already names workload ", found->id,
+        " with another spec; a retry must send the same spec"));
+  }
+  return found;
+}
+
+absl::Status WorkloadManager::CheckCountsLocked(bool arm) const {
+  size_t active = starting_.size(), armed = 0;
+  std::vector<std::string> ids;
+  for (const Reservation& r : starting_) armed += r.armed;
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (e->ended.load()) continue;
+    ++active;
+    ids.push_back(e->id);
+    armed += e->waiting_for_go.load();
+  }
+  if (active >= limits_.max_workloads) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the daemon limit --max_workloads=", limits_.max_workloads,
+        " is reached (running: ",
+        ids.empty() ? "starting ones" : absl::StrJoin(ids, ", "), ")"));
+  }
+  if (arm && armed >= limits_.max_armed) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the daemon limit --max_armed=", limits_.max_armed,
+        " is reached: that many workloads are armed and waiting for Go"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
+                                                  const LaunchMode& mode) {
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) {
@@ -199,6 +320,16 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
     }
   }
   Reap();
+  if (!mode.run_id.empty()) {
+    std::shared_ptr<Entry> existing;
+    {
+      absl::MutexLock lock(&mu_);
+      BLKPERF_ASSIGN_OR_RETURN(existing, FindRunLocked(mode.run_id, requested));
+    }
+    if (existing != nullptr) {
+      return ArmResult{View(*existing, /*with_snapshot=*/true), true};
+    }
+  }
   WorkloadSpec spec = requested;
   const bool default_target = spec.targets.empty();
   if (default_target) {
@@ -270,28 +401,28 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
   }
 
   std::list<Reservation>::iterator reservation;
+  std::shared_ptr<Entry> existing;
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) {
       return absl::UnavailableError(
           "the daemon is shutting down and starts no new workloads");
     }
-    size_t active = starting_.size();
-    std::vector<std::string> ids;
-    for (const std::shared_ptr<Entry>& e : running_) {
-      if (!e->ended.load()) {
-        ++active;
-        ids.push_back(e->id);
-      }
+    // Again, with the reservation in the same critical section: a
+    // concurrent call with the same run id finds one or the other.
+    if (!mode.run_id.empty()) {
+      BLKPERF_ASSIGN_OR_RETURN(existing, FindRunLocked(mode.run_id, requested));
     }
-    if (active >= limits_.max_workloads) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the daemon limit --max_workloads=", limits_.max_workloads,
-          " is reached (running: ",
-          ids.empty() ? "starting ones" : absl::StrJoin(ids, ", "), ")"));
+    if (existing == nullptr) {
+      BLKPERF_RETURN_IF_ERROR(CheckCountsLocked(mode.arm));
+      BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
+      wanted.run_id = mode.run_id;
+      wanted.armed = mode.arm;
+      reservation = starting_.insert(starting_.end(), wanted);
     }
-    BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
-    reservation = starting_.insert(starting_.end(), wanted);
+  }
+  if (existing != nullptr) {
+    return ArmResult{View(*existing, /*with_snapshot=*/true), true};
   }
   auto release = [&] {
     absl::MutexLock lock(&mu_);
@@ -319,7 +450,8 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      backend_->Start(spec, engine_limits_);
+      mode.arm ? backend_->Arm(spec, engine_limits_)
+               : backend_->Start(spec, engine_limits_);
   if (!started.ok()) {
     release();
     return started.status();
@@ -332,6 +464,15 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
   entry->spec = r;
   entry->targets = (*started)->resolved().targets;
   entry->claims = std::move(wanted);
+  entry->claims.run_id = mode.run_id;
+  entry->claims.armed = mode.arm;
+  entry->requested = requested;
+  if (mode.arm) {
+    entry->lease_end = entry->start_time + mode.lease;
+    entry->lease_end_ns = MonotonicNowNs() + absl::ToInt64Nanoseconds(mode.lease);
+    entry->waiting_for_go.store(true);
+    entry->deadline = entry->lease_end + limits_.max_runtime + kDeadlineGrace;
+  }
   {
     absl::MutexLock entry_lock(&entry->mu);
     entry->split = r.split;
@@ -344,7 +485,10 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
     running_.push_back(entry);
   }
   KeepControlOffWorkloadCpus();
-  BLKPERF_LOG(INFO) << "workload " << entry->id << " started: " << OpName(r.op)
+  BLKPERF_LOG(INFO) << "workload " << entry->id
+                    << (mode.arm ? " armed" : " started")
+                    << (mode.run_id.empty() ? "" : " for run ")
+                    << mode.run_id << ": " << OpName(r.op)
                     << " bs " << r.block_size << " qd " << r.queue_depth
                     << " threads " << r.threads << " cpus "
                     << absl::StrJoin(r.cpus, ",") << " on "
@@ -352,7 +496,7 @@ absl::StatusOr<WorkloadView> WorkloadManager::Start(
                                      [](std::string* out, const TargetSpec& t) {
                                        out->append(t.path);
                                      });
-  return View(*entry, /*with_snapshot=*/true);
+  return ArmResult{View(*entry, /*with_snapshot=*/true), false};
 }
 
 void WorkloadManager::FinalizeLocked(Entry& entry) {
@@ -365,6 +509,7 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
   entry.final_snapshot = std::move(final_snapshot);
   entry.end_time = absl::Now();
   entry.workload.reset();  // joins the (exited) threads, frees buffers
+  entry.waiting_for_go.store(false);
   entry.ended.store(true);
 }
 
@@ -380,6 +525,9 @@ WorkloadView WorkloadManager::View(Entry& entry, bool with_snapshot) {
   }
   view.split = entry.split;
   view.end_time = entry.end_time;
+  view.run_id = entry.claims.run_id;
+  view.end_reason = entry.end_reason;
+  if (entry.waiting_for_go.load()) view.lease_end = entry.lease_end;
   if (entry.workload == nullptr) {
     view.snapshot = entry.final_snapshot;
   } else if (with_snapshot) {
@@ -408,6 +556,97 @@ std::shared_ptr<WorkloadManager::Entry> WorkloadManager::Find(
     if (e->id == id) return e;
   }
   return nullptr;
+}
+
+std::shared_ptr<WorkloadManager::Entry> WorkloadManager::FindRun(
+    absl::string_view run_id) {
+  absl::MutexLock lock(&mu_);
+  if (run_id.empty()) return nullptr;
+  for (const std::shared_ptr<Entry>& e : running_) {
+    if (e->claims.run_id == run_id) return e;
+  }
+  for (const std::shared_ptr<Entry>& e : finished_) {
+    if (e->claims.run_id == run_id) return e;
+  }
+  return nullptr;
+}
+
+namespace {
+absl::Status UnknownRun(absl::string_view run_id) {
+  return absl::NotFoundError(absl::StrCat(
+      "run_id \"", run_id,
+      "\" names no workload this daemon armed or started (or still keeps)"));
+}
+}  // namespace
+
+absl::StatusOr<WorkloadView> WorkloadManager::Go(absl::string_view run_id,
+                                                 int64_t start_monotonic_ns) {
+  BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
+  std::shared_ptr<Entry> entry = FindRun(run_id);
+  if (entry == nullptr) return UnknownRun(run_id);
+  {
+    absl::MutexLock lock(&entry->mu);
+    if (entry->workload != nullptr && entry->workload->Finished()) {
+      FinalizeLocked(*entry);
+    }
+    const bool waiting = entry->waiting_for_go.load();
+    if (!waiting && entry->claims.armed && !entry->aborted &&
+        !entry->stop_requested && entry->workload != nullptr) {
+      // Released by an earlier Go: a retry gets the workload unchanged.
+    } else if (!waiting) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "run ", run_id, " (workload ", entry->id, ") is not armed: ",
+          entry->workload == nullptr ? "it has ended"
+          : entry->claims.armed      ? "it was stopped or aborted"
+                                     : "it was started, not armed",
+          entry->end_reason.empty() ? "" : " (", entry->end_reason,
+          entry->end_reason.empty() ? "" : ")"));
+    } else if (start_monotonic_ns <= 0 ||
+               start_monotonic_ns > entry->lease_end_ns) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "start_monotonic_ns ", start_monotonic_ns,
+          start_monotonic_ns <= 0
+              ? " must be a positive CLOCK_MONOTONIC instant"
+              : absl::StrCat(" lies after the arm lease ends (",
+                             entry->lease_end_ns, ", ",
+                             (start_monotonic_ns - entry->lease_end_ns) / 1e9,
+                             " s earlier)")));
+    } else {
+      BLKPERF_RETURN_IF_ERROR(entry->workload->Go(start_monotonic_ns));
+      entry->waiting_for_go.store(false);
+      const int64_t in_ns = start_monotonic_ns - MonotonicNowNs();
+      // The run-time watchdog counts from the release, not from Arm.
+      entry->deadline = absl::Now() + absl::Nanoseconds(std::max<int64_t>(0, in_ns)) +
+                        limits_.max_runtime + kDeadlineGrace;
+      BLKPERF_LOG(INFO) << "workload " << entry->id << " (run " << run_id
+                        << "): go at monotonic " << start_monotonic_ns
+                        << " ns (" << in_ns / 1e6 << " ms from now)";
+    }
+  }
+  return View(*entry, /*with_snapshot=*/true);
+}
+
+absl::StatusOr<WorkloadView> WorkloadManager::Abort(absl::string_view run_id,
+                                                    absl::string_view reason) {
+  BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
+  std::shared_ptr<Entry> entry = FindRun(run_id);
+  if (entry == nullptr) return UnknownRun(run_id);
+  {
+    absl::MutexLock lock(&entry->mu);
+    if (entry->workload != nullptr && !entry->workload->Finished() &&
+        !entry->aborted) {
+      entry->aborted = true;
+      entry->end_reason = absl::StrCat(
+          "aborted by AbortRun: ",
+          reason.empty() ? "no reason given"
+                         : CutUtf8(reason, kMaxAbortReasonBytes));
+      entry->waiting_for_go.store(false);
+      entry->workload->Abort();
+      BLKPERF_LOG(INFO) << "workload " << entry->id << " (run " << run_id
+                        << ") " << absl::CEscape(entry->end_reason);
+    }
+  }
+  return View(*entry, /*with_snapshot=*/true);
 }
 
 namespace {
@@ -463,9 +702,17 @@ std::vector<WorkloadView> WorkloadManager::List(bool with_snapshots) {
 }
 
 absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
-    absl::string_view id, absl::string_view split) {
+    absl::string_view id, absl::string_view split, int64_t at_monotonic_ns) {
   BLKPERF_ASSIGN_OR_RETURN(SplitStrategy strategy,
                            ParseSplitStrategy(split, "split"));
+  const int64_t latest =
+      MonotonicNowNs() + absl::ToInt64Nanoseconds(limits_.max_runtime);
+  if (at_monotonic_ns < 0 || at_monotonic_ns > latest) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "at_monotonic_ns ", at_monotonic_ns,
+        " is not a CLOCK_MONOTONIC instant between 0 and --max_runtime=",
+        absl::FormatDuration(limits_.max_runtime), " from now"));
+  }
   std::shared_ptr<Entry> entry = Find(id);
   if (entry == nullptr) return UnknownWorkload(id);
   absl::MutexLock lock(&entry->mu);
@@ -473,6 +720,14 @@ absl::StatusOr<std::string> WorkloadManager::SetSplitStrategy(
     return absl::FailedPreconditionError(absl::StrCat(
         "workload ", id,
         " has ended; its split strategy can only change while it runs"));
+  }
+  if (at_monotonic_ns != 0) {
+    BLKPERF_RETURN_IF_ERROR(
+        entry->workload->ScheduleSplitStrategy(strategy, at_monotonic_ns));
+    BLKPERF_LOG(INFO) << "workload " << entry->id << ": split strategy "
+                      << SplitStrategyName(strategy) << " at monotonic "
+                      << at_monotonic_ns << " ns";
+    return SplitStrategyName(strategy);
   }
   BLKPERF_RETURN_IF_ERROR(entry->workload->SetSplitStrategy(strategy));
   entry->split = strategy;
@@ -515,6 +770,16 @@ void WorkloadManager::Reap() {
       FinalizeLocked(*e);
       BLKPERF_LOG(INFO) << "workload " << e->id << " ended: "
                         << WorkloadStateName(e->final_snapshot.state);
+    } else if (e->waiting_for_go.load() && now > e->lease_end) {
+      e->aborted = true;
+      e->waiting_for_go.store(false);
+      e->end_reason = absl::StrCat(
+          "the arm lease of ",
+          absl::FormatDuration(e->lease_end - e->start_time),
+          " ran out without GoWorkload; everything it held is released");
+      e->workload->Abort();
+      BLKPERF_LOG(WARNING) << "workload " << e->id << " (run "
+                           << e->claims.run_id << "): " << e->end_reason;
     } else if (now > e->deadline && !e->stop_requested) {
       e->stop_requested = true;
       e->notes.push_back(absl::StrCat(

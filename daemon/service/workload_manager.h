@@ -20,6 +20,15 @@
 //                      CPU or target and that workload;
 //   Unavailable        the daemon is shutting down.
 //
+// Fleet runs: Arm(spec, run_id, lease) sets a workload up without I/O
+// (armed); Go(run_id, instant) releases it; Abort(run_id, reason) ends it.
+// A run id makes Arm and Start idempotent: a retry with the same run id and
+// spec returns the first call's workload (`existing`), with another spec it
+// is FailedPrecondition. An armed workload not released within its lease is
+// aborted by the reaper (checked every 100 ms) with end_reason saying so.
+// Run ids are remembered as long as their workload is kept (running, or
+// among the last --keep_finished).
+//
 // Thread-safe. Snapshots are taken with RunningWorkload::Snapshot(), which
 // reads the submitters' counters and never slows them.
 #ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_MANAGER_H_
@@ -59,7 +68,21 @@ struct ManagerLimits {
   // may run before the daemon stops it.
   absl::Duration max_runtime = absl::Hours(24);
   uint32_t keep_finished = 16;
+  // Armed workloads (fleet runs) at once; they hold CPUs, targets and
+  // buffers while waiting. They count towards max_workloads too.
+  uint32_t max_armed = 2;
 };
+
+// Arm leases: default and bounds (ArmWorkloadRequest.lease).
+inline constexpr absl::Duration kDefaultArmLease = absl::Seconds(60);
+inline constexpr absl::Duration kMinArmLease = absl::Seconds(1);
+inline constexpr absl::Duration kMaxArmLease = absl::Hours(1);
+// AbortRun's reason is kept up to this many bytes.
+inline constexpr size_t kMaxAbortReasonBytes = 256;
+
+// InvalidArgument naming `field` unless `run_id` is 1-64 characters of
+// [A-Za-z0-9._-]. The message quotes at most 64 characters of it, escaped.
+absl::Status ValidateRunId(absl::string_view run_id, absl::string_view field);
 
 // One workload at one moment: what Get/List/Watch report.
 struct WorkloadView {
@@ -75,6 +98,19 @@ struct WorkloadView {
   // Live, or final once snapshot.state is terminal. Its notes include the
   // daemon's own (e.g. why the daemon stopped it).
   WorkloadSnapshot snapshot;
+  // Fleet runs: the run id it was armed or started with ("" if none), and
+  // why it was aborted ("" otherwise).
+  std::string run_id;
+  std::string end_reason;
+  // The armed workload's lease ends here; InfiniteFuture() otherwise.
+  absl::Time lease_end = absl::InfiniteFuture();
+};
+
+// What Arm (and a Start with a run id) returns.
+struct ArmResult {
+  WorkloadView view;
+  // An earlier call with this run id made the workload.
+  bool existing = false;
 };
 
 class WorkloadManager {
@@ -93,6 +129,32 @@ class WorkloadManager {
   // <data_dir>/default-target.dat (kDefaultTargetBytes, created and filled
   // on first use): the daemon's own file, outside the allow lists.
   absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec);
+  // With a run id (validated; "" = none): idempotent as described above.
+  absl::StatusOr<ArmResult> Start(const WorkloadSpec& spec,
+                                  absl::string_view run_id);
+
+  // Checks and sets `spec` up without issuing I/O (state armed), as Start
+  // does otherwise. `run_id` is required; `lease` is 1 s..1 h
+  // (InvalidArgument naming "lease"; zero means kDefaultArmLease).
+  // ResourceExhausted naming --max_armed when that many are armed already.
+  absl::StatusOr<ArmResult> Arm(const WorkloadSpec& spec,
+                                absl::string_view run_id,
+                                absl::Duration lease);
+
+  // Releases the run's armed workload at `start_monotonic_ns` (this host's
+  // CLOCK_MONOTONIC). Idempotent: a workload already released is returned
+  // unchanged. NotFound for an unknown run id; InvalidArgument naming
+  // "start_monotonic_ns" when it is not positive or lies after the lease
+  // ends; FailedPrecondition when the workload ended (aborted, stopped).
+  absl::StatusOr<WorkloadView> Go(absl::string_view run_id,
+                                  int64_t start_monotonic_ns);
+
+  // Aborts the run's workload, armed or running (state aborted, end_reason
+  // "aborted by AbortRun: <reason>", the reason cut to kMaxAbortReasonBytes
+  // on a character boundary). Idempotent; an ended workload is returned
+  // unchanged. NotFound for an unknown run id.
+  absl::StatusOr<WorkloadView> Abort(absl::string_view run_id,
+                                     absl::string_view reason);
 
   // Asks the workload to stop and returns at once (state stopping, or
   // terminal if it had ended already). NotFound for an unknown id.
@@ -112,8 +174,12 @@ class WorkloadManager {
   // Switches a running workload's split strategy; returns its canonical
   // name. InvalidArgument naming "split" for bad text, NotFound for an
   // unknown id, FailedPrecondition once the workload has ended.
+  // With `at_monotonic_ns` != 0: switches at that instant of CLOCK_MONOTONIC
+  // (at once when past); InvalidArgument naming "at_monotonic_ns" when
+  // negative or more than --max_runtime ahead.
   absl::StatusOr<std::string> SetSplitStrategy(absl::string_view id,
-                                               absl::string_view split);
+                                               absl::string_view split,
+                                               int64_t at_monotonic_ns = 0);
 
   // Probes a target for ProbeTarget after checking --allow_read_paths.
   absl::StatusOr<TargetInfo> Probe(absl::string_view path);
@@ -142,8 +208,29 @@ class WorkloadManager {
   struct Reservation {
     std::vector<int> cpus;
     std::vector<TargetKey> targets;
+    std::string run_id;
+    bool armed = false;
+  };
+  // How a workload is launched: at once, or armed with a lease.
+  struct LaunchMode {
+    std::string run_id;
+    bool arm = false;
+    absl::Duration lease;
   };
 
+  absl::StatusOr<ArmResult> Launch(const WorkloadSpec& spec,
+                                   const LaunchMode& mode);
+  // The kept workload of `run_id`: nullptr when none. A retry's answer
+  // (ok, existing) or its refusal when one is being launched or the spec
+  // differs.
+  absl::StatusOr<std::shared_ptr<Entry>> FindRunLocked(
+      absl::string_view run_id, const WorkloadSpec& spec) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Over --max_workloads or (arming) --max_armed: ResourceExhausted.
+  absl::Status CheckCountsLocked(bool arm) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<Entry> FindRun(absl::string_view run_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status CheckLimits(const WorkloadSpec& spec) const;
   // The engine's default target in the data directory (created if needed).
   absl::StatusOr<TargetSpec> DefaultTarget() const;
