@@ -6,7 +6,10 @@ TCP delay proxy with jitter.
 Checks: every host completes and reports its first submission; the merged
 report equals an independent merge of the per-host reports (ios, bytes,
 every histogram bucket); a host killed mid-run with --on_host_loss=continue
-gives a partial result naming it, merged over the survivors. Prints the
+gives a partial result naming it, merged over the survivors; a host that
+never arms with --min_hosts=100% starts nothing and releases every armed
+host; an orchestrator killed after Arm leaves hosts that release
+themselves when their lease ends. Prints the
 start skew: the spread of the hosts' first submissions in CLOCK_REALTIME
 (which time namespaces do not shift; one machine, one realtime clock). The
 skew is a timing figure, so it is asserted (< FLEET_E2E_MAX_SKEW_US) only
@@ -36,6 +39,17 @@ def run_fleet(blkperf, fleet, target, extra, kill_host=None):
     out, err = process.communicate(timeout=90)
     sys.stderr.write(err)
     return process.returncode, json.loads(out)
+
+
+def run_states(blkperf, host, run_id):
+    """State and end reason of run `run_id`'s workload on `host`."""
+    out = subprocess.run([blkperf, f"--server={host.proxy_address}", "list",
+                          "--json"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    for w in json.loads(out).get("workloads", []):
+        if w.get("run_id") == run_id:
+            return w["state"], w.get("end_reason", "")
+    return None, ""
 
 
 def check_merge(report):
@@ -103,6 +117,40 @@ def main():
         assert excluded == [lost.proxy_address], excluded
         assert len(report["hosts"]) == 7
         check_merge(report)
+
+        # A host that never arms (stopped) and --min_hosts=100%: nothing
+        # starts, every armed host is released at once.
+        live = [h for h in fleet.hosts if h is not lost]
+        stuck = live[-1]
+        stuck.pause()
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-quorum", "--arm_timeout=3s", "--call_timeout=1s",
+             "--retries=0", "--start_margin=1s", "--lease=5s"])
+        assert rc == 1 and report["outcome"] == "not_started", (rc, report["outcome"])
+        assert "quorum not met" in report["abort_reason"], report["abort_reason"]
+        for h in live[:-1]:
+            state, _ = run_states(blkperf, h, "e2e-quorum")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+
+        # The orchestrator killed after Arm (waiting for the stuck host):
+        # the armed hosts release themselves when their lease ends.
+        args = [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
+                f"--target={target}", "--run_id=e2e-killed", "--json",
+                "--arm_timeout=3s", "--start_margin=1s", "--lease=5s"]
+        orchestrator = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        time.sleep(2)
+        orchestrator.kill()
+        orchestrator.wait()
+        armed = [run_states(blkperf, h, "e2e-killed") for h in live[:-1]]
+        assert all(s == "WORKLOAD_STATE_ARMED" for s, _ in armed), armed
+        time.sleep(5)
+        for h in live[:-1]:
+            state, reason = run_states(blkperf, h, "e2e-killed")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+            assert "lease" in reason, (h.name, reason)
+        stuck.resume()
     print("PASS")
 
 
