@@ -8,8 +8,9 @@ report equals an independent merge of the per-host reports (ios, bytes,
 every histogram bucket); a host killed mid-run with --on_host_loss=continue
 gives a partial result naming it, merged over the survivors; a host that
 never arms with --min_hosts=100% starts nothing and releases every armed
-host; an orchestrator killed after Arm leaves hosts that release
-themselves when their lease ends. Prints the
+host, and --min_hosts=6 runs partial without it; an orchestrator killed
+after Arm leaves hosts that release themselves when their lease ends; a
+host killed mid-run with --on_host_loss=abort stops every host. Prints the
 start skew: the spread of the hosts' first submissions in CLOCK_REALTIME
 (which time namespaces do not shift; one machine, one realtime clock). The
 skew is a timing figure, so it is asserted (< FLEET_E2E_MAX_SKEW_US) only
@@ -150,6 +151,35 @@ def main():
             state, reason = run_states(blkperf, h, "e2e-killed")
             assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
             assert "lease" in reason, (h.name, reason)
+
+        # Quorum met without the dead and the stuck host: a partial run
+        # naming both.
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-quorum-met", "--min_hosts=6", "--arm_timeout=3s",
+             "--call_timeout=1s", "--retries=0", "--start_margin=1s",
+             "--lease=5s", "--runtime=2s"])
+        assert rc == 3 and report["outcome"] == "partial", (rc, report["outcome"], report["abort_reason"], report["excluded"])
+        assert sorted(e["address"] for e in report["excluded"]) == sorted(
+            [lost.proxy_address, stuck.proxy_address]), report["excluded"]
+        assert len(report["hosts"]) == 6
+        check_merge(report)
+
+        # A host killed mid-run with --on_host_loss=abort: every other host
+        # is stopped (ABORTED) and the reason names the lost one.
+        victim = live[0]
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-abort", "--min_hosts=5", "--arm_timeout=3s",
+             "--call_timeout=2s", "--retries=1", "--start_margin=1s",
+             "--lease=5s", "--runtime=8s", "--on_host_loss=abort"],
+            kill_host=victim)
+        assert rc == 1 and report["outcome"] == "aborted", (rc, report["outcome"])
+        assert victim.proxy_address in report["abort_reason"], report["abort_reason"]
+        for h in live[1:-1]:
+            state, reason = run_states(blkperf, h, "e2e-abort")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+            assert victim.proxy_address in reason, (h.name, reason)
         stuck.resume()
     print("PASS")
 

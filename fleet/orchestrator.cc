@@ -52,7 +52,12 @@ absl::Status Connect(const FleetOptions& options, const RetryPolicy& policy,
   absl::StatusOr<std::unique_ptr<Connection>> connection =
       CallWithRetry<std::unique_ptr<Connection>>(
           policy, Idempotency::kIdempotent, [&] {
-            return Connection::Open(host.address, options.connect_timeout, c);
+            // Never wait past the step's deadline (--arm_timeout).
+            const absl::Duration wait =
+                std::min(options.connect_timeout,
+                         std::max(absl::Milliseconds(1),
+                                  policy.deadline - absl::Now()));
+            return Connection::Open(host.address, wait, c);
           });
   if (!connection.ok()) return connection.status();
   host.connection = *std::move(connection);
@@ -328,6 +333,10 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
     return std::move(run_);
   }
   ChooseMargin();
+  if (absl::Status lease = CheckLease(); !lease.ok()) {
+    AbortAll(std::string(lease.message()));
+    return std::move(run_);
+  }
   if (Count(HostState::kArmed) < run_.needed || Interrupted()) {
     AbortAll(Interrupted() ? "interrupted (SIGINT/SIGTERM) before Go"
                            : absl::StrCat("quorum lost while reading clocks: ",
@@ -383,6 +392,7 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
                                 "); released");
     } else {
       host.state = HostState::kArmed;
+      host.armed_local_ns = MonotonicNowNs();
       host.workload_id = r->workload_id();
       host.workload = r->workload();
       if (absl::Status c =
@@ -400,6 +410,28 @@ void Orchestrator::ChooseMargin() {
   const absl::Duration round = ClockRound(options_, run_.hosts,
                                           HostState::kArmed, HostState::kLost);
   run_.margin = std::max(options_.start_margin, 2 * round);
+}
+
+absl::Status Orchestrator::CheckLease() const {
+  int64_t first_armed = 0;
+  for (const HostRun& h : run_.hosts) {
+    if (h.state != HostState::kArmed) continue;
+    if (first_armed == 0 || h.armed_local_ns < first_armed) {
+      first_armed = h.armed_local_ns;
+    }
+  }
+  if (first_armed == 0) return absl::OkStatus();
+  // Go goes out now and starts `margin` later; a round of Go calls must
+  // fit too, so ask for one more margin of room.
+  const int64_t needed = MonotonicNowNs() - first_armed +
+                         2 * absl::ToInt64Nanoseconds(run_.margin);
+  if (needed < absl::ToInt64Nanoseconds(options_.lease)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "lease ", absl::FormatDuration(options_.lease),
+      " is too short: the first host armed ",
+      absl::FormatDuration(absl::Nanoseconds(MonotonicNowNs() - first_armed)),
+      " ago and the start margin is ", absl::FormatDuration(run_.margin),
+      "; raise --lease"));
 }
 
 void Orchestrator::GoAll() {

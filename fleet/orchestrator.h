@@ -96,6 +96,8 @@ struct HostRun {
   std::string error;
   std::unique_ptr<Connection> connection;
   std::string workload_id;
+  // When its Arm answered, this process's CLOCK_MONOTONIC.
+  int64_t armed_local_ns = 0;
   ClockEstimate clock;
   std::vector<ClockSample> clock_samples;
   // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
@@ -153,6 +155,9 @@ class Orchestrator {
  private:
   void ArmAll(const v1::WorkloadSpec& spec);
   void ChooseMargin();
+  // FailedPrecondition when an armed host's lease could end before Go's
+  // instant (the first host armed + lease < now + 2 * margin).
+  absl::Status CheckLease() const;
   void GoAll();
   void Collect();
   void PollOnce();
