@@ -68,8 +68,13 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
     const ChannelOptions& options) {
   grpc::ChannelArguments args;
   // A watch has no deadline: pings notice a daemon that went away.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  if (options.keepalive_time > absl::ZeroDuration()) {
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
+                static_cast<int>(absl::ToInt64Milliseconds(options.keepalive_time)));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                static_cast<int>(
+                    absl::ToInt64Milliseconds(options.keepalive_timeout)));
+  }
   if ((options.tls_cert.empty()) != (options.tls_key.empty())) {
     return absl::InvalidArgumentError(
         "--tls_cert and --tls_key go together: give both or neither");
@@ -125,6 +130,7 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   }
   std::unique_ptr<Connection> connection(
       new Connection(server, channel, options.call_timeout));
+  if (!options.fetch_capabilities) return connection;
   grpc::ClientContext context;
   context.set_deadline(deadline + std::chrono::seconds(5));
   v1::GetCapabilitiesRequest request;
@@ -172,6 +178,10 @@ BLKPERF_UNARY_CALL(StopWorkload)
 BLKPERF_UNARY_CALL(GetWorkload)
 BLKPERF_UNARY_CALL(ListWorkloads)
 BLKPERF_UNARY_CALL(SetSplitStrategy)
+BLKPERF_UNARY_CALL(ArmWorkload)
+BLKPERF_UNARY_CALL(GetClock)
+BLKPERF_UNARY_CALL(GoWorkload)
+BLKPERF_UNARY_CALL(AbortRun)
 
 #undef BLKPERF_UNARY_CALL
 

@@ -43,8 +43,15 @@ struct ChannelOptions {
   // PEM client certificate and key (both or neither), for mutual TLS.
   std::string tls_cert;
   std::string tls_key;
-  // Deadline of each unary call.
+  // Deadline of each unary call; WatchWorkload streams never get one.
   absl::Duration call_timeout = absl::Seconds(30);
+  // HTTP/2 keepalive pings (a daemon that vanishes under a watch or a
+  // fleet run is noticed within time + timeout); zero turns them off.
+  absl::Duration keepalive_time = absl::Seconds(30);
+  absl::Duration keepalive_timeout = absl::Seconds(10);
+  // false: Open skips GetCapabilities (one call fewer per host for fleets);
+  // every response's api_version is still checked, capabilities() is empty.
+  bool fetch_capabilities = true;
 };
 
 // A channel per `options`. InvalidArgument naming the flag when only one of
@@ -84,6 +91,13 @@ class Connection {
       v1::ListWorkloadsRequest request);
   absl::StatusOr<v1::SetSplitStrategyResponse> SetSplitStrategy(
       v1::SetSplitStrategyRequest request);
+  // Fleet runs (see proto/blkperf.proto).
+  absl::StatusOr<v1::ArmWorkloadResponse> ArmWorkload(
+      v1::ArmWorkloadRequest request);
+  absl::StatusOr<v1::GetClockResponse> GetClock(v1::GetClockRequest request);
+  absl::StatusOr<v1::GoWorkloadResponse> GoWorkload(
+      v1::GoWorkloadRequest request);
+  absl::StatusOr<v1::AbortRunResponse> AbortRun(v1::AbortRunRequest request);
 
   // Calls `on_message` for every message of the stream until it ends (OK
   // after the terminal message) or `on_message` returns false (Cancelled).

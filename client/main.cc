@@ -13,6 +13,8 @@
 //   split ID STRATEGY    switch a running workload's split strategy
 //   run [spec flags]     start + watch + final report (Ctrl-C stops it)
 //   health               the standard gRPC health check of the daemon
+//   fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...
+//                        one workload on many daemons (fleet/command.h)
 //
 // Results and status lines are printed by daemon/report, the code behind
 // `blkperfd run`, after converting the daemon's messages back into the
@@ -51,6 +53,7 @@
 #include "client/result.h"
 #include "daemon/cli/spec_flags.h"
 #include "daemon/report/report.h"
+#include "fleet/command.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"
 
@@ -88,7 +91,8 @@ namespace {
 constexpr char kUsage[] =
     "blkperf [--server=host:port] [--json] <command> [args] [flags]\n"
     "commands: caps | probe PATH | start | stop ID | status ID | list |\n"
-    "          watch ID | split ID STRATEGY | run | health\n"
+    "          watch ID | split ID STRATEGY | run | health |\n"
+    "          fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
@@ -396,6 +400,16 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
+  if (command == "fleet") {
+    fleet::ClientSettings settings;
+    settings.json = Json();
+    settings.quiet = absl::GetFlag(FLAGS_quiet);
+    settings.interval = absl::GetFlag(FLAGS_interval);
+    settings.connect_timeout = absl::GetFlag(FLAGS_connect_timeout);
+    settings.channel = ChannelOptionsFromFlags();
+    settings.spec = [] { return SpecFromFlags(); };
+    return fleet::RunFleetCommand(rest, settings);
+  }
   const std::map<std::string, size_t> arity = {
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
       {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0}};

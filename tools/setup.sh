@@ -9,7 +9,7 @@ PACKAGES=(
   g++ libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
   libfuse3-dev
-  libbenchmark-dev
+  libbenchmark-dev libyaml-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
   iproute2 systemd nodejs gdb openssl
 )

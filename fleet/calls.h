@@ -1,0 +1,74 @@
+// How the orchestrator calls many daemons: bounded fan-out and retries with
+// backoff, the latter for idempotent calls only.
+//
+//   ForEachBounded(hosts.size(), /*max_in_flight=*/64, [&](size_t i) {
+//     absl::StatusOr<v1::GetClockResponse> r = CallWithRetry<...>(
+//         policy, Idempotency::kIdempotent, [&] { return c.GetClock({}); });
+//   });
+//
+// Idempotent here: ArmWorkload with a run id, GetClock, GoWorkload,
+// AbortRun, GetWorkload, ListWorkloads, GetCapabilities. Not idempotent:
+// SetSplitStrategy (a repeat would start another phase), StartWorkload
+// without a run id.
+#ifndef BLKPERF_FLEET_CALLS_H_
+#define BLKPERF_FLEET_CALLS_H_
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace blkperf::fleet {
+
+// Runs fn(0) .. fn(n - 1) on at most `max_in_flight` threads at once (each
+// makes one blocking call at a time, so at most that many calls are in
+// flight) and returns when all have returned. REQUIRES: max_in_flight >= 1.
+void ForEachBounded(size_t n, int max_in_flight,
+                    const std::function<void(size_t)>& fn);
+
+enum class Idempotency { kIdempotent, kNotIdempotent };
+
+struct RetryPolicy {
+  // Attempts in all (1 = no retry).
+  int max_attempts = 4;
+  absl::Duration initial_backoff = absl::Milliseconds(100);
+  absl::Duration max_backoff = absl::Seconds(2);
+  double multiplier = 2.0;
+  // No attempt starts after this.
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+// A code that may succeed if tried again: UNAVAILABLE, DEADLINE_EXCEEDED,
+// ABORTED.
+bool Retryable(absl::StatusCode code);
+
+// Backoff before attempt `attempt` (2, 3, ...): initial * multiplier^(n-2),
+// capped at max_backoff, with +-20% jitter.
+absl::Duration Backoff(const RetryPolicy& policy, int attempt);
+
+// Calls `call` once, or, when `idempotency` allows, up to max_attempts
+// times while it fails with a Retryable code, sleeping Backoff between. The
+// last error is returned with " (after N attempts)" appended when retried.
+absl::Status RetryLoop(const RetryPolicy& policy, Idempotency idempotency,
+                       const std::function<absl::Status()>& call);
+
+template <typename T>
+absl::StatusOr<T> CallWithRetry(const RetryPolicy& policy,
+                                Idempotency idempotency,
+                                const std::function<absl::StatusOr<T>()>& call) {
+  absl::StatusOr<T> result = absl::UnknownError("not called");
+  const absl::Status status = RetryLoop(policy, idempotency, [&] {
+    result = call();
+    return result.status();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+}  // namespace blkperf::fleet
+
+#endif  // BLKPERF_FLEET_CALLS_H_

@@ -1,0 +1,111 @@
+#include "fleet/calls.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf::fleet {
+namespace {
+
+TEST(CallsTest, ForEachBoundedRunsEachOnceWithinTheBound) {
+  std::atomic<int> in_flight{0}, peak{0};
+  std::mutex mu;
+  std::multiset<size_t> seen;
+  ForEachBounded(200, 7, [&](size_t i) {
+    const int now = ++in_flight;
+    int p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {}
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.insert(i);
+    }
+    --in_flight;
+  });
+  ASSERT_EQ(seen.size(), 200u);
+  for (size_t i = 0; i < 200; ++i) EXPECT_EQ(seen.count(i), 1u) << i;
+  EXPECT_LE(peak.load(), 7);
+  EXPECT_GE(peak.load(), 2);
+}
+
+RetryPolicy Fast() {
+  RetryPolicy p;
+  p.initial_backoff = absl::Milliseconds(1);
+  p.max_backoff = absl::Milliseconds(4);
+  return p;
+}
+
+TEST(CallsTest, RetriesIdempotentCallsOnRetryableCodes) {
+  int calls = 0;
+  absl::StatusOr<int> r = CallWithRetry<int>(
+      Fast(), Idempotency::kIdempotent, [&]() -> absl::StatusOr<int> {
+        if (++calls < 3) return absl::UnavailableError("down");
+        return 42;
+      });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 42);
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(CallsTest, NeverRetriesNonIdempotentCalls) {
+  int calls = 0;
+  absl::StatusOr<int> r = CallWithRetry<int>(
+      Fast(), Idempotency::kNotIdempotent, [&]() -> absl::StatusOr<int> {
+        ++calls;
+        return absl::UnavailableError("down");
+      });
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(CallsTest, GivesUpAfterMaxAttemptsAndSaysSo) {
+  int calls = 0;
+  absl::StatusOr<int> r = CallWithRetry<int>(
+      Fast(), Idempotency::kIdempotent, [&]() -> absl::StatusOr<int> {
+        ++calls;
+        return absl::DeadlineExceededError("slow");
+      });
+  EXPECT_EQ(calls, 4);
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("(after 4 attempts)"));
+}
+
+TEST(CallsTest, DoesNotRetryPermanentErrors) {
+  int calls = 0;
+  absl::StatusOr<int> r = CallWithRetry<int>(
+      Fast(), Idempotency::kIdempotent, [&]() -> absl::StatusOr<int> {
+        ++calls;
+        return absl::InvalidArgumentError("spec.block_size 3000");
+      });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.status().message(), "spec.block_size 3000");
+}
+
+TEST(CallsTest, BackoffGrowsAndIsCapped) {
+  RetryPolicy p;
+  for (int attempt = 2; attempt < 12; ++attempt) {
+    const absl::Duration b = Backoff(p, attempt);
+    EXPECT_GE(b, p.initial_backoff * 0.8);
+    EXPECT_LE(b, p.max_backoff * 1.2);
+  }
+  EXPECT_GT(Backoff(p, 5), p.initial_backoff * 1.2);
+}
+
+TEST(CallsTest, NoAttemptStartsPastTheDeadline) {
+  RetryPolicy p;
+  p.initial_backoff = absl::Milliseconds(50);
+  p.deadline = absl::Now() + absl::Milliseconds(10);
+  int calls = 0;
+  (void)CallWithRetry<int>(p, Idempotency::kIdempotent,
+                           [&]() -> absl::StatusOr<int> {
+                             ++calls;
+                             return absl::UnavailableError("down");
+                           });
+  EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace blkperf::fleet

@@ -1,0 +1,267 @@
+#include "fleet/command.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "fleet/inventory.h"
+#include "fleet/orchestrator.h"
+#include "fleet/report.h"
+
+ABSL_FLAG(std::string, hosts, "",
+          "fleet: host:port,... | @FILE | file_sd FILE.json/.yaml | "
+          "dns:///name:port");
+ABSL_FLAG(std::string, min_hosts, "100%",
+          "fleet run: hosts that must arm within --arm_timeout (N or N%)");
+ABSL_FLAG(absl::Duration, arm_timeout, absl::Seconds(30),
+          "fleet run: time for every host to arm");
+ABSL_FLAG(std::string, on_host_loss, "abort",
+          "fleet run: abort (everywhere) or continue (exclude, report partial)");
+ABSL_FLAG(int, max_in_flight, 64, "fleet: calls in flight at once");
+ABSL_FLAG(int, clock_samples, 8, "fleet: GetClock samples per host");
+ABSL_FLAG(int, retries, 3,
+          "fleet: retries (with backoff) of idempotent calls that fail with "
+          "UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED");
+ABSL_FLAG(std::string, run_id, "",
+          "fleet run: run id (default: generated), 1-64 of [A-Za-z0-9._-]");
+ABSL_FLAG(absl::Duration, lease, absl::Seconds(60),
+          "fleet run: an armed host without Go within this releases itself");
+ABSL_FLAG(absl::Duration, start_margin, absl::Seconds(1),
+          "fleet run/split: least time between choosing the common instant "
+          "and it (more when the fleet is slow to reach)");
+ABSL_FLAG(std::string, format, "list", "fleet inventory: list or file_sd");
+ABSL_FLAG(int, metrics_port, 9477,
+          "fleet inventory --format=file_sd: the daemons' metrics port");
+
+namespace blkperf::fleet {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::cerr << "blkperf fleet: " << status.message() << std::endl;
+  return 1;
+}
+
+int Usage(const std::string& why) {
+  std::cerr << "blkperf fleet: " << why
+            << "\nusage: blkperf fleet run|watch RUN|split RUN STRATEGY|"
+               "inventory --hosts=... [flags]"
+            << std::endl;
+  return 2;
+}
+
+absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
+  FleetOptions o;
+  o.run_id = absl::GetFlag(FLAGS_run_id);
+  if (o.run_id.empty()) o.run_id = NewRunId();
+  o.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  o.connect_timeout = s.connect_timeout;
+  o.channel = s.channel;
+  o.call_timeout = s.channel.call_timeout;
+  o.retry.max_attempts = absl::GetFlag(FLAGS_retries) + 1;
+  o.clock_samples = absl::GetFlag(FLAGS_clock_samples);
+  absl::StatusOr<Quorum> q = ParseQuorum(absl::GetFlag(FLAGS_min_hosts));
+  if (!q.ok()) return q.status();
+  o.min_hosts = *q;
+  o.arm_timeout = absl::GetFlag(FLAGS_arm_timeout);
+  o.lease = absl::GetFlag(FLAGS_lease);
+  o.start_margin = absl::GetFlag(FLAGS_start_margin);
+  o.poll_interval = s.interval;
+  const std::string loss = absl::GetFlag(FLAGS_on_host_loss);
+  if (loss == "abort") {
+    o.on_host_loss = OnHostLoss::kAbort;
+  } else if (loss == "continue") {
+    o.on_host_loss = OnHostLoss::kContinue;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "on_host_loss \"", loss.substr(0, 32), "\" is not abort or continue"));
+  }
+  if (absl::Status st = CheckOptions(o); !st.ok()) return st;
+  return o;
+}
+
+absl::StatusOr<std::vector<std::string>> Addresses() {
+  const std::string hosts = absl::GetFlag(FLAGS_hosts);
+  if (hosts.empty()) {
+    return absl::InvalidArgumentError("hosts is empty: give --hosts=...");
+  }
+  absl::StatusOr<Inventory> inventory = LoadInventory(hosts);
+  if (!inventory.ok()) return inventory.status();
+  std::vector<std::string> addresses;
+  for (Host& h : inventory->hosts) addresses.push_back(std::move(h.address));
+  return addresses;
+}
+
+// Sets `flag` on the first SIGINT/SIGTERM (read from a signalfd, so no code
+// runs in signal context); a second one exits at once.
+void WatchSignals(std::atomic<bool>* flag) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const int fd = signalfd(-1, &signals, SFD_CLOEXEC);
+  if (fd < 0) {
+    std::cerr << "blkperf fleet: signalfd failed; Ctrl-C will not abort the "
+                 "run everywhere"
+              << std::endl;
+    return;
+  }
+  std::thread([fd, flag] {
+    signalfd_siginfo info;
+    while (read(fd, &info, sizeof(info)) == sizeof(info)) {
+      if (flag->exchange(true)) _exit(130);
+      std::cerr << "\nblkperf fleet: aborting the run everywhere (interrupt "
+                   "again to exit at once; armed hosts then release "
+                   "themselves when their lease ends)"
+                << std::endl;
+    }
+  }).detach();
+}
+
+std::string Line(const IntervalFigures& f, const ClientSettings& s) {
+  if (s.json) {
+    return absl::StrFormat(
+        "{\"iops\": %.1f, \"bytes_per_second\": %.1f, \"p99_ns\": %d, "
+        "\"slowest_host\": \"%s\", \"slowest_iops\": %.1f, \"running\": %d, "
+        "\"hosts\": %d}",
+        f.iops, f.bytes_per_second, f.p99_ns, f.slowest_host, f.slowest_iops,
+        f.running, f.hosts);
+  }
+  return absl::StrFormat(
+      "fleet IOPS=%.1fk BW=%.2fMiB/s p99(last interval)=%.1fus slowest=%s "
+      "(%.1fk) running=%d/%d",
+      f.iops / 1e3, f.bytes_per_second / (1024.0 * 1024.0), f.p99_ns / 1e3,
+      f.slowest_host.empty() ? "-" : f.slowest_host, f.slowest_iops / 1e3,
+      f.running, f.hosts);
+}
+
+int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
+  absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
+  if (!options.ok()) return Fail(options.status());
+  absl::StatusOr<std::vector<std::string>> addresses = Addresses();
+  if (!addresses.ok()) return Fail(addresses.status());
+  absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
+  if (!spec.ok()) return Fail(spec.status());
+  std::cerr << "blkperf fleet: run " << options->run_id << " on "
+            << addresses->size() << " hosts" << std::endl;
+  Orchestrator o(*options, *std::move(addresses), interrupted);
+  if (!s.quiet && !s.json) {
+    o.OnInterval([&](const IntervalFigures& f) {
+      std::cerr << Line(f, s) << std::endl;
+    });
+  }
+  absl::StatusOr<FleetRun> run = o.Run(*spec);
+  if (!run.ok()) return Fail(run.status());
+  absl::StatusOr<FleetReport> report = BuildReport(*run);
+  if (!report.ok()) return Fail(report.status());
+  std::cout << (s.json ? FormatReportJson(*report)
+                       : FormatReportText(*report))
+            << std::flush;
+  if (report->outcome == "completed") return 0;
+  return report->outcome == "partial" ? 3 : 1;
+}
+
+// The hosts of --hosts holding run `run_id`.
+absl::StatusOr<std::vector<HostRun>> FindRunOfFlags(const FleetOptions& options,
+                                                    const std::string& run_id) {
+  absl::StatusOr<std::vector<std::string>> addresses = Addresses();
+  if (!addresses.ok()) return addresses.status();
+  return FindRun(options, *addresses, run_id);
+}
+
+int Watch(const ClientSettings& s, const std::string& run_id,
+          const std::atomic<bool>* interrupted) {
+  absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
+  if (!options.ok()) return Fail(options.status());
+  absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
+  if (!hosts.ok()) return Fail(hosts.status());
+  WatchRun(*options, *hosts, interrupted, [&](const IntervalFigures& f) {
+    std::cout << Line(f, s) << std::endl;
+  });
+  int bad = 0;
+  for (const HostRun& h : *hosts) {
+    if (h.state == HostState::kCompleted) continue;
+    ++bad;
+    std::cerr << "  " << h.address << " [" << HostStateName(h.state)
+              << "]: " << h.error << std::endl;
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+int Split(const ClientSettings& s, const std::string& run_id,
+          const std::string& strategy) {
+  absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
+  if (!options.ok()) return Fail(options.status());
+  absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
+  if (!hosts.ok()) return Fail(hosts.status());
+  SplitRun(*options, *hosts, strategy);
+  int bad = 0;
+  for (const HostRun& h : *hosts) {
+    const bool ok = h.state == HostState::kStarted && h.error.empty();
+    bad += !ok;
+    std::cout << h.address << ": "
+              << (ok ? absl::StrCat("split ", strategy, " at monotonic ",
+                                    h.go_host_ns, " (+-", h.clock.error_ns,
+                                    "ns)")
+                     : absl::StrCat("not switched: ", h.error))
+              << "\n";
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+int ShowInventory() {
+  const std::string hosts = absl::GetFlag(FLAGS_hosts);
+  if (hosts.empty()) return Fail(absl::InvalidArgumentError("hosts is empty"));
+  absl::StatusOr<Inventory> inventory = LoadInventory(hosts);
+  if (!inventory.ok()) return Fail(inventory.status());
+  const std::string format = absl::GetFlag(FLAGS_format);
+  if (format == "file_sd") {
+    const int port = absl::GetFlag(FLAGS_metrics_port);
+    if (port < 1 || port > 65535) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("metrics_port ", port, " is not in 1..65535")));
+    }
+    std::cout << FormatFileSd(*inventory, port) << "\n";
+    return 0;
+  }
+  if (format != "list") {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "format \"", format.substr(0, 32), "\" is not list or file_sd")));
+  }
+  std::cerr << inventory->source << std::endl;
+  for (const Host& h : inventory->hosts) std::cout << h.address << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int RunFleetCommand(const std::vector<std::string>& args,
+                    const ClientSettings& settings) {
+  if (args.empty()) return Usage("no fleet command given");
+  const std::string& command = args[0];
+  static std::atomic<bool> interrupted{false};
+  if (command == "run" && args.size() == 1) {
+    WatchSignals(&interrupted);
+    return Run(settings, &interrupted);
+  }
+  if (command == "watch" && args.size() == 2) {
+    WatchSignals(&interrupted);
+    return Watch(settings, args[1], &interrupted);
+  }
+  if (command == "split" && args.size() == 3) {
+    return Split(settings, args[1], args[2]);
+  }
+  if (command == "inventory" && args.size() == 1) return ShowInventory();
+  return Usage(absl::StrCat("unknown fleet command or wrong arguments: \"",
+                            command.substr(0, 32), "\""));
+}
+
+}  // namespace blkperf::fleet

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End to end: the `blkperf fleet` commands as a user runs them, against 8
+# fake hosts (fleet/testing/fake_fleet_hosts, clocks hours apart): a run
+# through a file_sd inventory written by `fleet inventory`, watch and split
+# of a live run, Ctrl-C aborting everywhere, and flag errors naming the flag.
+set -euo pipefail
+blkperf=$1
+fake=$2
+dir=${TEST_TMPDIR:-$(mktemp -d)}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+fake_pid=
+cleanup() { [[ -z $fake_pid ]] || { kill "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; }; }
+trap cleanup EXIT
+
+start_fake() {  # fresh fake hosts; addresses in $dir/hosts.txt
+  cleanup
+  rm -f "$dir/hosts.txt"
+  "$fake" --hosts=8 --address_file="$dir/hosts.txt" &
+  fake_pid=$!
+  for _ in $(seq 100); do [[ -f $dir/hosts.txt ]] && return; sleep 0.1; done
+  fail "fake hosts did not start"
+}
+py() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# file_sd round trip: the control port travels in the blkperf_grpc label.
+start_fake
+"$blkperf" fleet inventory --hosts="@$dir/hosts.txt" --format=file_sd > "$dir/sd.json"
+[[ $(py "$dir/sd.json" 'len(r)') == 8 ]] || fail "file_sd groups"
+[[ $(py "$dir/sd.json" 'r[0]["targets"][0]') == 127.0.0.1:9477 ]] || fail "file_sd target"
+"$blkperf" fleet run --hosts="$dir/sd.json" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=sd-run --json > "$dir/run.json" 2> "$dir/run.err" \
+  || fail "run exited $?: $(cat "$dir/run.err")"
+[[ $(py "$dir/run.json" 'r["outcome"]') == completed ]] || fail outcome
+[[ $(py "$dir/run.json" 'r["run_id"]') == sd-run ]] || fail run_id
+[[ $(py "$dir/run.json" 'sorted(h["address"] for h in r["hosts"]) == sorted(open(sys.argv[1].replace("run.json","hosts.txt")).read().split())') == True ]] \
+  || fail "hosts[] are not the inventory's control addresses"
+
+# watch and split a live run.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=3s --interval=300ms \
+  --start_margin=200ms --run_id=live > "$dir/live.txt" 2>&1 &
+run_pid=$!
+sleep 1
+"$blkperf" fleet split live limits --hosts="@$dir/hosts.txt" --start_margin=100ms \
+  > "$dir/split.txt" || fail "split: $(cat "$dir/split.txt")"
+[[ $(grep -c ": split limits at monotonic" "$dir/split.txt") == 8 ]] || fail "split lines"
+"$blkperf" fleet watch live --hosts="@$dir/hosts.txt" --interval=300ms \
+  > "$dir/watch.txt" || fail "watch exited $?"
+grep -q "running=8/8" "$dir/watch.txt" || fail "watch lines: $(cat "$dir/watch.txt")"
+wait "$run_pid" || fail "live run exited $?"
+grep -q "completed=8" "$dir/live.txt" || fail "live run report"
+grep -q "fleet IOPS=.*running=8/8" "$dir/live.txt" || fail "no live lines"
+
+# Ctrl-C aborts everywhere: exit 1, outcome aborted, every host aborted.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=30s --interval=200ms \
+  --start_margin=200ms --run_id=intr --json > "$dir/intr.json" 2> "$dir/intr.err" &
+run_pid=$!
+sleep 1.5
+kill -INT "$run_pid"
+rc=0; wait "$run_pid" || rc=$?
+[[ $rc == 1 ]] || fail "interrupted run exited $rc"
+[[ $(py "$dir/intr.json" 'r["outcome"]') == aborted ]] || fail "not aborted"
+[[ $(py "$dir/intr.json" 'all(h["report"]["state"] == "WORKLOAD_STATE_ABORTED" for h in r["hosts"])') == True ]] \
+  || fail "a host was not aborted"
+
+# Flag errors name the flag and exit 1 before any call.
+expect_error() {  # expect_error WORDS ARGS...
+  local words=$1; shift
+  if "$blkperf" fleet "$@" > /dev/null 2> "$dir/err.txt"; then fail "accepted $*"; fi
+  grep -q -- "$words" "$dir/err.txt" || fail "error for $* lacks '$words': $(cat "$dir/err.txt")"
+}
+expect_error "min_hosts" run --hosts=a:1 --min_hosts=0
+expect_error "on_host_loss" run --hosts=a:1 --on_host_loss=maybe
+expect_error "run_id" run --hosts=a:1 --run_id='bad id'
+expect_error "hosts entry 1" run --hosts=a:1,b
+expect_error "duplicate host" inventory --hosts=a:1,a:1
+expect_error "hosts is empty" run
+expect_error "unknown fleet command" launch --hosts=a:1
+echo PASS

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""`blkperf fleet run` against 8 real daemons (tests/fleet harness): each in
+its own network and time namespace (CLOCK_MONOTONIC hours apart) behind a
+TCP delay proxy with jitter.
+
+Checks: every host completes and reports its first submission; the merged
+report equals an independent merge of the per-host reports (ios, bytes,
+every histogram bucket); a host killed mid-run with --on_host_loss=continue
+gives a partial result naming it, merged over the survivors; a host that
+never arms with --min_hosts=100% starts nothing and releases every armed
+host, and --min_hosts=6 runs partial without it; an orchestrator killed
+after Arm leaves hosts that release themselves when their lease ends; a
+host killed mid-run with --on_host_loss=abort stops every host. Prints the
+start skew: the spread of the hosts' first submissions in CLOCK_REALTIME
+(which time namespaces do not shift; one machine, one realtime clock). The
+skew is a timing figure, so it is asserted (< FLEET_E2E_MAX_SKEW_US) only
+when that variable is set, as bench/fleet_skew.sh does; bench/RESULTS.md
+holds the figures.
+
+  fleet_e2e_test.py --blkperfd=PATH --blkperf=PATH --harness_dir=DIR
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+
+def run_fleet(blkperf, fleet, target, extra, kill_host=None):
+    args = [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
+            f"--target={target}", "--runtime=3s", "--qd=4", "--interval=500ms",
+            "--json"] + extra
+    process = subprocess.Popen(args, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    if kill_host is not None:
+        time.sleep(4)
+        kill_host.kill()
+    out, err = process.communicate(timeout=90)
+    sys.stderr.write(err)
+    return process.returncode, json.loads(out)
+
+
+def run_states(blkperf, host, run_id):
+    """State and end reason of run `run_id`'s workload on `host`."""
+    out = subprocess.run([blkperf, f"--server={host.proxy_address}", "list",
+                          "--json"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    for w in json.loads(out).get("workloads", []):
+        if w.get("run_id") == run_id:
+            return w["state"], w.get("end_reason", "")
+    return None, ""
+
+
+def check_merge(report):
+    hosts = report["hosts"]
+    merged = report["merged"]["snapshot"]["total"]
+    ios = sum(int(h["report"]["snapshot"]["total"]["ios"]) for h in hosts)
+    byts = sum(int(h["report"]["snapshot"]["total"]["bytes"]) for h in hosts)
+    assert ios > 0, "no I/O"
+    assert int(merged["ios"]) == ios, (merged["ios"], ios)
+    assert int(merged["bytes"]) == byts, (merged["bytes"], byts)
+    buckets = {}
+    for h in hosts:
+        for b in h["report"]["snapshot"]["total"]["histogram"]["buckets"]:
+            buckets[b["index"]] = buckets.get(b["index"], 0) + int(b["count"])
+    got = {b["index"]: int(b["count"])
+           for b in merged["histogram"]["buckets"]}
+    assert got == buckets, "merged histogram differs from the bucket sums"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--blkperfd", required=True)
+    parser.add_argument("--blkperf", required=True)
+    parser.add_argument("--harness_dir", required=True)
+    a = parser.parse_args()
+    sys.path.insert(0, os.path.abspath(a.harness_dir))
+    from fleet_harness import Fleet  # pylint: disable=import-outside-toplevel
+    blkperf = os.path.abspath(a.blkperf)
+
+    # One target path all daemons may read: the harness lets each read its
+    # own directory only, so widen that to the fleet's directory.
+    flags = lambda host: [f"--allow_read_paths={host.fleet.dir}/"]
+    with Fleet(blkperfd=os.path.abspath(a.blkperfd), hosts=8, delay_ms=3,
+               jitter_ms=1, daemon_flags=flags) as fleet:
+        target = os.path.join(fleet.dir, "shared.dat")
+        with open(target, "wb") as out:
+            out.write(b"\0" * (16 << 20))
+
+        rc, report = run_fleet(blkperf, fleet, target, ["--run_id=e2e-all"])
+        assert rc == 0, f"exit {rc}: {report.get('abort_reason')}"
+        assert report["outcome"] == "completed", report["outcome"]
+        assert len(report["hosts"]) == 8
+        check_merge(report)
+        starts = [int(h["report"]["start"]["first_submit_realtime_ns"])
+                  for h in report["hosts"]]
+        assert all(starts), "a host reported no start"
+        skew_us = (max(starts) - min(starts)) / 1e3
+        errors = [int(h["clock_error_ns"]) / 1e3 for h in report["hosts"]]
+        print(f"start skew (CLOCK_REALTIME of first submissions) over 8 "
+              f"hosts: {skew_us:.1f} us; clock error bounds "
+              f"{min(errors):.1f}..{max(errors):.1f} us; load "
+              f"{open('/proc/loadavg').read().split()[:3]}")
+        bar = os.environ.get("FLEET_E2E_MAX_SKEW_US")
+        if bar:
+            assert skew_us < float(bar), f"start skew {skew_us:.1f} us >= {bar} us"
+
+        lost = fleet.hosts[5]
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-loss", "--on_host_loss=continue", "--retries=1",
+             "--call_timeout=2s", "--runtime=8s"], kill_host=lost)
+        assert rc == 3, f"exit {rc}"
+        assert report["outcome"] == "partial", report["outcome"]
+        excluded = [e["address"] for e in report["excluded"]]
+        assert excluded == [lost.proxy_address], excluded
+        assert len(report["hosts"]) == 7
+        check_merge(report)
+
+        # A host that never arms (stopped) and --min_hosts=100%: nothing
+        # starts, every armed host is released at once.
+        live = [h for h in fleet.hosts if h is not lost]
+        stuck = live[-1]
+        stuck.pause()
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-quorum", "--arm_timeout=3s", "--call_timeout=1s",
+             "--retries=0", "--start_margin=1s", "--lease=5s"])
+        assert rc == 1 and report["outcome"] == "not_started", (rc, report["outcome"])
+        assert "quorum not met" in report["abort_reason"], report["abort_reason"]
+        for h in live[:-1]:
+            state, _ = run_states(blkperf, h, "e2e-quorum")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+
+        # The orchestrator killed after Arm (waiting for the stuck host):
+        # the armed hosts release themselves when their lease ends.
+        args = [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
+                f"--target={target}", "--run_id=e2e-killed", "--json",
+                "--arm_timeout=3s", "--start_margin=1s", "--lease=5s"]
+        orchestrator = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        time.sleep(2)
+        orchestrator.kill()
+        orchestrator.wait()
+        armed = [run_states(blkperf, h, "e2e-killed") for h in live[:-1]]
+        assert all(s == "WORKLOAD_STATE_ARMED" for s, _ in armed), armed
+        time.sleep(5)
+        for h in live[:-1]:
+            state, reason = run_states(blkperf, h, "e2e-killed")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+            assert "lease" in reason, (h.name, reason)
+
+        # Quorum met without the dead and the stuck host: a partial run
+        # naming both.
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-quorum-met", "--min_hosts=6", "--arm_timeout=3s",
+             "--call_timeout=1s", "--retries=0", "--start_margin=1s",
+             "--lease=5s", "--runtime=2s"])
+        assert rc == 3 and report["outcome"] == "partial", (rc, report["outcome"], report["abort_reason"], report["excluded"])
+        assert sorted(e["address"] for e in report["excluded"]) == sorted(
+            [lost.proxy_address, stuck.proxy_address]), report["excluded"]
+        assert len(report["hosts"]) == 6
+        check_merge(report)
+
+        # A host killed mid-run with --on_host_loss=abort: every other host
+        # is stopped (ABORTED) and the reason names the lost one.
+        victim = live[0]
+        rc, report = run_fleet(
+            blkperf, fleet, target,
+            ["--run_id=e2e-abort", "--min_hosts=5", "--arm_timeout=3s",
+             "--call_timeout=2s", "--retries=1", "--start_margin=1s",
+             "--lease=5s", "--runtime=8s", "--on_host_loss=abort"],
+            kill_host=victim)
+        assert rc == 1 and report["outcome"] == "aborted", (rc, report["outcome"])
+        assert victim.proxy_address in report["abort_reason"], report["abort_reason"]
+        for h in live[1:-1]:
+            state, reason = run_states(blkperf, h, "e2e-abort")
+            assert state == "WORKLOAD_STATE_ABORTED", (h.name, state)
+            assert victim.proxy_address in reason, (h.name, reason)
+        stuck.resume()
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,620 @@
+#include "fleet/orchestrator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "wire/merge.h"
+
+namespace blkperf::fleet {
+namespace {
+
+// Longest abort reason sent (the daemon keeps 256 bytes).
+constexpr size_t kMaxReason = 200;
+
+google::protobuf::Duration ToProto(absl::Duration d) {
+  google::protobuf::Duration p;
+  const int64_t ns = absl::ToInt64Nanoseconds(d);
+  p.set_seconds(ns / 1000000000);
+  p.set_nanos(static_cast<int32_t>(ns % 1000000000));
+  return p;
+}
+
+int64_t Nanos(const google::protobuf::Duration& d) {
+  return d.seconds() * 1000000000 + d.nanos();
+}
+
+bool Ended(v1::WorkloadState s) {
+  return s == v1::WORKLOAD_STATE_FINISHED || s == v1::WORKLOAD_STATE_STOPPED ||
+         s == v1::WORKLOAD_STATE_FAILED || s == v1::WORKLOAD_STATE_ABORTED;
+}
+
+RetryPolicy Until(RetryPolicy policy, absl::Time deadline) {
+  policy.deadline = std::min(policy.deadline, deadline);
+  return policy;
+}
+
+absl::Status Connect(const FleetOptions& options, const RetryPolicy& policy,
+                     HostRun& host) {
+  if (host.connection != nullptr) return absl::OkStatus();
+  ChannelOptions c = options.channel;
+  c.server = host.address;
+  c.call_timeout = options.call_timeout;
+  c.keepalive_time = options.keepalive_time;
+  // Every fleet response carries api_version and is checked; skipping
+  // GetCapabilities saves a call per host.
+  c.fetch_capabilities = false;
+  absl::StatusOr<std::unique_ptr<Connection>> connection =
+      CallWithRetry<std::unique_ptr<Connection>>(
+          policy, Idempotency::kIdempotent, [&] {
+            // Never wait past the step's deadline (--arm_timeout).
+            const absl::Duration wait =
+                std::min(options.connect_timeout,
+                         std::max(absl::Milliseconds(1),
+                                  policy.deadline - absl::Now()));
+            return Connection::Open(c, wait);
+          });
+  if (!connection.ok()) return connection.status();
+  host.connection = *std::move(connection);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
+                                    HostRun& host) {
+  v1::GetWorkloadRequest request;
+  request.set_workload_id(host.workload_id);
+  absl::StatusOr<v1::GetWorkloadResponse> r =
+      CallWithRetry<v1::GetWorkloadResponse>(
+          options.retry, Idempotency::kIdempotent,
+          [&] { return host.connection->GetWorkload(request); });
+  if (!r.ok()) return r.status();
+  return r->workload();
+}
+
+// Records a polled workload: a sample when measured time advanced, the
+// end when it ended. Returns the reason it is lost, if it is.
+std::string Record(const v1::Workload& w, HostRun& host) {
+  host.workload = w;
+  const v1::Snapshot& s = w.snapshot();
+  const int64_t elapsed = Nanos(s.elapsed());
+  if (elapsed > 0) {
+    AddSample(host.samples, {elapsed, s.total().ios(), s.total().bytes()});
+  }
+  if (!Ended(w.state())) return "";
+  if (w.state() == v1::WORKLOAD_STATE_FINISHED) {
+    host.state = HostState::kCompleted;
+    return "";
+  }
+  std::string reason = absl::StrCat(
+      "ended ", absl::AsciiStrToLower(absl::StripPrefix(
+                    v1::WorkloadState_Name(w.state()), "WORKLOAD_STATE_")));
+  if (!w.end_reason().empty()) absl::StrAppend(&reason, ": ", w.end_reason());
+  if (!s.error().message().empty()) {
+    absl::StrAppend(&reason, ": ", s.error().message());
+  }
+  return reason;
+}
+
+void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted) return;
+    host.previous_total = host.workload.snapshot().total();
+    host.previous_elapsed_ns = Nanos(host.workload.snapshot().elapsed());
+    absl::StatusOr<v1::Workload> w = GetOne(options, host);
+    if (!w.ok()) {
+      host.state = HostState::kLost;
+      host.error = absl::StrCat("unreachable: ", w.status().message());
+      return;
+    }
+    const std::string lost = Record(*w, host);
+    if (!lost.empty()) {
+      host.state = HostState::kLost;
+      host.error = lost;
+    }
+  });
+}
+
+IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
+  IntervalFigures f;
+  std::vector<v1::ThreadStats> intervals;
+  bool first = true;
+  for (const HostRun& host : hosts) {
+    if (host.state != HostState::kStarted &&
+        host.state != HostState::kCompleted) {
+      continue;
+    }
+    ++f.hosts;
+    if (host.state == HostState::kStarted) ++f.running;
+    const v1::ThreadStats& now = host.workload.snapshot().total();
+    const int64_t dt =
+        Nanos(host.workload.snapshot().elapsed()) - host.previous_elapsed_ns;
+    if (dt <= 0) continue;
+    const double iops = static_cast<double>(now.ios() - host.previous_total.ios()) * 1e9 / static_cast<double>(dt);
+    f.iops += iops;
+    f.bytes_per_second +=
+        static_cast<double>(now.bytes() - host.previous_total.bytes()) * 1e9 /
+        static_cast<double>(dt);
+    if (first || iops < f.slowest_iops) {
+      f.slowest_iops = iops;
+      f.slowest_host = host.address;
+      first = false;
+    }
+    absl::StatusOr<v1::LatencyHistogram> diff =
+        SubtractHistogram(now.histogram(), host.previous_total.histogram());
+    if (!diff.ok() || diff->count() == 0) continue;
+    v1::ThreadStats interval;
+    interval.set_ios(diff->count());
+    *interval.mutable_histogram() = *std::move(diff);
+    intervals.push_back(std::move(interval));
+  }
+  absl::StatusOr<v1::ThreadStats> merged =
+      MergeThreadStats(intervals, absl::Seconds(1), "intervals");
+  if (merged.ok()) f.p99_ns = merged->latency().p99_ns();
+  return f;
+}
+
+void SleepUnless(absl::Duration d, const std::atomic<bool>* interrupted) {
+  const absl::Time end = absl::Now() + d;
+  while (absl::Now() < end) {
+    if (interrupted != nullptr && interrupted->load()) return;
+    absl::SleepFor(std::min(absl::Milliseconds(20), end - absl::Now()));
+  }
+}
+
+// Adds `count` GetClock samples and re-estimates the offset from all.
+absl::Status SampleClock(const FleetOptions& options, int count,
+                         HostRun& host) {
+  for (int k = 0; k < count; ++k) {
+    ClockSample s;
+    s.sent_ns = MonotonicNowNs();
+    absl::StatusOr<v1::GetClockResponse> r =
+        CallWithRetry<v1::GetClockResponse>(
+            options.retry, Idempotency::kIdempotent,
+            [&] { return host.connection->GetClock({}); });
+    s.received_ns = MonotonicNowNs();
+    if (!r.ok()) return r.status();
+    s.host_ns = r->monotonic_ns();
+    host.clock_samples.push_back(s);
+  }
+  if (host.clock_samples.empty()) return absl::OkStatus();
+  absl::StatusOr<ClockEstimate> e = BestEstimate(host.clock_samples);
+  if (!e.ok()) return e.status();
+  host.clock = *e;
+  return absl::OkStatus();
+}
+
+// One more clock sample from every host in `hosts` whose state is
+// `state`, as one timed round; hosts that fail get `fail_state`. Returns
+// how long the round took.
+absl::Duration ClockRound(const FleetOptions& options,
+                          std::vector<HostRun>& hosts, HostState state,
+                          HostState fail_state) {
+  const absl::Time begin = absl::Now();
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != state) return;
+    if (absl::Status s = SampleClock(options, 1, host); !s.ok()) {
+      host.state = fail_state;
+      host.error = absl::StrCat("clock not read: ", s.message());
+    }
+  });
+  return absl::Now() - begin;
+}
+
+}  // namespace
+
+int Quorum::Needed(int requested) const {
+  if (!percent) return value;
+  return static_cast<int>((static_cast<int64_t>(requested) * value + 99) / 100);
+}
+
+absl::StatusOr<Quorum> ParseQuorum(const std::string& text) {
+  absl::string_view v = text;
+  Quorum q;
+  q.percent = absl::ConsumeSuffix(&v, "%");
+  if (!absl::SimpleAtoi(v, &q.value) || q.value < 1 ||
+      (q.percent && q.value > 100)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "min_hosts \"", text.substr(0, 32),
+        "\" is not a host count >= 1 or a percentage 1%..100%"));
+  }
+  return q;
+}
+
+absl::Status CheckRunId(const std::string& run_id) {
+  bool ok = !run_id.empty() && run_id.size() <= 64;
+  for (char c : run_id) {
+    ok = ok && (absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-');
+  }
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "run_id \"", run_id.substr(0, 64),
+      "\" must be 1-64 characters of [A-Za-z0-9._-]"));
+}
+
+std::string NewRunId() {
+  absl::BitGen gen;
+  return absl::StrCat(
+      "fleet-", absl::FormatTime("%Y%m%dT%H%M%SZ", absl::Now(), absl::UTCTimeZone()),
+      "-", absl::StrFormat("%06x", absl::Uniform<uint32_t>(gen, 0, 1u << 24)));
+}
+
+absl::Status CheckOptions(const FleetOptions& o) {
+  auto bad = [](const char* flag, const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", why));
+  };
+  if (absl::Status s = CheckRunId(o.run_id); !s.ok()) return s;
+  if (o.max_in_flight < 1 || o.max_in_flight > 4096) {
+    return bad("max_in_flight", absl::StrCat(o.max_in_flight, " is not in 1..4096"));
+  }
+  if (o.clock_samples < 1 || o.clock_samples > 1000) {
+    return bad("clock_samples", absl::StrCat(o.clock_samples, " is not in 1..1000"));
+  }
+  if (o.call_timeout <= absl::ZeroDuration()) return bad("call_timeout", "must be > 0");
+  if (o.arm_timeout <= absl::ZeroDuration()) return bad("arm_timeout", "must be > 0");
+  if (o.lease < absl::Seconds(1) || o.lease > absl::Hours(1)) {
+    return bad("lease", "must be in 1s..1h");
+  }
+  if (o.lease <= o.arm_timeout + o.start_margin) {
+    return bad("lease", absl::StrCat(
+        absl::FormatDuration(o.lease), " must exceed --arm_timeout + "
+        "--start_margin (", absl::FormatDuration(o.arm_timeout + o.start_margin),
+        "): hosts armed first would release themselves before Go"));
+  }
+  if (o.poll_interval < absl::Milliseconds(10)) {
+    return bad("interval", "must be >= 10ms");
+  }
+  if (o.retry.max_attempts < 1) return bad("retries", "must be >= 0");
+  return absl::OkStatus();
+}
+
+const char* HostStateName(HostState state) {
+  switch (state) {
+    case HostState::kPending: return "pending";
+    case HostState::kArmFailed: return "arm_failed";
+    case HostState::kArmed: return "armed";
+    case HostState::kStarted: return "running";
+    case HostState::kCompleted: return "completed";
+    case HostState::kLost: return "lost";
+    case HostState::kAborted: return "aborted";
+  }
+  return "unknown";
+}
+
+Orchestrator::Orchestrator(FleetOptions options,
+                           std::vector<std::string> addresses,
+                           const std::atomic<bool>* interrupted)
+    : options_(std::move(options)), interrupted_(interrupted) {
+  run_.run_id = options_.run_id;
+  for (std::string& a : addresses) {
+    HostRun host;
+    host.address = std::move(a);
+    run_.hosts.push_back(std::move(host));
+  }
+}
+
+bool Orchestrator::Interrupted() const {
+  return interrupted_ != nullptr && interrupted_->load();
+}
+
+int Orchestrator::Count(HostState state) const {
+  return static_cast<int>(std::count_if(
+      run_.hosts.begin(), run_.hosts.end(),
+      [&](const HostRun& h) { return h.state == state; }));
+}
+
+absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
+  if (absl::Status s = CheckOptions(options_); !s.ok()) return s;
+  const int requested = static_cast<int>(run_.hosts.size());
+  run_.needed = options_.min_hosts.Needed(requested);
+  if (run_.needed > requested) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "min_hosts needs ", run_.needed, " hosts but the inventory has ",
+        requested));
+  }
+  absl::Time step = absl::Now();
+  ArmAll(spec);
+  run_.arm_time = absl::Now() - step;
+  if (Interrupted()) {
+    AbortAll("interrupted (SIGINT/SIGTERM) while arming");
+    return std::move(run_);
+  }
+  if (Count(HostState::kArmed) < run_.needed) {
+    AbortAll(absl::StrCat("quorum not met: ", Count(HostState::kArmed), " of ",
+                          requested, " hosts armed (clock read) within "
+                          "--arm_timeout, ", run_.needed,
+                          " needed (--min_hosts)"));
+    return std::move(run_);
+  }
+  ChooseMargin();
+  if (absl::Status lease = CheckLease(); !lease.ok()) {
+    AbortAll(std::string(lease.message()));
+    return std::move(run_);
+  }
+  if (Count(HostState::kArmed) < run_.needed || Interrupted()) {
+    AbortAll(Interrupted() ? "interrupted (SIGINT/SIGTERM) before Go"
+                           : absl::StrCat("quorum lost while reading clocks: ",
+                                          Count(HostState::kArmed),
+                                          " hosts left, ", run_.needed,
+                                          " needed (--min_hosts)"));
+    return std::move(run_);
+  }
+  step = absl::Now();
+  GoAll();
+  run_.go_time = absl::Now() - step;
+  HandleLosses();
+  step = absl::Now();
+  if (run_.abort_reason.empty()) Collect();
+  run_.collect_time = absl::Now() - step;
+  return std::move(run_);
+}
+
+void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
+  const absl::Time deadline = absl::Now() + options_.arm_timeout;
+  const RetryPolicy policy = Until(options_.retry, deadline);
+  v1::ArmWorkloadRequest request;
+  request.set_run_id(run_.run_id);
+  *request.mutable_spec() = spec;
+  *request.mutable_lease() = ToProto(options_.lease);
+  ForEachBounded(run_.hosts.size(), options_.max_in_flight, [&](size_t i) {
+    HostRun& host = run_.hosts[i];
+    if (Interrupted()) {
+      host.state = HostState::kArmFailed;
+      host.error = "not armed: interrupted";
+      return;
+    }
+    absl::Status s = Connect(options_, policy, host);
+    absl::StatusOr<v1::ArmWorkloadResponse> r =
+        s.ok() ? absl::UnknownError("not called") : s;
+    if (s.ok()) {
+      r = CallWithRetry<v1::ArmWorkloadResponse>(
+          policy, Idempotency::kIdempotent,
+          [&] { return host.connection->ArmWorkload(request); });
+    }
+    if (!r.ok()) {
+      host.state = HostState::kArmFailed;
+      host.error = std::string(r.status().message());
+      if (absl::IsUnimplemented(r.status())) {
+        absl::StrAppend(&host.error, " (this blkperfd is too old for fleet "
+                                     "runs: upgrade it)");
+      }
+    } else if (absl::Now() > deadline) {
+      host.state = HostState::kArmFailed;
+      host.workload_id = r->workload_id();
+      host.error = absl::StrCat("armed after --arm_timeout (",
+                                absl::FormatDuration(options_.arm_timeout),
+                                "); released");
+    } else {
+      host.state = HostState::kArmed;
+      host.armed_local_ns = MonotonicNowNs();
+      host.workload_id = r->workload_id();
+      host.workload = r->workload();
+      if (absl::Status c =
+              SampleClock(options_, options_.clock_samples - 1, host);
+          !c.ok()) {
+        host.state = HostState::kArmFailed;
+        host.error = absl::StrCat("armed but clock not read: ", c.message(),
+                                  "; released");
+      }
+    }
+  });
+}
+
+void Orchestrator::ChooseMargin() {
+  const absl::Duration round = ClockRound(options_, run_.hosts,
+                                          HostState::kArmed, HostState::kLost);
+  run_.margin = std::max(options_.start_margin, 2 * round);
+}
+
+absl::Status Orchestrator::CheckLease() const {
+  int64_t first_armed = 0;
+  for (const HostRun& h : run_.hosts) {
+    if (h.state != HostState::kArmed) continue;
+    if (first_armed == 0 || h.armed_local_ns < first_armed) {
+      first_armed = h.armed_local_ns;
+    }
+  }
+  if (first_armed == 0) return absl::OkStatus();
+  // Go goes out now and starts `margin` later; a round of Go calls must
+  // fit too, so ask for one more margin of room.
+  const int64_t needed = MonotonicNowNs() - first_armed +
+                         2 * absl::ToInt64Nanoseconds(run_.margin);
+  if (needed < absl::ToInt64Nanoseconds(options_.lease)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "lease ", absl::FormatDuration(options_.lease),
+      " is too short: the first host armed ",
+      absl::FormatDuration(absl::Nanoseconds(MonotonicNowNs() - first_armed)),
+      " ago and the start margin is ", absl::FormatDuration(run_.margin),
+      "; raise --lease"));
+}
+
+void Orchestrator::GoAll() {
+  run_.start_local_ns =
+      MonotonicNowNs() + absl::ToInt64Nanoseconds(run_.margin);
+  run_.started = true;
+  ForEachBounded(run_.hosts.size(), options_.max_in_flight, [&](size_t i) {
+    HostRun& host = run_.hosts[i];
+    if (host.state != HostState::kArmed) return;
+    v1::GoWorkloadRequest request;
+    request.set_run_id(run_.run_id);
+    host.go_host_ns = run_.start_local_ns + host.clock.offset_ns;
+    request.set_start_monotonic_ns(host.go_host_ns);
+    absl::StatusOr<v1::GoWorkloadResponse> r =
+        CallWithRetry<v1::GoWorkloadResponse>(
+            options_.retry, Idempotency::kIdempotent,
+            [&] { return host.connection->GoWorkload(request); });
+    if (!r.ok()) {
+      host.state = HostState::kLost;
+      host.error = absl::StrCat("Go failed: ", r.status().message());
+      return;
+    }
+    host.state = HostState::kStarted;
+    host.workload = r->workload();
+  });
+}
+
+void Orchestrator::Collect() {
+  // Nothing to see before the start instant.
+  const int64_t wait = run_.start_local_ns - MonotonicNowNs();
+  if (wait > 0) SleepUnless(absl::Nanoseconds(wait), interrupted_);
+  while (Count(HostState::kStarted) > 0) {
+    if (Interrupted()) {
+      AbortAll("interrupted (SIGINT/SIGTERM)");
+      return;
+    }
+    PollHosts(options_, run_.hosts);
+    HandleLosses();
+    if (on_interval_) on_interval_(FiguresOf(run_.hosts));
+    if (!run_.abort_reason.empty()) return;
+    if (Count(HostState::kStarted) == 0) break;
+    SleepUnless(options_.poll_interval, interrupted_);
+  }
+}
+
+void Orchestrator::HandleLosses() {
+  if (options_.on_host_loss != OnHostLoss::kAbort) return;
+  for (const HostRun& host : run_.hosts) {
+    if (host.state == HostState::kLost) {
+      AbortAll(absl::StrCat("host ", host.address, " lost (", host.error,
+                            "); --on_host_loss=abort"));
+      return;
+    }
+  }
+}
+
+void Orchestrator::AbortAll(const std::string& reason) {
+  if (run_.abort_reason.empty()) run_.abort_reason = reason;
+  v1::AbortRunRequest request;
+  request.set_run_id(run_.run_id);
+  request.set_reason(reason.substr(0, kMaxReason));
+  ForEachBounded(run_.hosts.size(), options_.max_in_flight, [&](size_t i) {
+    HostRun& host = run_.hosts[i];
+    // Every host that may hold the run is told, lost ones too (a host lost
+    // to the network may still be running).
+    if (host.connection == nullptr || host.state == HostState::kCompleted) {
+      return;
+    }
+    absl::StatusOr<v1::AbortRunResponse> r = CallWithRetry<v1::AbortRunResponse>(
+        options_.retry, Idempotency::kIdempotent,
+        [&] { return host.connection->AbortRun(request); });
+    const bool held = host.state == HostState::kArmed ||
+                      host.state == HostState::kStarted;
+    if (r.ok() && !r->workload().workload_id().empty()) {
+      const HostState before = host.state;
+      (void)Record(r->workload(), host);
+      if (host.state == HostState::kCompleted && before == HostState::kStarted) {
+        return;  // it finished before the abort arrived
+      }
+      host.state = before;
+    } else if (!r.ok() && held && !absl::IsNotFound(r.status())) {
+      host.error = absl::StrCat("AbortRun failed: ", r.status().message());
+      host.state = HostState::kLost;
+      return;
+    }
+    if (held) {
+      host.state = HostState::kAborted;
+      host.error = reason;
+    }
+  });
+}
+
+absl::StatusOr<std::vector<HostRun>> FindRun(
+    const FleetOptions& options, const std::vector<std::string>& addresses,
+    const std::string& run_id) {
+  if (absl::Status s = CheckRunId(run_id); !s.ok()) return s;
+  std::vector<HostRun> hosts(addresses.size());
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    host.address = addresses[i];
+    absl::Status s = Connect(options, options.retry, host);
+    absl::StatusOr<v1::ListWorkloadsResponse> list =
+        s.ok() ? absl::UnknownError("not called") : s;
+    if (s.ok()) {
+      list = CallWithRetry<v1::ListWorkloadsResponse>(
+          options.retry, Idempotency::kIdempotent,
+          [&] { return host.connection->ListWorkloads({}); });
+    }
+    if (!list.ok()) {
+      host.state = HostState::kArmFailed;
+      host.error = std::string(list.status().message());
+      return;
+    }
+    for (const v1::Workload& w : list->workloads()) {
+      if (w.run_id() == run_id) host.workload_id = w.workload_id();
+    }
+    if (host.workload_id.empty()) {
+      host.state = HostState::kArmFailed;
+      host.error = absl::StrCat("no workload of run ", run_id, " here");
+      return;
+    }
+    absl::StatusOr<v1::Workload> w = GetOne(options, host);
+    if (!w.ok()) {
+      host.state = HostState::kLost;
+      host.error = std::string(w.status().message());
+      return;
+    }
+    host.state = HostState::kStarted;
+    const std::string lost = Record(*w, host);
+    if (!lost.empty()) {
+      host.state = HostState::kLost;
+      host.error = lost;
+    }
+  });
+  return hosts;
+}
+
+void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
+              const std::atomic<bool>* interrupted,
+              const std::function<void(const IntervalFigures&)>& on_interval) {
+  auto running = [&] {
+    return std::any_of(hosts.begin(), hosts.end(), [](const HostRun& h) {
+      return h.state == HostState::kStarted;
+    });
+  };
+  while (running() && !(interrupted != nullptr && interrupted->load())) {
+    SleepUnless(options.poll_interval, interrupted);
+    PollHosts(options, hosts);
+    on_interval(FiguresOf(hosts));
+  }
+}
+
+void SplitRun(const FleetOptions& options, std::vector<HostRun>& hosts,
+              const std::string& strategy) {
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted) return;
+    if (absl::Status s = SampleClock(options, options.clock_samples - 1, host);
+        !s.ok()) {
+      host.error = absl::StrCat("clock not read: ", s.message());
+      host.state = HostState::kLost;
+    }
+  });
+  const absl::Duration round =
+      ClockRound(options, hosts, HostState::kStarted, HostState::kLost);
+  const int64_t at =
+      MonotonicNowNs() +
+      absl::ToInt64Nanoseconds(std::max(options.start_margin, 2 * round));
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted) return;
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id(host.workload_id);
+    request.set_split(strategy);
+    request.set_at_monotonic_ns(at + host.clock.offset_ns);
+    host.go_host_ns = request.at_monotonic_ns();
+    absl::StatusOr<v1::SetSplitStrategyResponse> r =
+        CallWithRetry<v1::SetSplitStrategyResponse>(
+            options.retry, Idempotency::kNotIdempotent,
+            [&] { return host.connection->SetSplitStrategy(request); });
+    if (!r.ok()) host.error = std::string(r.status().message());
+  });
+}
+
+}  // namespace blkperf::fleet

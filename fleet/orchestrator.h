@@ -1,0 +1,200 @@
+// The fleet orchestrator: one workload on many daemons, armed everywhere,
+// released at one instant, watched and collected.
+//
+//   Orchestrator o(options, {"10.0.0.1:7777", "10.0.0.2:7777"}, &interrupted);
+//   absl::StatusOr<FleetRun> run = o.Run(spec);
+//   absl::StatusOr<FleetReport> report = BuildReport(*run);  // report.h
+//
+// Steps (each bounded to max_in_flight calls in flight, each call with
+// call_timeout, idempotent calls retried with backoff):
+//   1. Arm on every host with the run id; hosts armed when arm_timeout has
+//      passed count, the rest fail with their error. Fewer than min_hosts:
+//      AbortRun everywhere, nothing starts.
+//   2. Right after its Arm, GetClock clock_samples - 1 times per host, then
+//      once more per host in one timed round over all armed hosts; keep the
+//      minimum-round-trip sample (offset error <= RTT / 2).
+//   3. Pick a common start instant on this process's CLOCK_MONOTONIC a safe
+//      margin ahead: at least start_margin and at least twice the timed
+//      round (a round of Go calls costs about as much); GoWorkload on each
+//      host at that instant + its offset.
+//   4. Poll GetWorkload every poll_interval until every host has ended,
+//      keeping each host's cumulative samples; a host lost (unreachable
+//      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
+//      excluded (continue) or aborts the run everywhere (abort).
+//   `interrupted` set (Ctrl-C): AbortRun everywhere.
+#ifndef BLKPERF_FLEET_ORCHESTRATOR_H_
+#define BLKPERF_FLEET_ORCHESTRATOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "client/connection.h"
+#include "fleet/calls.h"
+#include "fleet/clock_sync.h"
+#include "fleet/merge.h"
+#include "proto/blkperf.pb.h"
+
+namespace blkperf::fleet {
+
+enum class OnHostLoss { kAbort, kContinue };
+
+// --min_hosts: N hosts or N percent of those requested.
+struct Quorum {
+  int value = 100;
+  bool percent = true;
+  // Hosts needed out of `requested` (percent rounds up).
+  int Needed(int requested) const;
+};
+// Parses "N" or "N%". InvalidArgument naming min_hosts otherwise.
+absl::StatusOr<Quorum> ParseQuorum(const std::string& text);
+
+// Checks a run id: 1-64 characters of [A-Za-z0-9._-].
+absl::Status CheckRunId(const std::string& run_id);
+// A fresh run id: "fleet-" + UTC time + random suffix.
+std::string NewRunId();
+
+struct FleetOptions {
+  std::string run_id;
+  int max_in_flight = 64;
+  absl::Duration connect_timeout = absl::Seconds(5);
+  absl::Duration call_timeout = absl::Seconds(10);
+  absl::Duration keepalive_time = absl::Seconds(30);
+  // TLS settings every host's channel is made with (server is ignored;
+  // call_timeout and keepalive_time above take precedence).
+  ChannelOptions channel;
+  RetryPolicy retry;
+  int clock_samples = 8;
+  Quorum min_hosts;
+  absl::Duration arm_timeout = absl::Seconds(30);
+  absl::Duration lease = absl::Seconds(60);
+  absl::Duration start_margin = absl::Seconds(1);
+  OnHostLoss on_host_loss = OnHostLoss::kAbort;
+  absl::Duration poll_interval = absl::Seconds(1);
+};
+
+// Checks the options; InvalidArgument naming the flag.
+absl::Status CheckOptions(const FleetOptions& options);
+
+enum class HostState {
+  kPending,    // nothing done yet
+  kArmFailed,  // not armed (error says why)
+  kArmed,      // armed, not released (quorum not met, or aborted before Go)
+  kStarted,    // Go accepted, running
+  kCompleted,  // ended FINISHED
+  kLost,       // unreachable or ended otherwise mid-run (error says why)
+  kAborted,    // aborted by this orchestrator (policy or Ctrl-C)
+};
+const char* HostStateName(HostState state);
+
+struct HostRun {
+  std::string address;
+  HostState state = HostState::kPending;
+  // Why it failed, was lost or was aborted.
+  std::string error;
+  std::unique_ptr<Connection> connection;
+  std::string workload_id;
+  // When its Arm answered, this process's CLOCK_MONOTONIC.
+  int64_t armed_local_ns = 0;
+  ClockEstimate clock;
+  std::vector<ClockSample> clock_samples;
+  // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
+  int64_t go_host_ns = 0;
+  // The latest workload seen (the final result once ended).
+  v1::Workload workload;
+  // Cumulative counts from the polls, on the host's measured time (the
+  // first and last kKeptSamples / 2, merge.h).
+  std::vector<CountSample> samples;
+  // The previous poll's total (for per-interval figures).
+  v1::ThreadStats previous_total;
+  int64_t previous_elapsed_ns = 0;
+};
+
+struct FleetRun {
+  std::string run_id;
+  std::vector<HostRun> hosts;
+  int needed = 0;
+  bool started = false;
+  // Why the run was aborted everywhere; empty if it was not.
+  std::string abort_reason;
+  // The common start instant, this process's CLOCK_MONOTONIC.
+  int64_t start_local_ns = 0;
+  absl::Duration margin;
+  // How long each step took (wall time of this process).
+  absl::Duration arm_time, go_time, collect_time;
+};
+
+// One live line's figures (also used by `fleet watch`).
+struct IntervalFigures {
+  double iops = 0;
+  double bytes_per_second = 0;
+  uint64_t p99_ns = 0;
+  std::string slowest_host;
+  double slowest_iops = 0;
+  int running = 0;
+  int hosts = 0;
+};
+
+class Orchestrator {
+ public:
+  // `interrupted` (may be null) is read between steps and polls.
+  Orchestrator(FleetOptions options, std::vector<std::string> addresses,
+               const std::atomic<bool>* interrupted);
+
+  // Called after every poll with the last interval's fleet figures.
+  void OnInterval(std::function<void(const IntervalFigures&)> callback) {
+    on_interval_ = std::move(callback);
+  }
+
+  // Runs the steps above. An error only for a run that could not begin
+  // (bad options); quorum failures, losses and aborts are in the FleetRun.
+  absl::StatusOr<FleetRun> Run(const v1::WorkloadSpec& spec);
+
+ private:
+  void ArmAll(const v1::WorkloadSpec& spec);
+  void ChooseMargin();
+  // FailedPrecondition when an armed host's lease could end before Go's
+  // instant (the first host armed + lease < now + 2 * margin).
+  absl::Status CheckLease() const;
+  void GoAll();
+  void Collect();
+  void PollOnce();
+  void HandleLosses();
+  void AbortAll(const std::string& reason);
+  int Count(HostState state) const;
+  bool Interrupted() const;
+  IntervalFigures Figures(int64_t interval_ns);
+
+  FleetOptions options_;
+  const std::atomic<bool>* interrupted_;
+  std::function<void(const IntervalFigures&)> on_interval_;
+  FleetRun run_;
+};
+
+// `fleet watch` and `fleet split`: the hosts' workloads of run `run_id`,
+// found with ListWorkloads. Hosts lacking it are listed in HostRun.error
+// with state kArmFailed.
+absl::StatusOr<std::vector<HostRun>> FindRun(const FleetOptions& options,
+                                             const std::vector<std::string>& addresses,
+                                             const std::string& run_id);
+
+// Live figures of an existing run until every host has ended or
+// `interrupted` is set; calls `on_interval` after each poll.
+void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
+              const std::atomic<bool>* interrupted,
+              const std::function<void(const IntervalFigures&)>& on_interval);
+
+// Switches the run's split strategy on every host at one instant (a margin
+// ahead, per host offsets as for Go). Not retried (not idempotent). Returns
+// per-host errors in HostRun.error.
+void SplitRun(const FleetOptions& options, std::vector<HostRun>& hosts,
+              const std::string& strategy);
+
+}  // namespace blkperf::fleet
+
+#endif  // BLKPERF_FLEET_ORCHESTRATOR_H_

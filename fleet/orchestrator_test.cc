@@ -1,0 +1,286 @@
+// The orchestrator against in-process fake daemons (fleet/testing): quorum,
+// host loss under both policies, retries only where idempotent, Ctrl-C, the
+// exact merge and the start instants.
+#include "fleet/orchestrator.h"
+
+#include <atomic>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "fleet/merge.h"
+#include "fleet/report.h"
+#include "fleet/testing/fake_fleet.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blkperf::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ArmBehavior;
+using testing::FakeFleet;
+using testing::FakeHostConfig;
+
+constexpr int64_t kHour = int64_t{3600} * 1000000000;
+
+FleetOptions FastOptions() {
+  FleetOptions o;
+  o.run_id = "test-run";
+  o.start_margin = absl::Milliseconds(200);
+  o.poll_interval = absl::Milliseconds(100);
+  o.call_timeout = absl::Seconds(2);
+  o.connect_timeout = absl::Seconds(2);
+  o.arm_timeout = absl::Seconds(5);
+  o.retry.initial_backoff = absl::Milliseconds(5);
+  o.retry.max_backoff = absl::Milliseconds(20);
+  o.min_hosts = Quorum{100, true};
+  return o;
+}
+
+v1::WorkloadSpec Spec(absl::Duration runtime) {
+  v1::WorkloadSpec spec;
+  spec.mutable_runtime()->set_nanos(
+      static_cast<int32_t>(absl::ToInt64Nanoseconds(runtime)));
+  spec.set_block_size(4096);
+  return spec;
+}
+
+std::vector<FakeHostConfig> Hosts(int n) {
+  std::vector<FakeHostConfig> hosts(n);
+  for (int i = 0; i < n; ++i) {
+    hosts[i].clock_offset_ns = (i - 1) * 5 * kHour;  // hours apart, some behind
+    hosts[i].iops = 10000 * (i + 1);
+    hosts[i].bucket_base = 400 + 10 * i;
+  }
+  return hosts;
+}
+
+struct Outcome {
+  FleetRun run;
+  FleetReport report;
+};
+
+Outcome RunFleet(FakeFleet& fleet, const FleetOptions& options,
+                 absl::Duration runtime = absl::Milliseconds(500),
+                 std::atomic<bool>* interrupted = nullptr,
+                 std::function<void(const IntervalFigures&)> on_interval = {}) {
+  Orchestrator o(options, fleet.addresses(), interrupted);
+  if (on_interval) o.OnInterval(on_interval);
+  absl::StatusOr<FleetRun> run = o.Run(Spec(runtime));
+  EXPECT_TRUE(run.ok()) << run.status();
+  absl::StatusOr<FleetReport> report = BuildReport(*run);
+  EXPECT_TRUE(report.ok()) << report.status();
+  return {*std::move(run), *std::move(report)};
+}
+
+const Excluded* FindExcluded(const FleetReport& r, const std::string& address) {
+  for (const Excluded& e : r.excluded) {
+    if (e.address == address) return &e;
+  }
+  return nullptr;
+}
+
+TEST(OrchestratorTest, AllHostsStartTogetherAndMergeExactly) {
+  auto fleet = FakeFleet::Start(Hosts(4));
+  ASSERT_TRUE(fleet.ok()) << fleet.status();
+  Outcome out = RunFleet(**fleet, FastOptions());
+  EXPECT_EQ(out.report.outcome, "completed");
+  ASSERT_EQ(out.report.hosts.size(), 4u);
+  EXPECT_TRUE(out.report.excluded.empty());
+  EXPECT_EQ(out.report.completed, 4);
+  // Every host was told the same instant of true time, within its clock
+  // error, though their monotonic clocks are hours apart.
+  std::vector<FakeHostConfig> configs = Hosts(4);
+  for (size_t i = 0; i < 4; ++i) {
+    const HostRun& h = out.run.hosts[i];
+    const int64_t true_local = h.go_host_ns - configs[i].clock_offset_ns;
+    EXPECT_LE(std::llabs(true_local - out.run.start_local_ns), h.clock.error_ns)
+        << h.address;
+    EXPECT_EQ((*fleet)->host(i).go_host_ns, h.go_host_ns);
+    EXPECT_EQ((*fleet)->host(i).workloads_created, 1);
+  }
+  // The merge equals an independent merge of the per-host final reports.
+  uint64_t ios = 0, bytes = 0;
+  std::map<uint32_t, uint64_t> buckets;
+  for (const HostRun& h : out.run.hosts) {
+    const v1::ThreadStats& t = h.workload.snapshot().total();
+    ASSERT_GT(t.ios(), 0u);
+    ios += t.ios();
+    bytes += t.bytes();
+    for (const auto& b : t.histogram().buckets()) buckets[b.index()] += b.count();
+  }
+  const v1::ThreadStats& merged = out.report.merged.snapshot().total();
+  EXPECT_EQ(merged.ios(), ios);
+  EXPECT_EQ(merged.bytes(), bytes);
+  ASSERT_EQ(merged.histogram().buckets_size(), static_cast<int>(buckets.size()));
+  for (const auto& b : merged.histogram().buckets()) {
+    EXPECT_EQ(b.count(), buckets[b.index()]) << b.index();
+  }
+  EXPECT_EQ(merged.latency().count(), ios);
+  // Overlap-window IOPS: the fakes run 10k..40k IOPS each.
+  EXPECT_NEAR(merged.iops(), 100000, 2000);
+  EXPECT_GT(out.report.overlap.length_ns(), 450000000);
+  // Sorted by IOPS, highest first.
+  EXPECT_EQ(out.report.hosts[0].address, (*fleet)->addresses()[3]);
+  const std::string json = FormatReportJson(out.report);
+  EXPECT_THAT(json, HasSubstr("\"start_offset_ns\""));
+  EXPECT_THAT(json, HasSubstr("\"clock_error_ns\""));
+  EXPECT_THAT(FormatReportText(out.report), HasSubstr("completed=4"));
+}
+
+TEST(OrchestratorTest, QuorumMetWithoutARefusingHost) {
+  std::vector<FakeHostConfig> hosts = Hosts(4);
+  hosts[2].arm = ArmBehavior::kRefuse;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.min_hosts = Quorum{3, false};
+  Outcome out = RunFleet(**fleet, options);
+  EXPECT_EQ(out.report.outcome, "partial");
+  EXPECT_EQ(out.report.hosts.size(), 3u);
+  const Excluded* e = FindExcluded(out.report, (*fleet)->addresses()[2]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_THAT(e->reason, HasSubstr("held by another workload"));
+  EXPECT_THAT(out.report.merged.snapshot().notes(1),
+              HasSubstr((*fleet)->addresses()[2]));
+  EXPECT_EQ((*fleet)->host(2).go_host_ns, 0);
+}
+
+TEST(OrchestratorTest, QuorumNotMetStartsNothingAndReleasesEveryArmedHost) {
+  std::vector<FakeHostConfig> hosts = Hosts(4);
+  hosts[1].arm = ArmBehavior::kRefuse;
+  hosts[3].arm = ArmBehavior::kHang;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.min_hosts = Quorum{75, true};
+  options.arm_timeout = absl::Milliseconds(800);
+  options.call_timeout = absl::Milliseconds(300);
+  Outcome out = RunFleet(**fleet, options);
+  EXPECT_EQ(out.report.outcome, "not_started");
+  EXPECT_THAT(out.run.abort_reason, HasSubstr("quorum not met: 2 of 4"));
+  EXPECT_THAT(out.run.abort_reason, HasSubstr("3 needed"));
+  for (int i : {0, 2}) {
+    EXPECT_TRUE((*fleet)->host(i).aborted) << i;
+    EXPECT_THAT((*fleet)->host(i).abort_reason, HasSubstr("quorum not met"));
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*fleet)->host(i).go_host_ns, 0) << i;
+  ASSERT_EQ(out.report.excluded.size(), 4u);
+  EXPECT_THAT(FindExcluded(out.report, (*fleet)->addresses()[1])->reason,
+              HasSubstr("held by another workload"));
+  EXPECT_THAT(FindExcluded(out.report, (*fleet)->addresses()[3])->reason,
+              HasSubstr("DEADLINE_EXCEEDED"));
+}
+
+TEST(OrchestratorTest, HostLostWithContinueIsExcludedAndNamed) {
+  std::vector<FakeHostConfig> hosts = Hosts(4);
+  hosts[2].lost_after_ns = 150000000;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.on_host_loss = OnHostLoss::kContinue;
+  Outcome out = RunFleet(**fleet, options);
+  EXPECT_EQ(out.report.outcome, "partial");
+  ASSERT_EQ(out.report.hosts.size(), 3u);
+  const Excluded* e = FindExcluded(out.report, (*fleet)->addresses()[2]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->state, "lost");
+  EXPECT_THAT(e->reason, HasSubstr("unreachable"));
+  // The total is over the survivors only and says so.
+  uint64_t ios = 0;
+  for (const HostRow& r : out.report.hosts) ios += r.workload.snapshot().total().ios();
+  EXPECT_EQ(out.report.merged.snapshot().total().ios(), ios);
+  EXPECT_THAT(FormatReportText(out.report), HasSubstr("excluded " + (*fleet)->addresses()[2]));
+  for (int i : {0, 1, 3}) EXPECT_FALSE((*fleet)->host(i).aborted);
+}
+
+TEST(OrchestratorTest, HostLostWithAbortStopsEveryHost) {
+  std::vector<FakeHostConfig> hosts = Hosts(4);
+  hosts[1].lost_after_ns = 150000000;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.on_host_loss = OnHostLoss::kAbort;
+  Outcome out = RunFleet(**fleet, options, absl::Seconds(2));
+  EXPECT_EQ(out.report.outcome, "aborted");
+  EXPECT_THAT(out.run.abort_reason, HasSubstr((*fleet)->addresses()[1]));
+  for (int i : {0, 2, 3}) {
+    EXPECT_TRUE((*fleet)->host(i).aborted) << i;
+    EXPECT_THAT((*fleet)->host(i).abort_reason, HasSubstr("on_host_loss=abort"));
+  }
+  EXPECT_EQ(out.report.merged.state(), v1::WORKLOAD_STATE_ABORTED);
+}
+
+TEST(OrchestratorTest, IdempotentCallsAreRetriedWithoutDuplicates) {
+  std::vector<FakeHostConfig> hosts = Hosts(2);
+  hosts[1].unavailable_first_calls = 2;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  Outcome out = RunFleet(**fleet, FastOptions());
+  EXPECT_EQ(out.report.outcome, "completed");
+  const testing::FakeHostState s = (*fleet)->host(1);
+  EXPECT_EQ(s.calls.at("ArmWorkload"), 3);
+  EXPECT_EQ(s.calls.at("GoWorkload"), 3);
+  EXPECT_EQ(s.workloads_created, 1);
+}
+
+TEST(OrchestratorTest, SplitIsNotRetriedAndLandsAtOneInstant) {
+  std::vector<FakeHostConfig> hosts = Hosts(3);
+  hosts[2].unavailable_first_calls = 1;  // only its first SetSplitStrategy fails
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.on_host_loss = OnHostLoss::kContinue;
+  std::atomic<bool> done{false};
+  std::thread runner([&] {
+    RunFleet(**fleet, options, absl::Seconds(2));
+    done = true;
+  });
+  absl::SleepFor(absl::Milliseconds(600));
+  absl::StatusOr<std::vector<HostRun>> found =
+      FindRun(options, (*fleet)->addresses(), "test-run");
+  ASSERT_TRUE(found.ok()) << found.status();
+  SplitRun(options, *found, "limits");
+  runner.join();
+  EXPECT_EQ((*fleet)->host(2).calls.at("SetSplitStrategy"), 1);
+  EXPECT_THAT((*found)[2].error, HasSubstr("UNAVAILABLE"));
+  const int64_t at0 = (*fleet)->host(0).split_at_ns - hosts[0].clock_offset_ns;
+  const int64_t at1 = (*fleet)->host(1).split_at_ns - hosts[1].clock_offset_ns;
+  EXPECT_EQ((*fleet)->host(0).split, "limits");
+  EXPECT_LE(std::llabs(at0 - at1),
+            (*found)[0].clock.error_ns + (*found)[1].clock.error_ns);
+}
+
+TEST(OrchestratorTest, InterruptAbortsEverywhere) {
+  auto fleet = FakeFleet::Start(Hosts(3));
+  ASSERT_TRUE(fleet.ok());
+  std::atomic<bool> interrupted{false};
+  Outcome out = RunFleet(**fleet, FastOptions(), absl::Seconds(5), &interrupted,
+                         [&](const IntervalFigures& f) {
+                           EXPECT_EQ(f.hosts, 3);
+                           interrupted = true;
+                         });
+  EXPECT_EQ(out.report.outcome, "aborted");
+  EXPECT_THAT(out.run.abort_reason, HasSubstr("interrupted"));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE((*fleet)->host(i).aborted) << i;
+}
+
+TEST(OrchestratorTest, OptionsAreChecked) {
+  FleetOptions o = FastOptions();
+  o.run_id = "bad id!";
+  EXPECT_THAT(CheckOptions(o).message(), HasSubstr("run_id"));
+  o = FastOptions();
+  o.lease = absl::Seconds(5);
+  o.arm_timeout = absl::Seconds(5);
+  EXPECT_THAT(CheckOptions(o).message(), HasSubstr("lease 5s must exceed"));
+  EXPECT_THAT(ParseQuorum("0").status().message(), HasSubstr("min_hosts"));
+  EXPECT_THAT(ParseQuorum("101%").status().message(), HasSubstr("min_hosts"));
+  absl::StatusOr<Quorum> q = ParseQuorum("90%");
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->Needed(1000), 900);
+  EXPECT_EQ(q->Needed(7), 7);  // 6.3 rounds up
+  EXPECT_TRUE(CheckRunId(NewRunId()).ok());
+}
+
+}  // namespace
+}  // namespace blkperf::fleet

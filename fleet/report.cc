@@ -1,0 +1,323 @@
+#include "fleet/report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "wire/merge.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace blkperf::fleet {
+namespace {
+
+int64_t Nanos(const google::protobuf::Duration& d) {
+  return d.seconds() * 1000000000 + d.nanos();
+}
+
+bool Included(const FleetRun& run, const HostRun& h) {
+  if (h.state == HostState::kCompleted) return true;
+  // An aborted run still reports what its hosts measured until the abort.
+  return !run.abort_reason.empty() && h.state == HostState::kAborted &&
+         !h.samples.empty();
+}
+
+// The host's row and its timeline on the orchestrator's clock.
+HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
+  HostRow row;
+  row.address = h.address;
+  row.state = HostStateName(h.state);
+  row.workload = h.workload;
+  row.clock_error_ns = h.clock.error_ns;
+  const v1::StartReport& start = h.workload.start();
+  int64_t first_host_ns = start.first_submit_monotonic_ns();
+  if (first_host_ns == 0) {
+    first_host_ns = h.go_host_ns;
+    row.note = "start not reported by the daemon: the scheduled instant is used";
+  }
+  const int64_t first_local = first_host_ns - h.clock.offset_ns;
+  row.start_offset_ns = first_local - run.start_local_ns;
+  timeline.start_ns =
+      first_local + Nanos(h.workload.spec().ramp_time()) - run.start_local_ns;
+  timeline.samples = h.samples;
+  row.window = {timeline.start_ns, timeline.end_ns()};
+  const v1::ThreadStats& total = h.workload.snapshot().total();
+  const int64_t elapsed = Nanos(h.workload.snapshot().elapsed());
+  if (elapsed > 0) {
+    row.iops = static_cast<double>(total.ios()) * 1e9 / elapsed;
+    row.bytes_per_second = static_cast<double>(total.bytes()) * 1e9 / elapsed;
+  }
+  return row;
+}
+
+absl::Status MergeHosts(const std::vector<HostRow>& rows,
+                        const std::vector<HostTimeline>& timelines,
+                        FleetReport& report) {
+  absl::StatusOr<Window> overlap = OverlapWindow(timelines);
+  if (!overlap.ok()) return overlap.status();
+  report.overlap = *overlap;
+  std::vector<v1::ThreadStats> totals;
+  for (const HostRow& row : rows) {
+    totals.push_back(row.workload.snapshot().total());
+  }
+  const absl::Duration length = absl::Nanoseconds(overlap->length_ns());
+  absl::StatusOr<v1::ThreadStats> total =
+      MergeThreadStats(totals, length, "hosts");
+  if (!total.ok()) return total.status();
+  // Rates over the overlap window count only the I/Os inside it.
+  WindowCounts sum;
+  for (const HostTimeline& t : timelines) {
+    const WindowCounts c = CountsIn(t, *overlap);
+    sum.ios += c.ios;
+    sum.bytes += c.bytes;
+  }
+  const double seconds = absl::ToDoubleSeconds(length);
+  total->set_iops(sum.ios / seconds);
+  total->set_bytes_per_second(sum.bytes / seconds);
+  v1::Workload& merged = report.merged;
+  merged.set_workload_id(report.run_id);
+  merged.set_run_id(report.run_id);
+  *merged.mutable_snapshot()->mutable_total() = *std::move(total);
+  merged.mutable_snapshot()->mutable_elapsed()->set_seconds(
+      overlap->length_ns() / 1000000000);
+  merged.mutable_snapshot()->mutable_elapsed()->set_nanos(
+      static_cast<int32_t>(overlap->length_ns() % 1000000000));
+  *merged.mutable_spec() = rows.front().workload.spec();
+  merged.set_split(rows.front().workload.split());
+  return absl::OkStatus();
+}
+
+void AddNotes(FleetReport& report) {
+  v1::Snapshot* s = report.merged.mutable_snapshot();
+  s->add_notes(absl::StrFormat(
+      "fleet of %d hosts: iops and bytes_per_second are summed over the "
+      "overlap window [%+.6fs, %+.6fs] from the common start in which every "
+      "included host was measuring; ios, bytes and the histogram are exact "
+      "sums over each host's whole measured run",
+      static_cast<int>(report.hosts.size()), report.overlap.begin_ns / 1e9,
+      report.overlap.end_ns / 1e9));
+  if (!report.excluded.empty()) {
+    std::string names;
+    for (const Excluded& e : report.excluded) {
+      absl::StrAppend(&names, names.empty() ? "" : ", ", e.address, " (",
+                      e.reason, ")");
+    }
+    s->add_notes(absl::StrCat("partial: ", report.excluded.size(),
+                              " host(s) excluded: ", names));
+  }
+  if (!report.abort_reason.empty()) {
+    s->add_notes(absl::StrCat("aborted: ", report.abort_reason));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
+  FleetReport report;
+  report.run_id = run.run_id;
+  report.abort_reason = run.abort_reason;
+  report.needed = run.needed;
+  report.margin = run.margin;
+  report.arm_time = run.arm_time;
+  report.go_time = run.go_time;
+  report.collect_time = run.collect_time;
+  report.requested = static_cast<int>(run.hosts.size());
+  std::vector<HostTimeline> timelines;
+  for (const HostRun& h : run.hosts) {
+    const bool armed = h.state != HostState::kPending &&
+                       h.state != HostState::kArmFailed &&
+                       !h.workload_id.empty();
+    report.armed += armed;
+    report.started += run.started && h.go_host_ns != 0 &&
+                      h.state != HostState::kArmed;
+    report.completed += h.state == HostState::kCompleted;
+    if (!Included(run, h)) {
+      report.excluded.push_back(
+          {h.address, HostStateName(h.state),
+           h.error.empty() ? std::string("not started: ") + run.abort_reason
+                           : h.error});
+      continue;
+    }
+    HostTimeline t;
+    report.hosts.push_back(RowOf(run, h, t));
+    timelines.push_back(std::move(t));
+  }
+  report.outcome = !run.started             ? "not_started"
+                   : !run.abort_reason.empty() ? "aborted"
+                   : !report.excluded.empty()  ? "partial"
+                                               : "completed";
+  report.merged.set_state(run.abort_reason.empty()
+                              ? v1::WORKLOAD_STATE_FINISHED
+                              : v1::WORKLOAD_STATE_ABORTED);
+  report.merged.set_end_reason(run.abort_reason);
+  if (!report.hosts.empty()) {
+    if (absl::Status s = MergeHosts(report.hosts, timelines, report); !s.ok()) {
+      // "hosts[i]..." in the message indexes the included hosts in
+      // inventory order, as report.hosts still is here.
+      return s;
+    }
+    AddNotes(report);
+  }
+  std::vector<double> iops;
+  for (const HostRow& r : report.hosts) iops.push_back(r.iops);
+  report.outliers = MadOutliers(iops);
+  for (size_t i = 0; i < report.hosts.size(); ++i) {
+    report.hosts[i].outlier = report.outliers.flagged[i];
+  }
+  std::stable_sort(report.hosts.begin(), report.hosts.end(),
+                   [](const HostRow& a, const HostRow& b) {
+                     return a.iops > b.iops;
+                   });
+  return report;
+}
+
+std::string MessageJson(const google::protobuf::Message& message,
+                        bool one_line) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.add_whitespace = !one_line;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+namespace {
+
+std::string Us(int64_t ns) { return absl::StrFormat("%.1fus", ns / 1e3); }
+
+std::string Latency(uint64_t ns) {
+  if (ns >= 1000000) return absl::StrFormat("%.2fms", ns / 1e6);
+  return absl::StrFormat("%.1fus", ns / 1e3);
+}
+
+std::string Rate(double iops, double bps) {
+  return absl::StrFormat("IOPS=%.1fk BW=%.2fMiB/s", iops / 1e3,
+                         bps / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::string FormatReportText(const FleetReport& r) {
+  std::string out = absl::StrCat("fleet run ", r.run_id, ": ", r.outcome);
+  if (!r.abort_reason.empty()) absl::StrAppend(&out, " (", r.abort_reason, ")");
+  absl::StrAppend(&out, "\nhosts: requested=", r.requested, " armed=", r.armed,
+                  " started=", r.started, " completed=", r.completed,
+                  " excluded=", r.excluded.size(), " (min_hosts ", r.needed,
+                  ", start margin ", absl::FormatDuration(r.margin), ")\n");
+  absl::StrAppend(&out, absl::StrFormat(
+      "steps: arm and read clocks %.3fs, go %.3fs, collect %.3fs\n",
+      absl::ToDoubleSeconds(r.arm_time),
+      absl::ToDoubleSeconds(r.go_time), absl::ToDoubleSeconds(r.collect_time)));
+  if (!r.hosts.empty()) {
+    const v1::ThreadStats& t = r.merged.snapshot().total();
+    absl::StrAppend(
+        &out, "merged over the overlap window [", Us(r.overlap.begin_ns), ", ",
+        Us(r.overlap.end_ns), "] after the common start (",
+        absl::StrFormat("%.3fs", r.overlap.length_ns() / 1e9), "):\n  ",
+        Rate(t.iops(), t.bytes_per_second()), "\n  whole runs: ios=", t.ios(),
+        " bytes=", t.bytes(), " errors=", t.error_total(),
+        "\n  lat (exact merge of ", r.hosts.size(), " histograms): p50=",
+        Latency(t.latency().p50_ns()), " p90=", Latency(t.latency().p90_ns()),
+        " p99=", Latency(t.latency().p99_ns()),
+        " p99.9=", Latency(t.latency().p99_9_ns()),
+        " p99.99=", Latency(t.latency().p99_99_ns()),
+        " max=", Latency(t.latency().max_ns()), "\n");
+    absl::StrAppend(&out, absl::StrFormat(
+        "per host (own window; median IOPS %.1fk, MAD %.1fk, outlier > 3 MAD):\n",
+        r.outliers.median / 1e3, r.outliers.mad / 1e3));
+  }
+  for (const HostRow& h : r.hosts) {
+    absl::StrAppend(
+        &out, absl::StrFormat(
+                  "  %-24s %-9s %s p99=%s start %+.1fus +-%.1fus window [%s, "
+                  "%s]%s%s\n",
+                  h.address, h.state, Rate(h.iops, h.bytes_per_second),
+                  Latency(h.workload.snapshot().total().latency().p99_ns()),
+                  h.start_offset_ns / 1e3, h.clock_error_ns / 1e3,
+                  Us(h.window.begin_ns), Us(h.window.end_ns),
+                  h.outlier ? " OUTLIER" : "",
+                  h.note.empty() ? "" : " (" + h.note + ")"));
+  }
+  for (const Excluded& e : r.excluded) {
+    absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
+                    e.reason, "\n");
+  }
+  return out;
+}
+
+namespace {
+
+// A JSON string literal of `text`.
+std::string Quote(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string WindowJson(const Window& w) {
+  return absl::StrCat("{\"begin_ns\": ", w.begin_ns, ", \"end_ns\": ", w.end_ns,
+                      "}");
+}
+
+}  // namespace
+
+// Built as text: the per-host reports are the API's JSON as is, and a
+// thousand of them must print in well under a second.
+std::string FormatReportJson(const FleetReport& r) {
+  std::string out = absl::StrCat(
+      "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
+      ",\n\"abort_reason\": ", Quote(r.abort_reason),
+      ",\n\"window\": ", WindowJson(r.overlap));
+  absl::StrAppend(&out, ",\n\"counts\": {\"requested\": ", r.requested,
+                  ", \"armed\": ", r.armed, ", \"started\": ", r.started,
+                  ", \"completed\": ", r.completed,
+                  ", \"excluded\": ", r.excluded.size(),
+                  ", \"min_hosts\": ", r.needed, "}");
+  absl::StrAppend(
+      &out, absl::StrFormat(",\n\"steps_seconds\": {\"arm\": %.6f, \"go\": "
+                            "%.6f, \"collect\": %.6f}",
+                            absl::ToDoubleSeconds(r.arm_time),
+                            absl::ToDoubleSeconds(r.go_time),
+                            absl::ToDoubleSeconds(r.collect_time)));
+  absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",
+                                        absl::ToDoubleSeconds(r.margin)));
+  absl::StrAppend(&out, ",\n\"merged\": ", MessageJson(r.merged, true),
+                  ",\n\"hosts\": [");
+  for (size_t i = 0; i < r.hosts.size(); ++i) {
+    const HostRow& h = r.hosts[i];
+    absl::StrAppend(
+        &out, i == 0 ? "\n" : ",\n", "{\"address\": ", Quote(h.address),
+        ", \"state\": ", Quote(h.state),
+        ", \"start_offset_ns\": ", h.start_offset_ns,
+        ", \"clock_error_ns\": ", h.clock_error_ns,
+        absl::StrFormat(", \"iops\": %.3f, \"bytes_per_second\": %.3f",
+                        h.iops, h.bytes_per_second),
+        ", \"outlier\": ", h.outlier ? "true" : "false",
+        ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
+        ", \"report\": ", MessageJson(h.workload, true), "}");
+  }
+  absl::StrAppend(&out, "],\n\"excluded\": [");
+  for (size_t i = 0; i < r.excluded.size(); ++i) {
+    const Excluded& e = r.excluded[i];
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"address\": ",
+                    Quote(e.address), ", \"state\": ", Quote(e.state),
+                    ", \"reason\": ", Quote(e.reason), "}");
+  }
+  absl::StrAppend(&out, "]\n}\n");
+  return out;
+}
+
+}  // namespace blkperf::fleet

@@ -1,0 +1,99 @@
+// The fleet report: one merged result, the per-host table and who was left
+// out, from a FleetRun (orchestrator.h).
+//
+//   absl::StatusOr<FleetReport> r = BuildReport(run);
+//   std::cout << (json ? FormatReportJson(*r) : FormatReportText(*r));
+//
+// What the numbers mean (README "Fleet runs" says the same):
+// - Each included host's measured window on the orchestrator's clock starts
+//   at its first submission (StartReport.first_submit_monotonic_ns minus
+//   its clock offset) plus the spec's ramp time and lasts its final
+//   Snapshot.elapsed. The overlap window is [latest start, earliest end].
+// - merged.snapshot.total.iops / bytes_per_second: the sum over included
+//   hosts of the I/Os (bytes) each completed inside the overlap window,
+//   divided by its length; a host's count at a window edge is interpolated
+//   linearly between its two polled cumulative samples around that edge.
+// - merged.snapshot.total ios, bytes, the other counters and the histogram:
+//   exact sums over every included host's whole measured run; the
+//   percentiles come from that merged histogram.
+// - start_offset_ns: a host's first submission minus the common start
+//   instant, on the orchestrator's clock; +- clock_error_ns.
+// - Outliers: hosts whose IOPS (over their own window) differ from the
+//   median by more than 3 median absolute deviations.
+#ifndef BLKPERF_FLEET_REPORT_H_
+#define BLKPERF_FLEET_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fleet/merge.h"
+#include "fleet/orchestrator.h"
+#include "proto/blkperf.pb.h"
+
+namespace blkperf::fleet {
+
+struct HostRow {
+  std::string address;
+  std::string state;
+  // The host's final (or last seen) workload.
+  v1::Workload workload;
+  // IOPS and bandwidth over its own measured window.
+  double iops = 0;
+  double bytes_per_second = 0;
+  bool outlier = false;
+  // Its measured window on the orchestrator's clock, relative to the common
+  // start instant.
+  Window window;
+  int64_t start_offset_ns = 0;
+  int64_t clock_error_ns = 0;
+  // Facts a reader must know about this row (start not reported ...).
+  std::string note;
+};
+
+struct Excluded {
+  std::string address;
+  std::string state;
+  std::string reason;
+};
+
+struct FleetReport {
+  std::string run_id;
+  // completed / partial / aborted / not_started
+  std::string outcome;
+  std::string abort_reason;
+  // Same shape as a single host's Workload (the API's JSON).
+  v1::Workload merged;
+  // Relative to the common start instant.
+  Window overlap;
+  int requested = 0, armed = 0, started = 0, completed = 0;
+  int needed = 0;
+  absl::Duration margin;
+  // The orchestrator's steps: arm (with clock reads), go, collect.
+  absl::Duration arm_time, go_time, collect_time;
+  // Included hosts, highest IOPS first.
+  std::vector<HostRow> hosts;
+  std::vector<Excluded> excluded;
+  Outliers outliers;
+};
+
+// Builds the report. The merge is exact; FailedPrecondition when the
+// hosts' histograms use different layouts or their windows do not overlap
+// (both stated).
+absl::StatusOr<FleetReport> BuildReport(const FleetRun& run);
+
+std::string FormatReportText(const FleetReport& report);
+
+// {"run_id", "outcome", "abort_reason", "window": {begin_ns, end_ns},
+//  "counts": {...}, "merged": Workload, "hosts": [{address, state, report:
+//  Workload, start_offset_ns, clock_error_ns, iops, bytes_per_second,
+//  outlier, window}], "excluded": [{address, state, reason}]}
+std::string FormatReportJson(const FleetReport& report);
+
+// The API's JSON of a message (proto field names, defaults printed).
+std::string MessageJson(const google::protobuf::Message& message,
+                        bool one_line);
+
+}  // namespace blkperf::fleet
+
+#endif  // BLKPERF_FLEET_REPORT_H_

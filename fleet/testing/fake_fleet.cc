@@ -1,0 +1,337 @@
+#include "fleet/testing/fake_fleet.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "wire/merge.h"
+
+namespace blkperf::fleet::testing {
+namespace {
+
+int64_t Now(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t Lower(uint32_t index) {
+  if (index < 128) return index;
+  const uint32_t shift = index / 64 - 1;
+  return uint64_t{index - 64 * shift} << shift;
+}
+
+uint64_t Upper(uint32_t index) {
+  if (index < 128) return index;
+  return Lower(index) + ((uint64_t{1} << (index / 64 - 1)) - 1);
+}
+
+int64_t RuntimeNs(const v1::WorkloadSpec& spec) {
+  const int64_t ns = spec.runtime().seconds() * 1000000000 + spec.runtime().nanos();
+  return ns > 0 ? ns : 1000000000;
+}
+
+}  // namespace
+
+v1::ThreadStats FakeTotal(const FakeHostConfig& config, int64_t elapsed_ns) {
+  static constexpr uint64_t kWeights[4] = {70, 20, 9, 1};
+  const uint64_t ios = static_cast<uint64_t>(config.iops *
+                                             static_cast<double>(elapsed_ns) / 1e9);
+  v1::ThreadStats t;
+  t.set_thread_index(-1);
+  t.set_ios(ios);
+  t.set_read_ios(ios);
+  v1::LatencyHistogram* h = t.mutable_histogram();
+  h->mutable_layout()->set_name("log-linear-64");
+  h->mutable_layout()->set_linear_buckets(128);
+  h->mutable_layout()->set_sub_buckets(64);
+  h->mutable_layout()->set_num_buckets(2368);
+  h->mutable_layout()->set_max_trackable_ns(100000000000);
+  uint64_t position = 0;
+  for (int b = 0; b < 4; ++b) {
+    const uint64_t rest = ios % 100;
+    const uint64_t in_rest =
+        rest > position ? std::min(rest - position, kWeights[b]) : 0;
+    position += kWeights[b];
+    const uint64_t count = (ios / 100) * kWeights[b] + in_rest;
+    if (count == 0) continue;
+    const uint32_t index = config.bucket_base + static_cast<uint32_t>(b);
+    v1::HistogramBucket* bucket = h->add_buckets();
+    bucket->set_index(index);
+    bucket->set_count(count);
+    bucket->set_lower_bound_ns(Lower(index));
+    bucket->set_upper_bound_ns(Upper(index));
+    h->set_count(h->count() + count);
+    h->set_sum_ns(h->sum_ns() + count * (Lower(index) + (Upper(index) - Lower(index)) / 2));
+  }
+  if (h->buckets_size() > 0) {
+    h->set_min_ns(h->buckets(0).lower_bound_ns());
+    h->set_max_ns(h->buckets(h->buckets_size() - 1).upper_bound_ns());
+  }
+  return t;
+}
+
+v1::Workload FakeFleet::WorkloadOf(size_t index) const {
+  absl::MutexLock lock(&mu_);
+  const FakeHostState& s = states_[index];
+  const FakeHostConfig& config = configs_[index];
+  const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
+  v1::Workload w;
+  w.set_workload_id("w1");
+  w.set_run_id(s.run_id);
+  *w.mutable_spec() = s.spec;
+  w.set_split(s.split.empty() ? "none" : s.split);
+  int64_t elapsed = 0;
+  const int64_t runtime = RuntimeNs(s.spec);
+  if (s.go_host_ns != 0) {
+    const int64_t until = s.aborted ? s.aborted_host_ns : now;
+    elapsed = std::clamp<int64_t>(until - s.go_host_ns, 0, runtime);
+  }
+  if (s.aborted) {
+    w.set_state(v1::WORKLOAD_STATE_ABORTED);
+    w.set_end_reason(s.abort_reason);
+  } else if (s.go_host_ns == 0 || now < s.go_host_ns) {
+    w.set_state(v1::WORKLOAD_STATE_ARMED);
+  } else {
+    w.set_state(elapsed == runtime ? v1::WORKLOAD_STATE_FINISHED
+                                   : v1::WORKLOAD_STATE_RUNNING);
+  }
+  if (s.go_host_ns != 0 && now >= s.go_host_ns) {
+    v1::StartReport* start = w.mutable_start();
+    start->set_scheduled_monotonic_ns(s.go_host_ns);
+    start->set_first_submit_monotonic_ns(s.go_host_ns);
+    start->set_last_thread_first_submit_monotonic_ns(s.go_host_ns);
+    start->set_first_submit_realtime_ns(Now(CLOCK_REALTIME) - (now - s.go_host_ns));
+  }
+  v1::Snapshot* snapshot = w.mutable_snapshot();
+  snapshot->mutable_elapsed()->set_seconds(elapsed / 1000000000);
+  snapshot->mutable_elapsed()->set_nanos(static_cast<int32_t>(elapsed % 1000000000));
+  *snapshot->mutable_total() = FakeTotal(config, elapsed);
+  const uint32_t bs = s.spec.has_block_size() ? s.spec.block_size() : 4096;
+  snapshot->mutable_total()->set_bytes(snapshot->total().ios() * bs);
+  snapshot->mutable_total()->set_read_bytes(snapshot->total().bytes());
+  // Percentiles and rates as a daemon fills them.
+  absl::StatusOr<v1::ThreadStats> total = MergeThreadStats(
+      {snapshot->total()}, absl::Nanoseconds(std::max<int64_t>(elapsed, 1)),
+      "fake");
+  if (total.ok()) *snapshot->mutable_total() = *std::move(total);
+  return w;
+}
+
+FakeHostState FakeFleet::host(size_t i) const {
+  absl::MutexLock lock(&mu_);
+  return states_[i];
+}
+
+class FakeService final : public v1::Blkperf::Service {
+ public:
+  explicit FakeService(FakeFleet* fleet) : fleet_(fleet) {}
+
+  grpc::Status GetCapabilities(grpc::ServerContext* ctx,
+                               const v1::GetCapabilitiesRequest*,
+                               v1::GetCapabilitiesResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "GetCapabilities", i); !s.ok()) return s;
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    r->set_daemon_version("fake");
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ArmWorkload(grpc::ServerContext* ctx,
+                           const v1::ArmWorkloadRequest* q,
+                           v1::ArmWorkloadResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "ArmWorkload", i); !s.ok()) return s;
+    const ArmBehavior arm = fleet_->configs_[i].arm;
+    if (arm == ArmBehavior::kRefuse) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "target /dev/fake is held by another workload");
+    }
+    if (arm == ArmBehavior::kHang) {
+      const absl::Time end = absl::Now() + absl::Seconds(30);
+      while (!ctx->IsCancelled() && absl::Now() < end) {
+        absl::SleepFor(absl::Milliseconds(5));
+      }
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "hung");
+    }
+    {
+      absl::MutexLock lock(&fleet_->mu_);
+      FakeHostState& s = fleet_->states_[i];
+      if (!s.run_id.empty() && s.run_id != q->run_id()) {
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "another run holds this host");
+      }
+      r->set_existing(!s.run_id.empty());
+      if (s.run_id.empty()) {
+        ++s.workloads_created;
+        s.run_id = q->run_id();
+        s.spec = q->spec();
+        s.armed = true;
+      }
+    }
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    r->set_workload_id("w1");
+    *r->mutable_workload() = fleet_->WorkloadOf(i);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetClock(grpc::ServerContext* ctx, const v1::GetClockRequest*,
+                        v1::GetClockResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "GetClock", i); !s.ok()) return s;
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    r->set_monotonic_ns(Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns);
+    r->set_realtime_ns(Now(CLOCK_REALTIME));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GoWorkload(grpc::ServerContext* ctx,
+                          const v1::GoWorkloadRequest* q,
+                          v1::GoWorkloadResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "GoWorkload", i); !s.ok()) return s;
+    {
+      absl::MutexLock lock(&fleet_->mu_);
+      FakeHostState& s = fleet_->states_[i];
+      if (s.run_id != q->run_id()) {
+        return grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown run");
+      }
+      if (s.aborted) {
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "aborted");
+      }
+      if (s.go_host_ns == 0) s.go_host_ns = q->start_monotonic_ns();
+    }
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    *r->mutable_workload() = fleet_->WorkloadOf(i);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status AbortRun(grpc::ServerContext* ctx, const v1::AbortRunRequest* q,
+                        v1::AbortRunResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "AbortRun", i); !s.ok()) return s;
+    const v1::Workload before = fleet_->WorkloadOf(i);
+    {
+      absl::MutexLock lock(&fleet_->mu_);
+      FakeHostState& s = fleet_->states_[i];
+      if (s.run_id != q->run_id()) {
+        return grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown run");
+      }
+      if (before.state() == v1::WORKLOAD_STATE_ARMED ||
+          before.state() == v1::WORKLOAD_STATE_RUNNING) {
+        s.aborted = true;
+        s.aborted_host_ns =
+            Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns;
+        s.abort_reason = q->reason();
+      }
+    }
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    *r->mutable_workload() = fleet_->WorkloadOf(i);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetWorkload(grpc::ServerContext* ctx,
+                           const v1::GetWorkloadRequest* q,
+                           v1::GetWorkloadResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "GetWorkload", i); !s.ok()) return s;
+    if (q->workload_id() != "w1" || fleet_->host(i).run_id.empty()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown workload");
+    }
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    *r->mutable_workload() = fleet_->WorkloadOf(i);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListWorkloads(grpc::ServerContext* ctx,
+                             const v1::ListWorkloadsRequest*,
+                             v1::ListWorkloadsResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "ListWorkloads", i); !s.ok()) return s;
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    if (!fleet_->host(i).run_id.empty()) {
+      *r->add_workloads() = fleet_->WorkloadOf(i);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SetSplitStrategy(grpc::ServerContext* ctx,
+                                const v1::SetSplitStrategyRequest* q,
+                                v1::SetSplitStrategyResponse* r) override {
+    size_t i;
+    if (grpc::Status s = Enter(ctx, "SetSplitStrategy", i); !s.ok()) return s;
+    absl::MutexLock lock(&fleet_->mu_);
+    fleet_->states_[i].split = q->split();
+    fleet_->states_[i].split_at_ns = q->at_monotonic_ns();
+    r->set_api_version(v1::API_VERSION_CURRENT);
+    r->set_split(q->split());
+    return grpc::Status::OK;
+  }
+
+ private:
+  // Finds the host by the port the call came to, counts the call and
+  // applies its faults.
+  grpc::Status Enter(grpc::ServerContext* ctx, const char* method,
+                     size_t& index) {
+    const grpc::string_ref authority = ctx->ExperimentalGetAuthority();
+    const std::string a(authority.data(), authority.size());
+    int port = 0;
+    if (!absl::SimpleAtoi(a.substr(a.rfind(':') + 1), &port) ||
+        fleet_->port_to_host_.count(port) == 0) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, "unknown authority " + a);
+    }
+    index = fleet_->port_to_host_.at(port);
+    const FakeHostConfig& config = fleet_->configs_[index];
+    absl::MutexLock lock(&fleet_->mu_);
+    FakeHostState& s = fleet_->states_[index];
+    const int n = ++s.calls[method];
+    const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
+    if (config.lost_after_ns >= 0 && s.go_host_ns != 0 &&
+        now >= s.go_host_ns + config.lost_after_ns) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "host gone");
+    }
+    if (n <= config.unavailable_first_calls) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "injected failure");
+    }
+    return grpc::Status::OK;
+  }
+
+  FakeFleet* fleet_;
+};
+
+absl::StatusOr<std::unique_ptr<FakeFleet>> FakeFleet::Start(
+    std::vector<FakeHostConfig> hosts) {
+  std::unique_ptr<FakeFleet> fleet(new FakeFleet());
+  fleet->configs_ = std::move(hosts);
+  fleet->states_.resize(fleet->configs_.size());
+  fleet->service_ = std::make_unique<FakeService>(fleet.get());
+  grpc::ServerBuilder builder;
+  std::vector<int> ports(fleet->configs_.size(), 0);
+  for (size_t i = 0; i < ports.size(); ++i) {
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &ports[i]);
+  }
+  builder.RegisterService(fleet->service_.get());
+  fleet->server_ = builder.BuildAndStart();
+  if (fleet->server_ == nullptr) {
+    return absl::InternalError("fake fleet: the gRPC server did not start");
+  }
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (ports[i] == 0) {
+      return absl::InternalError(absl::StrCat("fake fleet: port ", i, " not bound"));
+    }
+    fleet->port_to_host_[ports[i]] = i;
+    fleet->addresses_.push_back(absl::StrCat("127.0.0.1:", ports[i]));
+  }
+  return fleet;
+}
+
+FakeFleet::~FakeFleet() {
+  if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+}
+
+}  // namespace blkperf::fleet::testing

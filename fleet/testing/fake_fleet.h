@@ -1,0 +1,93 @@
+// Test-only: many fake blkperfd hosts in one process, one gRPC server
+// listening on one loopback port per host. Each host implements the fleet
+// API (GetCapabilities, ArmWorkload, GetClock, GoWorkload, AbortRun,
+// GetWorkload, ListWorkloads, SetSplitStrategy) with a synthetic workload:
+// a fixed IOPS rate from its start instant for spec.runtime, every I/O in a
+// fixed histogram pattern, a CLOCK_MONOTONIC shifted by its own offset, and
+// injectable faults. Nothing touches a device.
+//
+//   FakeHostConfig slow; slow.iops = 1000;
+//   auto fleet = FakeFleet::Start({FakeHostConfig(), slow});
+//   Orchestrator o(options, (*fleet)->addresses(), nullptr);
+//   EXPECT_EQ((*fleet)->host(1).workloads_created, 1);
+#ifndef BLKPERF_FLEET_TESTING_FAKE_FLEET_H_
+#define BLKPERF_FLEET_TESTING_FAKE_FLEET_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/blkperf.grpc.pb.h"
+
+namespace blkperf::fleet::testing {
+
+enum class ArmBehavior { kOk, kRefuse, kHang };
+
+struct FakeHostConfig {
+  // The host's CLOCK_MONOTONIC minus this process's.
+  int64_t clock_offset_ns = 0;
+  ArmBehavior arm = ArmBehavior::kOk;
+  // The first N calls of every method fail with UNAVAILABLE.
+  int unavailable_first_calls = 0;
+  // From this long after its start on, every call fails UNAVAILABLE (the
+  // host is gone); negative: never.
+  int64_t lost_after_ns = -1;
+  // Synthetic rate and histogram position.
+  double iops = 100000;
+  uint32_t bucket_base = 400;
+};
+
+// What a host saw, for assertions.
+struct FakeHostState {
+  std::map<std::string, int> calls;  // per method, failed ones included
+  int workloads_created = 0;
+  std::string run_id;
+  bool armed = false;
+  int64_t go_host_ns = 0;
+  bool aborted = false;
+  int64_t aborted_host_ns = 0;
+  std::string abort_reason;
+  std::string split;
+  int64_t split_at_ns = 0;
+  v1::WorkloadSpec spec;
+};
+
+class FakeFleet {
+ public:
+  static absl::StatusOr<std::unique_ptr<FakeFleet>> Start(
+      std::vector<FakeHostConfig> hosts);
+  ~FakeFleet();
+
+  const std::vector<std::string>& addresses() const { return addresses_; }
+  FakeHostState host(size_t i) const;
+
+  // The workload as host `index` reports it now (used by the service).
+  v1::Workload WorkloadOf(size_t index) const;
+
+ private:
+  friend class FakeService;
+  FakeFleet() = default;
+
+  mutable absl::Mutex mu_;
+  std::vector<FakeHostConfig> configs_;
+  std::vector<FakeHostState> states_ ABSL_GUARDED_BY(mu_);
+  std::map<int, size_t> port_to_host_;
+  std::vector<std::string> addresses_;
+  std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// The synthetic workload of `config` at `elapsed_ns` of measured time:
+// ios = floor(iops * elapsed), histogram buckets bucket_base..+3 holding
+// 70/20/9/1 % of them (cumulative counts never decrease).
+v1::ThreadStats FakeTotal(const FakeHostConfig& config, int64_t elapsed_ns);
+
+}  // namespace blkperf::fleet::testing
+
+#endif  // BLKPERF_FLEET_TESTING_FAKE_FLEET_H_
