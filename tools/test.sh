@@ -101,7 +101,9 @@ run_fuzzer() {
 run_bazel_test "stage 1: bazel test //..." //...
 if [[ $quick -eq 0 ]]; then
   run_bazel_test "stage 2: ASan+UBSan unit tests" --config=asan --build_tests_only "${UNIT_TESTS[@]}"
-  run_bazel_test "stage 3: TSan engine tests" --config=tsan --build_tests_only "${TSAN_TESTS[@]}"
+  run_bazel_test "stage 3: TSan engine tests" --config=tsan --build_tests_only \
+    "--test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${PWD}/bazel/tsan.supp" \
+    "${TSAN_TESTS[@]}"
   echo "=== test.sh: stage 4: fuzzers" >&2
   if bazel build --config=fuzz "${FUZZERS[@]}" &&
      fuzz_bin=$(bazel info --config=fuzz bazel-bin); then
