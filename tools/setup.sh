@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   bazel-bootstrap bazel-rules-java
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
   g++ libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
   libfuse3-dev
