@@ -242,6 +242,9 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   ring->set_polled(s.ring.polled);
   ring->set_sqpoll(s.ring.sqpoll);
   ring->set_huge_pages(s.ring.huge_pages);
+  ring->set_sq_entries(s.ring.sq_entries);
+  ring->set_cq_entries(s.ring.cq_entries);
+  ring->set_pieces_per_io(s.ring.pieces_per_io);
   for (const std::string& note : s.notes) proto->add_notes(note);
   if (s.has_error) {
     v1::FirstError* error = proto->mutable_error();
@@ -369,6 +372,9 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.ring.polled = ring.polled();
   s.ring.sqpoll = ring.sqpoll();
   s.ring.huge_pages = ring.huge_pages();
+  s.ring.sq_entries = ring.sq_entries();
+  s.ring.cq_entries = ring.cq_entries();
+  s.ring.pieces_per_io = ring.pieces_per_io();
   s.notes.assign(proto.notes().begin(), proto.notes().end());
   s.has_error = proto.has_error();
   if (s.has_error) {

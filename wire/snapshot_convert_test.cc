@@ -237,6 +237,9 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   s.ring.fixed_buffers = true;
   s.ring.registered_files = true;
   s.ring.huge_pages = true;
+  s.ring.sq_entries = 4096;
+  s.ring.cq_entries = 8192;
+  s.ring.pieces_per_io = 32;
   s.notes = {"polled: auto fell back to interrupts", "second note"};
   s.has_error = true;
   s.error = {.errno_value = 5,
@@ -317,6 +320,9 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   ExpectSameThread(back->threads[1], s.threads[1]);
   EXPECT_EQ(back->ring.setup_flags, s.ring.setup_flags);
   EXPECT_EQ(back->ring.registered_ring_fd, s.ring.registered_ring_fd);
+  EXPECT_EQ(back->ring.sq_entries, 4096u);
+  EXPECT_EQ(back->ring.cq_entries, 8192u);
+  EXPECT_EQ(back->ring.pieces_per_io, 32u);
   EXPECT_EQ(back->ring.fixed_buffers, s.ring.fixed_buffers);
   EXPECT_EQ(back->ring.registered_files, s.ring.registered_files);
   EXPECT_EQ(back->ring.polled, s.ring.polled);

@@ -113,6 +113,11 @@ struct RingSetup {
   bool polled = false;
   bool sqpoll = false;
   bool huge_pages = false;  // I/O buffers backed by huge pages
+  // Entries of each submitter's rings as the kernel set them up, and the
+  // pieces per logical I/O they were sized for (ring_sizing.h).
+  uint32_t sq_entries = 0;
+  uint32_t cq_entries = 0;
+  uint32_t pieces_per_io = 0;
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
+#include "daemon/engine/latency_run.h"
 #include "daemon/engine/process_threads.h"
 #include "daemon/engine/verify_pattern.h"
 
@@ -27,12 +28,13 @@ namespace {
 
 constexpr size_t kHugePageSize = size_t{2} << 20;
 constexpr unsigned kHugePageShift = 21;
-constexpr unsigned kMaxReapBatch = 256;
 
-uint32_t NextPowerOfTwo(uint32_t v) {
-  uint32_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
+// The next free SQE, for a caller that knows the SQ has room (Prepare
+// reads the free space once per batch). io_uring_get_sqe would reload the
+// kernel's head on every call; rings here never use IORING_SETUP_SQE128.
+inline io_uring_sqe* NextSqe(io_uring* ring) {
+  io_uring_sq* sq = &ring->sq;
+  return &sq->sqes[sq->sqe_tail++ & sq->ring_mask];
 }
 
 absl::Status ErrnoStatus(int error_number, absl::string_view what) {
@@ -223,7 +225,7 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
     WaitOutAbandoned();
   }
   // Before the ring goes away its kernel threads (and their CPU) go too.
-  final_worker_seconds_.store(IoWorkerCpuSeconds(tid_));
+  worker_seconds_.Raise(IoWorkerCpuSeconds(tid_));
   rusage usage;
   if (getrusage(RUSAGE_THREAD, &usage) == 0) {
     final_user_seconds_.store(usage.ru_utime.tv_sec +
@@ -271,13 +273,13 @@ absl::Status SubmitterThread::Setup() {
 
   // The ring holds every piece of every in-flight I/O, for any strategy
   // the workload may switch to (Workload checked the product's bound).
-  ring_entries_ = NextPowerOfTwo(queue_depth_ * control_->piece_capacity);
-  if (ring_entries_ > kMaxRingEntries) {
+  if (uint64_t{queue_depth_} * control_->piece_capacity > kMaxRingEntries) {
     return absl::InvalidArgumentError(absl::StrCat(
         "queue_depth ", queue_depth_, " x ", control_->piece_capacity,
         " pieces per I/O exceeds the ring's maximum of ", kMaxRingEntries,
         " entries"));
   }
+  ring_entries_ = RingEntries(queue_depth_, control_->piece_capacity);
   BLKPERF_RETURN_IF_ERROR(ApplyStrategy(
       control_->split_strategies[control_->split_generation.load()]));
   if (!fixed_buffers_) piece_iovecs_.resize(2 * ring_entries_);
@@ -427,6 +429,9 @@ absl::Status SubmitterThread::SetUpRing(bool polled) {
       polled_ = polled;
       ring_setup_.setup_flags = SetupFlagNames(flags);
       ring_setup_.polled = polled;
+      ring_setup_.sq_entries = ring_.sq.ring_entries;
+      ring_setup_.cq_entries = ring_.cq.ring_entries;
+      ring_setup_.pieces_per_io = control_->piece_capacity;
       return absl::OkStatus();
     }
     if (ret != -EINVAL) break;
@@ -556,7 +561,10 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
   uint32_t ios = 0;
   uint32_t sqes = 0;
   const uint16_t targets = static_cast<uint16_t>(fds_.size());
-  while (ios < max_ios && io_uring_sq_space_left(&ring_) >= max_pieces_) {
+  // The SQ head is read once per batch: only this thread adds SQEs, so the
+  // free space can only grow while the batch is being filled.
+  const uint32_t space = io_uring_sq_space_left(&ring_);
+  while (ios < max_ios && space - sqes >= max_pieces_) {
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
     req->buffer = free_buffers_[--free_buffer_count_];
@@ -577,7 +585,7 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     }
     if (split_none_) {
       req->pieces_left = 1;
-      PrepPiece(io_uring_get_sqe(&ring_), req, req->offset, block_size_);
+      PrepPiece(NextSqe(&ring_), req, req->offset, block_size_);
       ++sqes;
     } else {
       const Splitter& splitter = splitters_[req->target];
@@ -587,7 +595,7 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       while (done < block_size_) {
         const uint32_t length = splitter.NextPieceLength(
             req->offset + done, buffer_base + done, block_size_ - done);
-        PrepPiece(io_uring_get_sqe(&ring_), req, req->offset + done, length);
+        PrepPiece(NextSqe(&ring_), req, req->offset + done, length);
         done += length;
         ++pieces;
       }
@@ -606,14 +614,22 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
 
 template <typename Cache>
 uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
-  io_uring_cqe* cqes[kMaxReapBatch];
-  const unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, kMaxReapBatch);
+  // The CQEs are read in place: one acquire load of the tail for the whole
+  // batch, and one release store of the head (io_uring_cq_advance) after.
+  const unsigned n = io_uring_cq_ready(&ring_);
   if (n == 0) return 0;
+  const unsigned head = *ring_.cq.khead;
   uint64_t read_ios = 0, write_ios = 0;
   uint32_t completed = 0;
+  LatencyRun<LiveLatencyHistogram> latencies(
+      &stats_.latency, &stats_.submit_latency, &stats_.completion_latency,
+      now_ns);
+  const unsigned mask = ring_.cq.ring_mask;
   for (unsigned i = 0; i < n; ++i) {
-    Request* req = static_cast<Request*>(io_uring_cqe_get_data(cqes[i]));
-    const int32_t res = cqes[i]->res;
+    const io_uring_cqe* cqe =
+        &ring_.cq.cqes[io_uring_cqe_index(&ring_, head + i, mask)];
+    Request* req = static_cast<Request*>(io_uring_cqe_get_data(cqe));
+    const int32_t res = cqe->res;
     if (ABSL_PREDICT_FALSE(res < 0)) {
       if (req->result == 0) req->result = res;
     } else {
@@ -634,18 +650,13 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
       } else {
         ++read_ios;
       }
-      if (latency_tracking_) {
-        stats_.latency.Record(static_cast<uint64_t>(now_ns - req->submit_ns));
-        stats_.submit_latency.Record(
-            static_cast<uint64_t>(req->issued_ns - req->submit_ns));
-        stats_.completion_latency.Record(
-            static_cast<uint64_t>(now_ns - req->issued_ns));
-      }
+      if (latency_tracking_) latencies.Add(req->submit_ns, req->issued_ns);
     }
     by_buffer_[req->buffer] = nullptr;
     free_buffers_[free_buffer_count_++] = req->buffer;
     cache.Put(req);
   }
+  latencies.Flush();
   io_uring_cq_advance(&ring_, n);
   pieces_inflight_ -= n;
   inflight_ -= completed;
@@ -907,10 +918,11 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   if (exited()) {
     out->user_cpu_seconds = final_user_seconds_.load();
     out->system_cpu_seconds = final_system_seconds_.load();
-    out->io_worker_cpu_seconds = final_worker_seconds_.load();
+    out->io_worker_cpu_seconds = worker_seconds_.Get();
   } else if (tid_ != 0) {
     ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
-    out->io_worker_cpu_seconds = IoWorkerCpuSeconds(tid_);
+    out->io_worker_cpu_seconds =
+        worker_seconds_.Raise(IoWorkerCpuSeconds(tid_));
   }
   out->errors.clear();
   for (int slot = 0; slot < kErrorSlots; ++slot) {

@@ -31,7 +31,9 @@
 #include "absl/synchronization/notification.h"
 #include "daemon/engine/histogram.h"
 #include "daemon/engine/io_turn.h"
+#include "daemon/engine/monotonic_max.h"
 #include "daemon/engine/request_cache.h"
+#include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_plan.h"
@@ -159,9 +161,6 @@ inline constexpr int64_t kWaitTickNs = 50'000'000;
 inline int64_t StallCheckInterval(int64_t io_timeout_ns) {
   return std::max<int64_t>(io_timeout_ns / 4, 1'000'000);
 }
-
-// Most SQEs a ring can hold (IORING_MAX_ENTRIES).
-inline constexpr uint32_t kMaxRingEntries = 32768;
 
 // Plans `strategy` on every target of `spec` for I/O buffers made of
 // 2^page_shift-byte pages: appends one Splitter per target to `*splitters`
@@ -330,7 +329,9 @@ class SubmitterThread {
   // CPU time at exit (the /proc task entry goes away with the thread).
   std::atomic<double> final_user_seconds_{0};
   std::atomic<double> final_system_seconds_{0};
-  std::atomic<double> final_worker_seconds_{0};
+  // io-wq and SQPOLL CPU: the largest sum read so far (an idle io-wq
+  // worker exits and takes its time out of /proc, so sums can drop).
+  mutable MonotonicMax worker_seconds_;
 
   ThreadStats stats_;
 };

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/submitter.h"
 #include "daemon/engine/target.h"
 
@@ -190,9 +191,8 @@ using internal::kMaxRingEntries;
 }  // namespace
 
 absl::Status Workload::SizeRingsForStrategies() {
-  // Room for the strategies the spec names, then, where the ring allows,
-  // for `limits` and for the finest piece size any fixed strategy could
-  // choose, so a live switch rarely finds the ring too small.
+  // Room for the strategies the spec names, for `limits`, and bounded
+  // headroom for finer live switches (ring_sizing.h).
   const uint32_t qd = spec_.spec.queue_depth;
   std::vector<SplitStrategy> named = spec_.spec.ab_strategies;
   if (named.empty()) named.push_back(spec_.spec.split);
@@ -215,12 +215,14 @@ absl::Status Workload::SizeRingsForStrategies() {
     smallest_block = std::min(smallest_block,
                               std::max<uint32_t>(512, t.logical_block_size));
   }
+  internal::PieceNeeds needs;
+  needs.queue_depth = qd;
+  needs.named = capacity;
   absl::StatusOr<uint32_t> limits =
       PiecesNeeded(spec_, SplitStrategy{SplitStrategy::Kind::kLimits, 0});
-  if (limits.ok()) capacity = std::max(capacity, *limits);
-  const uint32_t finest = std::max<uint32_t>(1, spec_.spec.block_size / smallest_block);
-  capacity = std::max(capacity, std::min(finest, kMaxRingEntries / qd));
-  control_.piece_capacity = std::min(capacity, std::max<uint32_t>(1, kMaxRingEntries / qd));
+  if (limits.ok()) needs.limits = *limits;
+  needs.finest = std::max<uint32_t>(1, spec_.spec.block_size / smallest_block);
+  control_.piece_capacity = internal::RingPieceCapacity(needs);
   return absl::OkStatus();
 }
 

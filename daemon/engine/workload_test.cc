@@ -294,6 +294,31 @@ TEST_F(WorkloadTest, SwitchingStrategiesKeepsEveryCountInPhases) {
   EXPECT_NEAR(s.phases[0].PiecesPerIo(), 1.0, 0.2);
 }
 
+TEST_F(WorkloadTest, RingsAreSizedForTheSpecWithBoundedLiveSwitchRoom) {
+  // 128 KiB at depth 256 with split none: the finest fixed split (32 or 256
+  // pieces) no longer sizes the ring; 4,096 entries of headroom give 16
+  // pieces per I/O, so a live switch to fixed:4096 (32) is refused, naming
+  // the capacity.
+  WorkloadSpec spec = FileSpec();
+  spec.block_size = 128 << 10;
+  spec.queue_depth = 256;
+  spec.io_count = 1024;
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const absl::Status too_fine =
+      (*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 4096});
+  EXPECT_EQ(too_fine.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(too_fine.message()),
+              HasSubstr("more than the 16 this workload's rings were sized"));
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ExpectClean(s, spec.block_size);
+  EXPECT_EQ(s.total.ios, 1024u);
+  EXPECT_EQ(s.ring.pieces_per_io, 16u);
+  EXPECT_EQ(s.ring.sq_entries, 4096u);
+  EXPECT_EQ(s.ring.cq_entries, 8192u);
+}
+
 TEST_F(WorkloadTest, RejectsBadLiveStrategies) {
   WorkloadSpec spec = TimedSpec(absl::Seconds(30));
   absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
