@@ -93,6 +93,8 @@ struct RingSetup {
   bool polled = false;
   bool sqpoll = false;
   bool huge_pages = false;  // I/O buffers backed by huge pages
+  std::string buffer_layout;  // "per_slot" or "one_region"
+  std::string io_mode;        // "fixed", "plain" or "vectored"
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat
