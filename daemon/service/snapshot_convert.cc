@@ -206,6 +206,8 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   ring->set_polled(s.ring.polled);
   ring->set_sqpoll(s.ring.sqpoll);
   ring->set_huge_pages(s.ring.huge_pages);
+  ring->set_buffer_layout(s.ring.buffer_layout);
+  ring->set_io_mode(s.ring.io_mode);
   for (const std::string& note : s.notes) proto->add_notes(note);
   if (s.has_error) {
     v1::FirstError* error = proto->mutable_error();
@@ -314,6 +316,8 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.ring.polled = ring.polled();
   s.ring.sqpoll = ring.sqpoll();
   s.ring.huge_pages = ring.huge_pages();
+  s.ring.buffer_layout = ring.buffer_layout();
+  s.ring.io_mode = ring.io_mode();
   s.notes.assign(proto.notes().begin(), proto.notes().end());
   s.has_error = proto.has_error();
   if (s.has_error) {

@@ -33,6 +33,8 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto);
 v1::Op OpToProto(Op op);
 v1::PollMode PollModeToProto(PollMode mode);
 v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode);
+v1::BufferLayout BufferLayoutToProto(BufferLayout layout);
+v1::HugePageMode HugePageModeToProto(HugePageMode mode);
 
 }  // namespace blkperf
 
