@@ -16,6 +16,8 @@
 #                       t/io_uring (fio 3.33) has no switch (-V came later)
 #   huge_vs_normal      hugetlb / normal-page buffers    blkperf only: fio 3.33
 #                       t/io_uring has no huge-page switch (-T is the TSC rate)
+#   one_region_vs_per_slot  fixed buffers registered as one region / one
+#                       per slot (t/io_uring's layout)  blkperf only
 #   percpu_vs_shared    request cache per_cpu / shared  blkperf only
 #   split_none_vs_limits split none / limits            blkperf only; the
 #                       device requests per SQE of each arm are shown
@@ -39,7 +41,7 @@ cd "$(dirname "$0")/.."
 
 targets=zram,file,loop
 sizes=4k,16k,64k,128k,1m
-experiments=fixed_vs_plain,registered_files,vectored_vs_plain,huge_vs_normal,percpu_vs_shared,split_none_vs_limits
+experiments=fixed_vs_plain,registered_files,vectored_vs_plain,huge_vs_normal,one_region_vs_per_slot,percpu_vs_shared,split_none_vs_limits
 rounds=5
 runtime=5
 cpu=$(( $(nproc) - 1 ))
@@ -163,6 +165,7 @@ bA[registered_files]="--registered_files";   bB[registered_files]="--noregistere
 tA[registered_files]="-B1 -F1";              tB[registered_files]="-B1 -F0"
 bA[vectored_vs_plain]="--nofixed_buffers --vectored"; bB[vectored_vs_plain]="--nofixed_buffers"
 bA[huge_vs_normal]="--huge_pages=on";        bB[huge_vs_normal]="--huge_pages=off"
+bA[one_region_vs_per_slot]="--buffer_layout=one_region"; bB[one_region_vs_per_slot]="--buffer_layout=per_slot"
 bA[percpu_vs_shared]="--request_cache=percpu"; bB[percpu_vs_shared]="--request_cache=shared"
 bA[split_none_vs_limits]="--split=none";     bB[split_none_vs_limits]="--split=limits"
 
@@ -216,7 +219,8 @@ for t in "${target_list[@]}"; do
 done
 
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, cpu $cpu, ${rounds} interleaved rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --rounds $rounds --runtime $runtime --cpu $cpu"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --cpu $cpu"
+echo "# spread: the largest max/min IOPS over the rounds of any one arm of the row; a difference smaller than the spread is noise"
 python3 - "$results" <<'PY'
 import collections, statistics, sys
 runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops
@@ -232,8 +236,10 @@ for line in open(sys.argv[1]):
 def ratio(t, bs, e, tool):
     a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
     return statistics.median(a) / statistics.median(b) if a and b else None
-print("| experiment | bs | target | blkperf ratio | t/io_uring ratio | difference | within 0.03? |")
-print("|---|---|---|---|---|---|---|")
+def spread(t, bs, e):
+    return max(max(v) / min(v) for k, v in runs.items() if k[:3] == (t, bs, e))
+print("| experiment | bs | target | blkperf ratio | t/io_uring ratio | difference | within 0.03? | spread |")
+print("|---|---|---|---|---|---|---|---|")
 for t, bs, e in order:
     b, k = ratio(t, bs, e, "blkperf"), ratio(t, bs, e, "t_io_uring")
     note = ""
@@ -241,8 +247,8 @@ for t, bs, e in order:
         note = " (req/SQE %.2f vs %.2f)" % (statistics.median(rps[t, bs, e, "A"]),
                                            statistics.median(rps[t, bs, e, "B"]))
     if k is None:
-        print(f"| {e} | {bs} | {t} | {b:.3f}{note} | n/a | n/a | n/a |")
+        print(f"| {e} | {bs} | {t} | {b:.3f}{note} | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
     else:
         d = b - k
-        print(f"| {e} | {bs} | {t} | {b:.3f} | {k:.3f} | {d:+.3f} | {'yes' if abs(d) <= 0.03 else 'NO'} |")
+        print(f"| {e} | {bs} | {t} | {b:.3f} | {k:.3f} | {d:+.3f} | {'yes' if abs(d) <= 0.03 else 'NO'} | {spread(t, bs, e):.2f} |")
 PY
