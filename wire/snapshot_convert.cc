@@ -245,6 +245,8 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   ring->set_sq_entries(s.ring.sq_entries);
   ring->set_cq_entries(s.ring.cq_entries);
   ring->set_pieces_per_io(s.ring.pieces_per_io);
+  ring->set_buffer_layout(s.ring.buffer_layout);
+  ring->set_io_mode(s.ring.io_mode);
   for (const std::string& note : s.notes) proto->add_notes(note);
   if (s.has_error) {
     v1::FirstError* error = proto->mutable_error();
@@ -375,6 +377,8 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.ring.sq_entries = ring.sq_entries();
   s.ring.cq_entries = ring.cq_entries();
   s.ring.pieces_per_io = ring.pieces_per_io();
+  s.ring.buffer_layout = ring.buffer_layout();
+  s.ring.io_mode = ring.io_mode();
   s.notes.assign(proto.notes().begin(), proto.notes().end());
   s.has_error = proto.has_error();
   if (s.has_error) {

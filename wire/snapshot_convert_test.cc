@@ -240,6 +240,8 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   s.ring.sq_entries = 4096;
   s.ring.cq_entries = 8192;
   s.ring.pieces_per_io = 32;
+  s.ring.buffer_layout = "one_region";
+  s.ring.io_mode = "fixed";
   s.notes = {"polled: auto fell back to interrupts", "second note"};
   s.has_error = true;
   s.error = {.errno_value = 5,
@@ -328,6 +330,8 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   EXPECT_EQ(back->ring.polled, s.ring.polled);
   EXPECT_EQ(back->ring.sqpoll, s.ring.sqpoll);
   EXPECT_EQ(back->ring.huge_pages, s.ring.huge_pages);
+  EXPECT_EQ(back->ring.buffer_layout, "one_region");
+  EXPECT_EQ(back->ring.io_mode, "fixed");
   EXPECT_EQ(back->notes, s.notes);
   EXPECT_TRUE(back->has_error);
   EXPECT_EQ(back->error.errno_value, s.error.errno_value);

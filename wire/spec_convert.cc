@@ -116,11 +116,62 @@ absl::StatusOr<LatencyMode> LatencyModeFromProto(v1::LatencyMode mode) {
   }
 }
 
+absl::StatusOr<BufferLayout> BufferLayoutFromProto(v1::BufferLayout layout) {
+  switch (layout) {
+    case v1::BUFFER_LAYOUT_UNSPECIFIED:
+    case v1::BUFFER_LAYOUT_PER_SLOT:
+      return BufferLayout::kPerSlot;
+    case v1::BUFFER_LAYOUT_ONE_REGION:
+      return BufferLayout::kOneRegion;
+    default:
+      return Invalid("spec.buffer_layout",
+                     absl::StrCat(static_cast<int>(layout),
+                                  " is not a known BufferLayout "
+                                  "(BUFFER_LAYOUT_PER_SLOT, "
+                                  "BUFFER_LAYOUT_ONE_REGION)"));
+  }
+}
+
+absl::StatusOr<HugePageMode> HugePageModeFromProto(v1::HugePageMode mode) {
+  switch (mode) {
+    case v1::HUGE_PAGE_MODE_UNSPECIFIED:
+    case v1::HUGE_PAGE_MODE_AUTO:
+      return HugePageMode::kAuto;
+    case v1::HUGE_PAGE_MODE_OFF:
+      return HugePageMode::kOff;
+    case v1::HUGE_PAGE_MODE_ON:
+      return HugePageMode::kOn;
+    default:
+      return Invalid("spec.huge_pages",
+                     absl::StrCat(static_cast<int>(mode),
+                                  " is not a known HugePageMode "
+                                  "(HUGE_PAGE_MODE_OFF, HUGE_PAGE_MODE_ON, "
+                                  "HUGE_PAGE_MODE_AUTO)"));
+  }
+}
+
 }  // namespace
 
 v1::LatencyMode LatencyModeToProto(LatencyMode mode) {
   return mode == LatencyMode::kPerIo ? v1::LATENCY_MODE_PER_IO
                                      : v1::LATENCY_MODE_BATCH;
+}
+
+v1::BufferLayout BufferLayoutToProto(BufferLayout layout) {
+  return layout == BufferLayout::kOneRegion ? v1::BUFFER_LAYOUT_ONE_REGION
+                                            : v1::BUFFER_LAYOUT_PER_SLOT;
+}
+
+v1::HugePageMode HugePageModeToProto(HugePageMode mode) {
+  switch (mode) {
+    case HugePageMode::kOff:
+      return v1::HUGE_PAGE_MODE_OFF;
+    case HugePageMode::kOn:
+      return v1::HUGE_PAGE_MODE_ON;
+    case HugePageMode::kAuto:
+      return v1::HUGE_PAGE_MODE_AUTO;
+  }
+  return v1::HUGE_PAGE_MODE_UNSPECIFIED;
 }
 
 v1::Op OpToProto(Op op) {
@@ -229,6 +280,11 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   if (proto.has_registered_files()) {
     spec.registered_files = proto.registered_files();
   }
+  if (proto.has_vectored()) spec.vectored = proto.vectored();
+  BLKPERF_ASSIGN_OR_RETURN(spec.buffer_layout,
+                           BufferLayoutFromProto(proto.buffer_layout()));
+  BLKPERF_ASSIGN_OR_RETURN(spec.huge_pages,
+                           HugePageModeFromProto(proto.huge_pages()));
   BLKPERF_ASSIGN_OR_RETURN(spec.polled, PollModeFromProto(proto.polled()));
   if (proto.has_sqpoll()) spec.sqpoll = proto.sqpoll();
   if (proto.has_sqpoll_cpu()) {
@@ -302,6 +358,9 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   proto->set_seed(spec.seed);
   proto->set_fixed_buffers(spec.fixed_buffers);
   proto->set_registered_files(spec.registered_files);
+  proto->set_vectored(spec.vectored);
+  proto->set_buffer_layout(BufferLayoutToProto(spec.buffer_layout));
+  proto->set_huge_pages(HugePageModeToProto(spec.huge_pages));
   proto->set_polled(PollModeToProto(spec.polled));
   proto->set_sqpoll(spec.sqpoll);
   proto->set_sqpoll_cpu(spec.sqpoll_cpu);

@@ -34,6 +34,8 @@ v1::Op OpToProto(Op op);
 v1::PollMode PollModeToProto(PollMode mode);
 v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode);
 v1::LatencyMode LatencyModeToProto(LatencyMode mode);
+v1::BufferLayout BufferLayoutToProto(BufferLayout layout);
+v1::HugePageMode HugePageModeToProto(HugePageMode mode);
 
 }  // namespace blkperf
 

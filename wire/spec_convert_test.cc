@@ -39,6 +39,9 @@ TEST(SpecFromProtoTest, UnsetFieldsKeepEngineDefaults) {
   EXPECT_EQ(spec->request_cache, defaults.request_cache);
   EXPECT_EQ(spec->latency_tracking, defaults.latency_tracking);
   EXPECT_EQ(spec->split, defaults.split);
+  EXPECT_EQ(spec->vectored, defaults.vectored);
+  EXPECT_EQ(spec->buffer_layout, BufferLayout::kPerSlot);
+  EXPECT_EQ(spec->huge_pages, HugePageMode::kAuto);
 }
 
 TEST(SpecFromProtoTest, SetFieldsAreTaken) {
@@ -57,6 +60,9 @@ TEST(SpecFromProtoTest, SetFieldsAreTaken) {
   proto.mutable_ramp_time()->set_seconds(1);
   proto.set_direct(false);
   proto.set_fixed_buffers(false);
+  proto.set_vectored(true);
+  proto.set_buffer_layout(v1::BUFFER_LAYOUT_ONE_REGION);
+  proto.set_huge_pages(v1::HUGE_PAGE_MODE_ON);
   proto.set_polled(v1::POLL_MODE_AUTO);
   proto.set_request_cache(v1::REQUEST_CACHE_MODE_SHARED);
   proto.set_split("fixed:8k");
@@ -79,6 +85,9 @@ TEST(SpecFromProtoTest, SetFieldsAreTaken) {
   EXPECT_EQ(spec->ramp_time, absl::Seconds(1));
   EXPECT_FALSE(spec->direct);
   EXPECT_FALSE(spec->fixed_buffers);
+  EXPECT_TRUE(spec->vectored);
+  EXPECT_EQ(spec->buffer_layout, BufferLayout::kOneRegion);
+  EXPECT_EQ(spec->huge_pages, HugePageMode::kOn);
   EXPECT_EQ(spec->polled, PollMode::kAuto);
   EXPECT_EQ(spec->request_cache, RequestCacheMode::kShared);
   EXPECT_EQ(spec->split.kind, SplitStrategy::Kind::kFixed);
@@ -107,6 +116,8 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   proto.add_cpus(0);
   proto.set_split("limits");
   proto.set_force_async(true);
+  proto.set_huge_pages(v1::HUGE_PAGE_MODE_OFF);
+  proto.set_buffer_layout(v1::BUFFER_LAYOUT_ONE_REGION);
   proto.add_ab_strategies("limits");
   proto.add_ab_strategies("fixed:128k");
   proto.mutable_ab_slice()->set_seconds(2);
@@ -134,6 +145,9 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   EXPECT_EQ(spec->io_timeout, absl::Milliseconds(500));
   EXPECT_EQ(full.latency_mode(), v1::LATENCY_MODE_PER_IO);
   EXPECT_EQ(full.io_timeout().nanos(), 500000000);
+  EXPECT_EQ(full.huge_pages(), v1::HUGE_PAGE_MODE_OFF);
+  EXPECT_EQ(full.buffer_layout(), v1::BUFFER_LAYOUT_ONE_REGION);
+  EXPECT_TRUE(full.has_vectored());
 }
 
 struct BadField {
@@ -203,6 +217,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadField{"UnknownRequestCache", "spec.request_cache",
                  [](v1::WorkloadSpec* s) {
                    s->set_request_cache(static_cast<v1::RequestCacheMode>(7));
+                 }},
+        BadField{"UnknownBufferLayout", "spec.buffer_layout",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_buffer_layout(static_cast<v1::BufferLayout>(5));
+                 }},
+        BadField{"UnknownHugePageMode", "spec.huge_pages",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_huge_pages(static_cast<v1::HugePageMode>(6));
                  }},
         BadField{"Split", "spec.split",
                  [](v1::WorkloadSpec* s) { s->set_split("sideways"); }},

@@ -54,6 +54,12 @@ ABSL_FLAG(bool, direct, true, "direct: O_DIRECT");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "seed: random seed");
 ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
 ABSL_FLAG(bool, registered_files, true, "registered_files: register files");
+ABSL_FLAG(bool, vectored, false,
+          "vectored: READV/WRITEV with an iovec (needs --nofixed_buffers)");
+ABSL_FLAG(std::optional<std::string>, buffer_layout, std::nullopt,
+          "buffer_layout: per_slot or one_region (default per_slot)");
+ABSL_FLAG(std::optional<std::string>, huge_pages, std::nullopt,
+          "huge_pages: off, on, auto (default auto)");
 ABSL_FLAG(std::optional<std::string>, polled, std::nullopt,
           "polled: off, on, auto (default off)");
 ABSL_FLAG(bool, sqpoll, false, "sqpoll: kernel submission polling thread");
@@ -312,6 +318,25 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   }
   if (BoolChanged("registered_files")) {
     spec.set_registered_files(absl::GetFlag(FLAGS_registered_files));
+  }
+  if (BoolChanged("vectored")) spec.set_vectored(absl::GetFlag(FLAGS_vectored));
+  if (auto v = absl::GetFlag(FLAGS_buffer_layout)) {
+    v1::BufferLayout layout;
+    if (!v1::BufferLayout_Parse("BUFFER_LAYOUT_" + absl::AsciiStrToUpper(*v),
+                                &layout) ||
+        layout == v1::BUFFER_LAYOUT_UNSPECIFIED) {
+      return BadFlag("buffer_layout", *v, "not one of per_slot, one_region");
+    }
+    spec.set_buffer_layout(layout);
+  }
+  if (auto v = absl::GetFlag(FLAGS_huge_pages)) {
+    v1::HugePageMode mode;
+    if (!v1::HugePageMode_Parse("HUGE_PAGE_MODE_" + absl::AsciiStrToUpper(*v),
+                                &mode) ||
+        mode == v1::HUGE_PAGE_MODE_UNSPECIFIED) {
+      return BadFlag("huge_pages", *v, "not one of off, on, auto");
+    }
+    spec.set_huge_pages(mode);
   }
   if (auto v = absl::GetFlag(FLAGS_polled)) {
     v1::PollMode mode;

@@ -24,6 +24,9 @@ ABSL_DECLARE_FLAG(bool, direct);
 ABSL_DECLARE_FLAG(bool, allow_write);
 ABSL_DECLARE_FLAG(std::vector<std::string>, create_size);
 ABSL_DECLARE_FLAG(std::optional<std::string>, polled);
+ABSL_DECLARE_FLAG(bool, vectored);
+ABSL_DECLARE_FLAG(std::optional<std::string>, buffer_layout);
+ABSL_DECLARE_FLAG(std::optional<std::string>, huge_pages);
 ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
 ABSL_DECLARE_FLAG(bool, force_async);
 ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
@@ -180,6 +183,35 @@ TEST(SpecFromJsonTest, ProtobufJsonMapping) {
 }
 
 }  // namespace
+TEST(SpecFromFlagsTest, IoModeAndBufferFlags) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_vectored());
+  EXPECT_EQ(spec->buffer_layout(), v1::BUFFER_LAYOUT_UNSPECIFIED);
+  EXPECT_EQ(spec->huge_pages(), v1::HUGE_PAGE_MODE_UNSPECIFIED);
+
+  absl::SetFlag(&FLAGS_vectored, true);
+  absl::SetFlag(&FLAGS_buffer_layout, "one_region");
+  absl::SetFlag(&FLAGS_huge_pages, "on");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->vectored());
+  EXPECT_EQ(spec->buffer_layout(), v1::BUFFER_LAYOUT_ONE_REGION);
+  EXPECT_EQ(spec->huge_pages(), v1::HUGE_PAGE_MODE_ON);
+
+  absl::SetFlag(&FLAGS_buffer_layout, "striped");
+  absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--buffer_layout=striped"));
+  absl::SetFlag(&FLAGS_buffer_layout, std::nullopt);
+  absl::SetFlag(&FLAGS_huge_pages, "sometimes");
+  bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("--huge_pages=sometimes"));
+  absl::SetFlag(&FLAGS_huge_pages, std::nullopt);
+  absl::SetFlag(&FLAGS_vectored, false);
+}
+
 }  // namespace blkperf
 
 namespace blkperf {

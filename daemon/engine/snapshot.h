@@ -118,6 +118,8 @@ struct RingSetup {
   uint32_t sq_entries = 0;
   uint32_t cq_entries = 0;
   uint32_t pieces_per_io = 0;
+  std::string buffer_layout;  // "per_slot" or "one_region"
+  std::string io_mode;        // "fixed", "plain" or "vectored"
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat

@@ -21,6 +21,8 @@ namespace blkperf {
 namespace {
 
 constexpr uint32_t kDefaultBatch = 32;
+// The kernel refuses to register a buffer larger than 1 GiB.
+constexpr uint64_t kMaxRegisteredBufferBytes = uint64_t{1} << 30;
 
 absl::Status Invalid(absl::string_view field, absl::string_view reason) {
   return absl::InvalidArgumentError(absl::StrCat(field, " ", reason));
@@ -32,6 +34,31 @@ std::string CpuListText(const std::vector<int>& cpus) {
 
 bool Contains(const std::vector<int>& values, int value) {
   return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// How I/Os address their buffers: vectored, buffer_layout.
+absl::Status ValidateBufferFields(const WorkloadSpec& spec) {
+  if (spec.vectored && spec.fixed_buffers) {
+    return Invalid("vectored",
+                   "needs fixed_buffers off: vectored I/O is READV/WRITEV on "
+                   "user addresses (blkperf does not issue READV_FIXED)");
+  }
+  if (spec.buffer_layout == BufferLayout::kOneRegion) {
+    if (!spec.fixed_buffers) {
+      return Invalid("buffer_layout",
+                     "one_region only applies to registered buffers and "
+                     "fixed_buffers is off");
+    }
+    const uint64_t region = uint64_t{spec.queue_depth} * spec.block_size;
+    if (region > kMaxRegisteredBufferBytes) {
+      return Invalid("buffer_layout",
+                     absl::StrCat("one_region: queue_depth x block_size = ",
+                                  region, " bytes exceeds the kernel's ",
+                                  kMaxRegisteredBufferBytes,
+                                  "-byte limit on one registered buffer"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Checks that need no target: ranges, batches, CPUs, times.
@@ -147,6 +174,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
         " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
         limits.max_buffer_bytes));
   }
+  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
   if (!spec.ab_strategies.empty()) {
     if (spec.ab_strategies.size() < 2) {
       return Invalid("ab_strategies", "needs at least two strategies to compare");

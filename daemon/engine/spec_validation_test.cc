@@ -280,4 +280,25 @@ TEST_F(SpecValidationTest, IoTimeoutIsOffOrAtLeastTheMinimum) {
 }
 
 }  // namespace
+TEST_F(SpecValidationTest, VectoredNeedsPlainBuffers) {
+  spec_.vectored = true;
+  spec_.fixed_buffers = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "vectored");
+  spec_.fixed_buffers = false;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
+TEST_F(SpecValidationTest, OneRegionNeedsFixedBuffersAndFitsOneRegistration) {
+  spec_.buffer_layout = BufferLayout::kOneRegion;
+  spec_.fixed_buffers = false;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "buffer_layout");
+  spec_.fixed_buffers = true;
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+  // 2048 x 1 MiB = 2 GiB: more than the kernel registers as one buffer.
+  spec_.queue_depth = 2048;
+  spec_.block_size = 1 << 20;
+  limits_.max_buffer_bytes = uint64_t{8} << 30;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "buffer_layout");
+}
+
 }  // namespace blkperf

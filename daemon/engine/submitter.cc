@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -26,8 +25,6 @@
 namespace blkperf::internal {
 namespace {
 
-constexpr size_t kHugePageSize = size_t{2} << 20;
-constexpr unsigned kHugePageShift = 21;
 
 // The next free SQE, for a caller that knows the SQ has room (Prepare
 // reads the free space once per batch). io_uring_get_sqe would reload the
@@ -182,6 +179,8 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       complete_batch_(spec.spec.complete_batch),
       block_size_(spec.spec.block_size),
       fixed_buffers_(spec.spec.fixed_buffers),
+      io_mode_(IoModeOf(spec.spec)),
+      prep_(PrepFunctionFor(io_mode_)),
       registered_files_(spec.spec.registered_files),
       sqe_flags_(static_cast<uint8_t>(
           (spec.spec.registered_files ? IOSQE_FIXED_FILE : 0) |
@@ -200,7 +199,6 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
 
 SubmitterThread::~SubmitterThread() {
   TearDownRing();
-  if (buffers_ != nullptr) munmap(buffers_, buffer_bytes_);
 }
 
 void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
@@ -209,7 +207,9 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   pthread_setname_np(pthread_self(),
                      absl::StrCat("blkperf-sub", index_).substr(0, 15).c_str());
   setup_status_ = Setup();
-  ring_setup_.huge_pages = huge_pages_;
+  ring_setup_.huge_pages = io_buffers_.huge_pages();
+  ring_setup_.buffer_layout = std::string(BufferLayoutName(io_buffers_.layout()));
+  ring_setup_.io_mode = std::string(IoModeName(io_mode_));
   ready_.Notify();
   control_->go.Wait();
   if (setup_status_.ok() && !control_->abort.load()) {
@@ -282,7 +282,9 @@ absl::Status SubmitterThread::Setup() {
   ring_entries_ = RingEntries(queue_depth_, control_->piece_capacity);
   BLKPERF_RETURN_IF_ERROR(ApplyStrategy(
       control_->split_strategies[control_->split_generation.load()]));
-  if (!fixed_buffers_) piece_iovecs_.resize(2 * ring_entries_);
+  if (io_mode_ == IoMode::kVectored) {
+    piece_iovecs_ = IovecRing(2 * ring_entries_);
+  }
 
   const bool want_poll = spec_.spec.polled != PollMode::kOff;
   BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
@@ -343,55 +345,17 @@ absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
 }
 
 absl::Status SubmitterThread::AllocateBuffers() {
-  const size_t wanted = size_t{queue_depth_} * block_size_;
-  // Huge pages first: fewer TLB misses and fewer segments per I/O. Only worth
-  // it (and only possible to fill) when the region spans a huge page.
-  if (wanted >= kHugePageSize) {
-    const size_t bytes = (wanted + kHugePageSize - 1) & ~(kHugePageSize - 1);
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE,
-                   -1, 0);
-    if (p != MAP_FAILED) {
-      buffers_ = static_cast<char*>(p);
-      buffer_bytes_ = bytes;
-      huge_pages_ = true;
-      page_shift_ = kHugePageShift;
-    }
-  }
-  if (buffers_ == nullptr) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t bytes = (wanted + page - 1) & ~(page - 1);
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      return ErrnoStatus(errno, absl::StrCat("mmap of ", bytes,
-                                             " bytes of I/O buffers"));
-    }
-    buffers_ = static_cast<char*>(p);
-    buffer_bytes_ = bytes;
-    page_shift_ = 12;
-    // Transparent huge pages may still back it; splitting assumes 4 KiB.
-    madvise(buffers_, bytes, MADV_HUGEPAGE);
-    if (!notes_.empty() || wanted >= kHugePageSize) {
-      notes_.push_back(
-          "I/O buffers use normal pages (no hugetlb pages reserved; see "
-          "/proc/sys/vm/nr_hugepages)");
-    }
-  }
-  // Touch every page on this (pinned) thread, and give writes non-zero,
-  // incompressible data: compressing devices (zram) treat zeros specially.
-  uint64_t x = spec_.spec.seed | 1;
-  for (size_t i = 0; i + 8 <= buffer_bytes_; i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    memcpy(buffers_ + i, &x, 8);
-  }
-  buffer_iovecs_.resize(queue_depth_);
-  for (uint32_t i = 0; i < queue_depth_; ++i) {
-    buffer_iovecs_[i].iov_base = buffers_ + size_t{i} * block_size_;
-    buffer_iovecs_[i].iov_len = block_size_;
-  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      io_buffers_,
+      IoBuffers::Create({.slots = queue_depth_,
+                         .slot_bytes = block_size_,
+                         .layout = spec_.spec.buffer_layout,
+                         .huge_pages = spec_.spec.huge_pages,
+                         .seed = spec_.spec.seed},
+                        &notes_));
+  buffers_ = io_buffers_.base();
+  buf_index_mask_ = io_buffers_.buf_index_mask();
+  page_shift_ = io_buffers_.page_shift();
   return absl::OkStatus();
 }
 
@@ -442,12 +406,15 @@ absl::Status SubmitterThread::SetUpRing(bool polled) {
 
 absl::Status SubmitterThread::RegisterResources() {
   if (fixed_buffers_) {
-    const int ret = io_uring_register_buffers(&ring_, buffer_iovecs_.data(),
-                                              buffer_iovecs_.size());
+    const std::vector<iovec>& iovecs = io_buffers_.registration();
+    const int ret =
+        io_uring_register_buffers(&ring_, iovecs.data(), iovecs.size());
     if (ret < 0) {
       return ErrnoStatus(-ret, absl::StrCat("fixed_buffers: registering ",
-                                            buffer_iovecs_.size(),
-                                            " buffers"));
+                                            iovecs.size(), " buffers (",
+                                            BufferLayoutName(
+                                                io_buffers_.layout()),
+                                            ")"));
     }
   }
   if (registered_files_) {
@@ -529,28 +496,9 @@ inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
   char* addr = buffers_ + size_t{req->buffer} * block_size_ +
                (piece_offset - req->offset);
   const int fd = registered_files_ ? req->target : fds_[req->target];
-  if (fixed_buffers_) {
-    if (req->is_write) {
-      io_uring_prep_write_fixed(sqe, fd, addr, piece_length, piece_offset,
-                                req->buffer);
-    } else {
-      io_uring_prep_read_fixed(sqe, fd, addr, piece_length, piece_offset,
-                               req->buffer);
-    }
-  } else {
-    // The kernel copies the iovec when it consumes the SQE; a ring of twice
-    // the SQ size guarantees a slot is reused only after that.
-    iovec* iov = &piece_iovecs_[piece_iovec_next_];
-    piece_iovec_next_ =
-        piece_iovec_next_ + 1 == piece_iovecs_.size() ? 0 : piece_iovec_next_ + 1;
-    iov->iov_base = addr;
-    iov->iov_len = piece_length;
-    if (req->is_write) {
-      io_uring_prep_writev(sqe, fd, iov, 1, piece_offset);
-    } else {
-      io_uring_prep_readv(sqe, fd, iov, 1, piece_offset);
-    }
-  }
+  prep_({sqe, fd, addr, piece_length, piece_offset,
+         static_cast<uint16_t>(req->buffer & buf_index_mask_), req->is_write},
+        &piece_iovecs_);
   sqe->flags |= sqe_flags_;
   io_uring_sqe_set_data(sqe, req);
 }

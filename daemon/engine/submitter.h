@@ -32,6 +32,8 @@
 #include "daemon/engine/histogram.h"
 #include "daemon/engine/io_turn.h"
 #include "daemon/engine/monotonic_max.h"
+#include "daemon/engine/io_buffers.h"
+#include "daemon/engine/io_prep.h"
 #include "daemon/engine/request_cache.h"
 #include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/snapshot.h"
@@ -266,6 +268,8 @@ class SubmitterThread {
   const uint32_t complete_batch_;
   const uint32_t block_size_;
   const bool fixed_buffers_;
+  const IoMode io_mode_;
+  const PrepFn prep_;  // PrepFunctionFor(io_mode_): chosen once, not per I/O
   const bool registered_files_;
   const uint8_t sqe_flags_;  // IOSQE_FIXED_FILE / IOSQE_ASYNC per the spec
   const bool latency_tracking_;
@@ -289,13 +293,11 @@ class SubmitterThread {
   io_uring ring_{};
   bool ring_ready_ = false;
   bool polled_ = false;
-  char* buffers_ = nullptr;
-  size_t buffer_bytes_ = 0;
-  bool huge_pages_ = false;
+  IoBuffers io_buffers_;
+  char* buffers_ = nullptr;       // io_buffers_.base()
+  uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()
   unsigned page_shift_ = 12;
-  std::vector<iovec> buffer_iovecs_;  // one per slot, registered
-  std::vector<iovec> piece_iovecs_;   // non-fixed mode: per in-flight piece
-  uint32_t piece_iovec_next_ = 0;
+  IovecRing piece_iovecs_;        // vectored mode: per in-flight piece
   std::vector<uint16_t> free_buffers_;
   uint32_t free_buffer_count_ = 0;
   std::unique_ptr<Request[]> requests_;

@@ -53,6 +53,18 @@ constexpr std::array<std::pair<LatencyMode, const char*>, 2>
         {LatencyMode::kPerIo, "per_io"},
     }};
 
+constexpr std::array<std::pair<BufferLayout, const char*>, 2>
+    kLayoutNames = {{
+        {BufferLayout::kPerSlot, "per_slot"},
+        {BufferLayout::kOneRegion, "one_region"},
+    }};
+
+constexpr std::array<std::pair<HugePageMode, const char*>, 3> kHugeNames = {{
+    {HugePageMode::kOff, "off"},
+    {HugePageMode::kOn, "on"},
+    {HugePageMode::kAuto, "auto"},
+}};
+
 }  // namespace
 
 absl::string_view LatencyModeName(LatencyMode mode) {
@@ -76,6 +88,19 @@ absl::string_view RequestCacheModeName(RequestCacheMode mode) {
 }
 bool ParseRequestCacheMode(absl::string_view text, RequestCacheMode* mode) {
   return Parse(kCacheNames, text, mode);
+}
+
+absl::string_view BufferLayoutName(BufferLayout layout) {
+  return NameOf(kLayoutNames, layout);
+}
+bool ParseBufferLayout(absl::string_view text, BufferLayout* layout) {
+  return Parse(kLayoutNames, text, layout);
+}
+absl::string_view HugePageModeName(HugePageMode mode) {
+  return NameOf(kHugeNames, mode);
+}
+bool ParseHugePageMode(absl::string_view text, HugePageMode* mode) {
+  return Parse(kHugeNames, text, mode);
 }
 
 bool OpWrites(Op op, uint32_t read_percent) {

@@ -31,6 +31,14 @@ enum class RequestCacheMode { kPerCpu, kShared };
 //     completion and reap whatever has arrived: each I/O is stamped by the
 //     first enter that returns after it completes. Costs extra enters.
 enum class LatencyMode { kBatch, kPerIo };
+// How the I/O buffers are registered with the ring (fixed_buffers only): one
+// registered buffer per queue slot, or the whole region as one registered
+// buffer that every I/O indexes (buf_index 0).
+enum class BufferLayout { kPerSlot, kOneRegion };
+// What backs the I/O buffers: normal pages, hugetlb pages (MAP_HUGETLB), or
+// hugetlb pages when the buffers span at least one huge page and the host
+// has enough free, else normal pages (a fallback is noted).
+enum class HugePageMode { kOff, kOn, kAuto };
 
 absl::string_view OpName(Op op);
 bool ParseOp(absl::string_view text, Op* op);
@@ -40,6 +48,10 @@ absl::string_view RequestCacheModeName(RequestCacheMode mode);
 bool ParseRequestCacheMode(absl::string_view text, RequestCacheMode* mode);
 absl::string_view LatencyModeName(LatencyMode mode);
 bool ParseLatencyMode(absl::string_view text, LatencyMode* mode);
+absl::string_view BufferLayoutName(BufferLayout layout);  // "per_slot" ...
+bool ParseBufferLayout(absl::string_view text, BufferLayout* layout);
+absl::string_view HugePageModeName(HugePageMode mode);  // "off", "on", "auto"
+bool ParseHugePageMode(absl::string_view text, HugePageMode* mode);
 
 // True for ops that issue writes.
 bool OpWrites(Op op, uint32_t read_percent);
@@ -93,7 +105,14 @@ struct WorkloadSpec {
   absl::Duration ramp_time = absl::ZeroDuration();
   bool direct = true;
   uint64_t seed = 0x626c6b70657266ULL;  // "blkperf"
+  // Registered buffers: READ_FIXED / WRITE_FIXED. Off: plain READ / WRITE
+  // on a user address (t/io_uring -B0), or READV / WRITEV with `vectored`.
   bool fixed_buffers = true;
+  // READV / WRITEV with a one-entry iovec (t/io_uring -V1). Needs
+  // fixed_buffers off.
+  bool vectored = false;
+  BufferLayout buffer_layout = BufferLayout::kPerSlot;
+  HugePageMode huge_pages = HugePageMode::kAuto;
   bool registered_files = true;
   PollMode polled = PollMode::kOff;
   bool sqpoll = false;

@@ -165,6 +165,9 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   }
   absl::StrAppend(&line, spec.direct ? " direct" : " buffered",
                   " fixed_buffers=", spec.fixed_buffers ? "on" : "off",
+                  spec.vectored ? " vectored" : "",
+                  " buffer_layout=", BufferLayoutName(spec.buffer_layout),
+                  " huge_pages=", HugePageModeName(spec.huge_pages),
                   " registered_files=", spec.registered_files ? "on" : "off",
                   " polled=", PollModeName(spec.polled),
                   " request_cache=", RequestCacheModeName(spec.request_cache));
@@ -220,7 +223,10 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   absl::StrAppend(
       &out, "ring: ", absl::StrJoin(ring, "|"),
       s.ring.registered_ring_fd ? ", registered ring fd" : "",
-      s.ring.fixed_buffers ? ", fixed buffers" : ", plain buffers (iovecs)",
+      ", ", s.ring.io_mode, " I/O",
+      s.ring.fixed_buffers
+          ? absl::StrCat(", fixed buffers (", s.ring.buffer_layout, ")")
+          : ", unregistered buffers",
       s.ring.registered_files ? ", registered files" : "",
       s.ring.polled ? ", polled completions" : ", interrupt completions",
       s.ring.sqpoll ? ", sqpoll" : "",
@@ -406,7 +412,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"huge_pages\":", s.ring.huge_pages ? "true" : "false",
       ",\"sq_entries\":", s.ring.sq_entries,
       ",\"cq_entries\":", s.ring.cq_entries,
-      ",\"pieces_per_io\":", s.ring.pieces_per_io, "}",
+      ",\"pieces_per_io\":", s.ring.pieces_per_io,
+      ",\"buffer_layout\":", Quote(s.ring.buffer_layout),
+      ",\"io_mode\":", Quote(s.ring.io_mode), "}",
       ",\"total\":", JsonThread(s.total, s.elapsed),
       ",\"threads\":[", absl::StrJoin(threads, ","), "]",
       ",\"split_strategy\":", Quote(s.split_strategy),

@@ -1,0 +1,78 @@
+#include "daemon/engine/io_prep.h"
+
+namespace blkperf::internal {
+namespace {
+
+void PrepFixed(const PieceIo& io, IovecRing*) {
+  if (io.is_write) {
+    io_uring_prep_write_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
+                              io.buf_index);
+  } else {
+    io_uring_prep_read_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
+                             io.buf_index);
+  }
+}
+
+void PrepPlain(const PieceIo& io, IovecRing*) {
+  if (io.is_write) {
+    io_uring_prep_write(io.sqe, io.fd, io.addr, io.length, io.offset);
+  } else {
+    io_uring_prep_read(io.sqe, io.fd, io.addr, io.length, io.offset);
+  }
+}
+
+void PrepVectored(const PieceIo& io, IovecRing* iovecs) {
+  iovec* iov = iovecs->Next();
+  iov->iov_base = io.addr;
+  iov->iov_len = io.length;
+  if (io.is_write) {
+    io_uring_prep_writev(io.sqe, io.fd, iov, 1, io.offset);
+  } else {
+    io_uring_prep_readv(io.sqe, io.fd, iov, 1, io.offset);
+  }
+}
+
+}  // namespace
+
+IoMode IoModeOf(const WorkloadSpec& spec) {
+  if (spec.fixed_buffers) return IoMode::kFixed;
+  return spec.vectored ? IoMode::kVectored : IoMode::kPlain;
+}
+
+absl::string_view IoModeName(IoMode mode) {
+  switch (mode) {
+    case IoMode::kFixed:
+      return "fixed";
+    case IoMode::kPlain:
+      return "plain";
+    case IoMode::kVectored:
+      return "vectored";
+  }
+  return "unknown";
+}
+
+uint8_t IoModeOpcode(IoMode mode, bool is_write) {
+  switch (mode) {
+    case IoMode::kFixed:
+      return is_write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+    case IoMode::kPlain:
+      return is_write ? IORING_OP_WRITE : IORING_OP_READ;
+    case IoMode::kVectored:
+      return is_write ? IORING_OP_WRITEV : IORING_OP_READV;
+  }
+  return IORING_OP_NOP;
+}
+
+PrepFn PrepFunctionFor(IoMode mode) {
+  switch (mode) {
+    case IoMode::kFixed:
+      return &PrepFixed;
+    case IoMode::kPlain:
+      return &PrepPlain;
+    case IoMode::kVectored:
+      return &PrepVectored;
+  }
+  return &PrepPlain;
+}
+
+}  // namespace blkperf::internal

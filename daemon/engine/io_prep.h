@@ -1,0 +1,70 @@
+// How one piece of I/O becomes an SQE, chosen ONCE per submitter at setup:
+// a function per I/O mode, so the per-I/O path has no branch on the
+// loop-invariant fixed_buffers / vectored switches (one indirect call).
+//
+//   const PrepFn prep = PrepFunctionFor(IoModeOf(spec));
+//   IovecRing iovecs(2 * ring_entries);
+//   prep({sqe, fd, addr, length, offset, buf_index, is_write}, &iovecs);
+//
+// Modes, as t/io_uring names them:
+//   fixed:    IORING_OP_READ_FIXED / WRITE_FIXED on a registered buffer (-B1)
+//   plain:    IORING_OP_READ / WRITE on a user address (-B0, t/io_uring's
+//             default plain mode)
+//   vectored: IORING_OP_READV / WRITEV with a one-entry iovec (-B0 -V1)
+#ifndef BLKPERF_DAEMON_ENGINE_IO_PREP_H_
+#define BLKPERF_DAEMON_ENGINE_IO_PREP_H_
+
+#include <liburing.h>
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "daemon/engine/workload_spec.h"
+
+namespace blkperf::internal {
+
+enum class IoMode { kFixed, kPlain, kVectored };
+
+IoMode IoModeOf(const WorkloadSpec& spec);
+absl::string_view IoModeName(IoMode mode);  // "fixed", "plain", "vectored"
+// The opcode `mode` issues for a read or a write (IORING_OP_*).
+uint8_t IoModeOpcode(IoMode mode, bool is_write);
+
+// One piece of a logical I/O.
+struct PieceIo {
+  io_uring_sqe* sqe;
+  int fd;              // or the registered file index
+  char* addr;
+  uint32_t length;
+  uint64_t offset;
+  uint16_t buf_index;  // fixed mode only
+  bool is_write;
+};
+
+// Vectored mode's iovecs. The kernel copies an iovec when it consumes the
+// SQE; a ring of twice the SQ size reuses a slot only after that.
+class IovecRing {
+ public:
+  explicit IovecRing(size_t size = 0) : iovecs_(size) {}
+  iovec* Next() {
+    iovec* iov = &iovecs_[next_];
+    next_ = next_ + 1 == iovecs_.size() ? 0 : next_ + 1;
+    return iov;
+  }
+
+ private:
+  std::vector<iovec> iovecs_;
+  size_t next_ = 0;
+};
+
+// Writes the piece into `io.sqe` (opcode, fd, address, length, offset; and
+// buf_index or the iovec). Flags and user_data are the caller's.
+using PrepFn = void (*)(const PieceIo& io, IovecRing* iovecs);
+
+PrepFn PrepFunctionFor(IoMode mode);
+
+}  // namespace blkperf::internal
+
+#endif  // BLKPERF_DAEMON_ENGINE_IO_PREP_H_
