@@ -474,6 +474,13 @@ TEST(ServerDataDirTest, SecondServerOnTheSameDataDirIsRefused) {
               HasSubstr(options.data_dir));
   EXPECT_THAT(std::string(second.status().message()),
               HasSubstr("pid " + std::to_string(getpid())));
+}
+
+}  // namespace
+}  // namespace blkperf
+
+namespace blkperf {
+namespace {
 
 // A huge id is echoed bounded and escaped, never whole.
 TEST_F(ServiceTest, HugeInputIsEchoedBounded) {

@@ -142,7 +142,7 @@ class WorkloadManager {
   // `owner` is recorded as the workload's owner (the caller's identity).
   absl::StatusOr<ArmResult> Start(const WorkloadSpec& spec,
                                   absl::string_view run_id,
-                                  std::string owner);
+                                  std::string owner = "");
 
   // Checks and sets `spec` up without issuing I/O (state armed), as Start
   // does otherwise. `run_id` is required; `lease` is 1 s..1 h
@@ -166,9 +166,6 @@ class WorkloadManager {
   // unchanged. NotFound for an unknown run id.
   absl::StatusOr<WorkloadView> Abort(absl::string_view run_id,
                                      absl::string_view reason);
-  // `owner` is recorded as the workload's owner.
-  absl::StatusOr<WorkloadView> Start(const WorkloadSpec& spec,
-                                     std::string owner = "");
 
   // Called once per workload when it reaches its terminal state (with the
   // workload's lock held: do not call back into the manager). Set before
