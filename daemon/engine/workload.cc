@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
   }
   BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved, ResolveSpec(spec, limits));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
+  BLKPERF_RETURN_IF_ERROR(workload->SetUpVerify());
   BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
   BLKPERF_RETURN_IF_ERROR(workload->Launch());
@@ -60,6 +61,64 @@ Workload::~Workload() {
   Wait();
   if (driver_.joinable()) driver_.join();
   for (int fd : fds_) close(fd);
+}
+
+absl::Status Workload::SetUpVerify() {
+  const WorkloadSpec& spec = spec_.spec;
+  if (!spec.verify) {
+    // Writing without headers makes a target's verify state wrong.
+    for (const TargetSpec& t : spec.targets) {
+      if (spec_.writes &&
+          VerifyStateFile::Discard(spec.verify_state_dir, t.path)) {
+        notes_.push_back(absl::StrCat("verify: discarded the verify state of ",
+                                      t.path, ": this run writes it without "
+                                      "verify"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  verify_setup_.seed = spec.seed;
+  verify_setup_.block_size = spec.block_size;
+  verify_setup_.track_in_flight = spec_.writes;
+  if (spec.verify_dump) verify_setup_.dump_dir = spec.verify_state_dir;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetSpec& t = spec.targets[i];
+    const uint64_t blocks = spec_.targets[i].size_bytes / spec.block_size;
+    absl::StatusOr<std::unique_ptr<VerifyStateFile>> state =
+        VerifyStateFile::Open(spec.verify_state_dir, t.path, spec.block_size,
+                              blocks,
+                              spec_.writes || t.refill_for_verify
+                                  ? VerifyStateFile::kCreateOrLoad
+                                  : VerifyStateFile::kLoad);
+    if (!state.ok()) {
+      return absl::Status(state.status().code(),
+                          absl::StrCat("targets[", i, "] ",
+                                       state.status().message()));
+    }
+    if (!(*state)->note().empty()) notes_.push_back((*state)->note());
+    if (!spec_.writes && t.refill_for_verify && !(*state)->loaded()) {
+      BLKPERF_RETURN_IF_ERROR(FillTargetForVerify(t.path, spec.block_size,
+                                                  spec.seed, state->get()));
+      notes_.push_back(absl::StrCat("verify: re-filled ", t.path,
+                                    " with verify blocks of ",
+                                    spec.block_size, " bytes (it had no "
+                                    "verify state for this block size)"));
+    }
+    if ((*state)->path().empty()) {
+      notes_.push_back(absl::StrCat("verify: the state of ", t.path,
+                                    " is not saved (no data directory)"));
+    }
+    verify_setup_.tables.push_back({(*state)->entries(), blocks,
+                                    VerifyTargetId(t.path), t.path});
+    verify_states_.push_back(*std::move(state));
+  }
+  if (spec.verify_pass && spec_.min_target_bytes / spec.block_size !=
+                              spec_.targets[0].size_bytes / spec.block_size) {
+    notes_.push_back("verify_pass: targets differ in size; each is read up to "
+                     "the smallest one's size");
+  }
+  control_.verify = &verify_setup_;
+  return absl::OkStatus();
 }
 
 absl::Status Workload::OpenTargets() {
@@ -436,6 +495,14 @@ WorkloadSnapshot Workload::Snapshot() const {
   snapshot.split_strategy = SplitStrategyName(
       control_.split_strategies[control_.split_generation.load()]);
   FillPhases(phases, device_now, end, &snapshot);
+  if (spec_.spec.verify) {
+    for (const auto& submitter : submitters_) {
+      submitter->AddVerify(&snapshot.verify);
+    }
+    for (const auto& state : verify_states_) {
+      snapshot.verify.state_files.push_back(state->path());
+    }
+  }
   if (finished) {
     if (snapshot.has_error && !spec_.spec.continue_on_error) {
       snapshot.state = WorkloadState::kFailed;

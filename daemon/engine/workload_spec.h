@@ -43,6 +43,9 @@ struct TargetSpec {
   // The user's explicit permission to write to this target. Without it every
   // write (and creation) is refused.
   bool allow_write = false;
+  // blkperf's own file (the default target): a verify read of it with no
+  // usable verify state first re-fills it with verify blocks.
+  bool refill_for_verify = false;
 };
 
 struct WorkloadSpec {
@@ -81,8 +84,20 @@ struct WorkloadSpec {
   RequestCacheMode request_cache = RequestCacheMode::kPerCpu;
   // Time every I/O into the latency histogram.
   bool latency_tracking = true;
-  // Writes carry a pattern derived from (seed, offset); reads check it.
+  // Every block written carries a header (magic, target id, offset, length,
+  // seed, write generation, crc32c) and pattern words; every block read is
+  // checked against the generation last written there (verify_block.h).
+  // Generations are kept in `verify_state_dir` across runs.
   bool verify = false;
+  // verify only: read every block of the targets once, sequentially, and
+  // stop (op must be read; runtime and io_count are set by the engine).
+  bool verify_pass = false;
+  // verify only: save each fully reported bad block (the first 16 per
+  // thread) to `verify_state_dir`/bad-<target id>-<offset>.bin.
+  bool verify_dump = false;
+  // Where verify keeps its per-target state; set by the daemon (its data
+  // directory + "/verify"), never by a client. Empty: nothing is saved.
+  std::string verify_state_dir;
   // Issue every SQE with IOSQE_ASYNC: straight to io-wq workers, skipping
   // the non-blocking attempt that devices without nowait support (zram,
   // loop) fail with EAGAIN before io_uring punts them anyway.
