@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
                  header.target_id == VerifyTargetId(target_path);
   }
   if (!compatible && mode == kLoad) {
-    return absl::FailedPreconditionError(absl::StrCat(
+    return absl::InvalidArgumentError(absl::StrCat(
         "verify: the verify state of ", target_path, " (", state->path_,
         ") was written for ",
         header.magic == kStateMagic

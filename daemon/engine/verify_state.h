@@ -52,8 +52,9 @@ class VerifyStateFile {
     // Loads a state of the same block size and block count, or starts a new
     // one (all zero) in its place: a writing run.
     kCreateOrLoad,
-    // Loads it; NotFound when missing, FailedPrecondition when it was made
-    // for another block size or target size: a reading run.
+    // Loads it; NotFound when missing, InvalidArgument (naming block_size)
+    // when it was made for another block size or target size: a reading
+    // run.
     kLoad,
   };
 

@@ -70,7 +70,7 @@ TEST_F(VerifyStateTest, LoadRefusesMissingOrOtherBlockSize) {
                   .ok());
   auto other = VerifyStateFile::Open(dir_, "/t/c", 8192, 5,
                                      VerifyStateFile::kLoad);
-  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(other.status().message().find("block_size 4096"),
             std::string::npos);
   // A writing run starts over, and says so.

@@ -119,6 +119,14 @@ grep -q "verify: checked=[1-9][0-9]* mismatches=0" "$dir/randrw.txt" ||
   { cat "$dir/randrw.txt" >&2; fail "randrw checked nothing"; }
 verify_pass "$G" > /dev/null || fail "verify pass after randrw"
 
+# A read with another block size cannot use the state: refused, naming it.
+if run --target="$G" --op=read --verify --bs=8k --io_count=10 \
+    --data_dir="$D" > "$dir/other_bs.txt" 2>&1; then
+  fail "a verify read with another block size passed"
+fi
+grep -q "INVALID_ARGUMENT.*block_size 4096" "$dir/other_bs.txt" ||
+  { cat "$dir/other_bs.txt" >&2; fail "other block size message"; }
+
 # A target never written with verify has no state: refused, not "passed".
 truncate -s 4m "$dir/never.dat"
 if run --target="$dir/never.dat" --op=read --verify --io_count=10 \
