@@ -77,7 +77,7 @@ job() {  # NAME -> IOPS
     blkperf_read) blkperf_iops --op=read --io_count="$blocks" ;;
     blkperf_read_verify) blkperf_iops --op=read --verify --verify_pass ;;
     fio_write) fio_iops write ;;
-    fio_write_verify) fio_iops write --verify=crc32c --do_verify=0 ;;
+    fio_write_verify) fio_iops write --verify=crc32c --do_verify=0 --verify_state_save=0 ;;
     fio_read) fio_iops read ;;
     fio_read_verify) fio_iops read --verify=crc32c ;;
   esac
