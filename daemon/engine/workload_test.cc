@@ -180,6 +180,27 @@ TEST_F(WorkloadTest, DefaultTargetIsRefilledBeforeAVerifyRead) {
   EXPECT_TRUE(refilled);
 }
 
+// The daemon hands the engine a checked descriptor (TargetSpec::fd): the
+// re-fill writes through it and never resolves the path, which here names
+// nothing any more.
+TEST_F(WorkloadTest, RefillWritesThroughTheGivenDescriptor) {
+  RunToEnd(FileSpec());  // creates and pre-fills path_
+  const std::string moved = path_ + ".moved";
+  const int fd = open(path_.c_str(), O_PATH | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(rename(path_.c_str(), moved.c_str()), 0);
+  WorkloadSpec spec = VerifySpec();
+  spec.targets[0].create_size = 0;
+  spec.targets[0].fd = fd;
+  spec.targets[0].refill_for_verify = true;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  close(fd);
+  unlink(moved.c_str());
+  ExpectClean(s, spec.block_size);
+  EXPECT_EQ(s.verify.checked, spec.io_count);
+  EXPECT_THAT(absl::StrJoin(s.notes, "\n"), HasSubstr("re-filled " + path_));
+}
+
 TEST_F(WorkloadTest, VerifyReadWithoutStateIsRefused) {
   WorkloadSpec spec = VerifySpec();
   spec.targets[0].allow_write = false;
