@@ -220,6 +220,77 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   }
 }
 
+namespace {
+
+void VerifyToProto(const VerifySummary& v, v1::VerifyResult* proto) {
+  proto->set_checked(v.checked);
+  proto->set_unwritten(v.unwritten);
+  proto->set_mismatches(v.mismatches);
+  for (const auto& [kind, count] : v.by_kind) {
+    (*proto->mutable_mismatches_by_kind())[kind] = count;
+  }
+  for (const VerifyMismatchRecord& r : v.records) {
+    v1::VerifyMismatch* out = proto->add_first();
+    out->set_target(r.target);
+    out->set_offset(r.offset);
+    out->set_bad_byte_offset(r.bad_byte_offset);
+    out->set_kind(r.kind);
+    out->set_expected_target_id(r.expected_target_id);
+    out->set_expected_length(r.expected_length);
+    out->set_expected_seed(r.expected_seed);
+    out->set_expected_generation_min(r.expected_generation_lo);
+    out->set_expected_generation_max(r.expected_generation_hi);
+    out->set_found_magic_ok(r.found_magic_ok);
+    out->set_found_target_id(r.found_target_id);
+    out->set_found_offset(r.found_offset);
+    out->set_found_length(r.found_length);
+    out->set_found_seed(r.found_seed);
+    out->set_found_generation(r.found_generation);
+    out->set_found_crc(r.found_crc);
+    out->set_computed_crc(r.computed_crc);
+    out->set_dump_path(r.dump_path);
+    out->set_message(r.message);
+  }
+}
+
+VerifySummary VerifyFromProto(const v1::VerifyResult& proto) {
+  VerifySummary v;
+  v.enabled = true;
+  v.checked = proto.checked();
+  v.unwritten = proto.unwritten();
+  v.mismatches = proto.mismatches();
+  for (const auto& [kind, count] : proto.mismatches_by_kind()) {
+    v.by_kind.emplace_back(kind, count);
+  }
+  std::sort(v.by_kind.begin(), v.by_kind.end());
+  for (const v1::VerifyMismatch& in : proto.first()) {
+    VerifyMismatchRecord r;
+    r.target = in.target();
+    r.offset = in.offset();
+    r.bad_byte_offset = in.bad_byte_offset();
+    r.kind = in.kind();
+    r.expected_target_id = in.expected_target_id();
+    r.expected_length = in.expected_length();
+    r.expected_seed = in.expected_seed();
+    r.expected_generation_lo = in.expected_generation_min();
+    r.expected_generation_hi = in.expected_generation_max();
+    r.found_magic_ok = in.found_magic_ok();
+    r.found_target_id = in.found_target_id();
+    r.found_offset = in.found_offset();
+    r.found_length = in.found_length();
+    r.found_seed = in.found_seed();
+    r.found_generation = in.found_generation();
+    r.found_crc = in.found_crc();
+    r.computed_crc = in.computed_crc();
+    r.dump_path = in.dump_path();
+    r.message = in.message();
+    v.records.push_back(std::move(r));
+  }
+  return v;
+}
+
+}  // namespace
+
 void SnapshotToProto(const WorkloadSnapshot& s,
                      const SnapshotProtoOptions& options, v1::Snapshot* proto) {
   proto->Clear();
@@ -284,6 +355,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     out->set_target(site.target);
     out->set_offset(site.offset);
   }
+  if (s.verify.enabled) VerifyToProto(s.verify, proto->mutable_verify());
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -417,6 +489,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
                              .target = in.target(),
                              .offset = in.offset()});
   }
+  if (proto.has_verify()) s.verify = VerifyFromProto(proto.verify());
   return s;
 }
 

@@ -513,5 +513,46 @@ TEST(TargetInfoProtoTest, DerivesPollAndInUse) {
   EXPECT_EQ(proto.backs_loop(), "loop3");
 }
 
+TEST(SnapshotProtoTest, VerifyResultRoundTrips) {
+  WorkloadSnapshot s;
+  s.verify.enabled = true;
+  s.verify.checked = 100;
+  s.verify.unwritten = 3;
+  s.verify.mismatches = 2;
+  s.verify.by_kind = {{"stale", 1}, {"torn", 1}};
+  VerifyMismatchRecord r;
+  r.target = "/dev/loop3";
+  r.offset = 8192;
+  r.bad_byte_offset = 8232;
+  r.kind = "stale";
+  r.expected_generation_lo = 4;
+  r.expected_generation_hi = 4;
+  r.found_generation = 3;
+  r.found_crc = 0xdeadbeef;
+  r.message = "verify mismatch at /dev/loop3 offset 8192 (stale)";
+  s.verify.records.push_back(r);
+  v1::Snapshot proto;
+  SnapshotToProto(s, {}, &proto);
+  ASSERT_TRUE(proto.has_verify());
+  EXPECT_EQ(proto.verify().mismatches_by_kind().at("torn"), 1u);
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->verify.enabled);
+  EXPECT_EQ(back->verify.checked, 100u);
+  EXPECT_EQ(back->verify.unwritten, 3u);
+  EXPECT_EQ(back->verify.mismatches, 2u);
+  EXPECT_EQ(back->verify.by_kind, s.verify.by_kind);
+  ASSERT_EQ(back->verify.records.size(), 1u);
+  EXPECT_EQ(back->verify.records[0].offset, 8192u);
+  EXPECT_EQ(back->verify.records[0].bad_byte_offset, 8232u);
+  EXPECT_EQ(back->verify.records[0].found_generation, 3u);
+  EXPECT_EQ(back->verify.records[0].found_crc, 0xdeadbeefu);
+  EXPECT_EQ(back->verify.records[0].message, r.message);
+  // Without verify there is no verify result.
+  v1::Snapshot plain;
+  SnapshotToProto(WorkloadSnapshot{}, {}, &plain);
+  EXPECT_FALSE(plain.has_verify());
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -308,6 +308,8 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
         DurationFromProto(proto.io_timeout(), "spec.io_timeout"));
   }
   if (proto.has_verify()) spec.verify = proto.verify();
+  if (proto.has_verify_pass()) spec.verify_pass = proto.verify_pass();
+  if (proto.has_verify_dump()) spec.verify_dump = proto.verify_dump();
   if (proto.has_continue_on_error()) {
     spec.continue_on_error = proto.continue_on_error();
   }
@@ -367,6 +369,8 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   proto->set_request_cache(RequestCacheModeToProto(spec.request_cache));
   proto->set_latency_tracking(spec.latency_tracking);
   proto->set_verify(spec.verify);
+  proto->set_verify_pass(spec.verify_pass);
+  proto->set_verify_dump(spec.verify_dump);
   proto->set_continue_on_error(spec.continue_on_error);
   proto->set_split(SplitStrategyName(spec.split));
   proto->set_force_async(spec.force_async);

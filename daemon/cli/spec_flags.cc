@@ -75,7 +75,13 @@ ABSL_FLAG(std::optional<std::string>, latency_mode, std::nullopt,
 ABSL_FLAG(std::optional<absl::Duration>, io_timeout, std::nullopt,
           "io_timeout: an I/O outstanding longer fails the workload; 0 = off "
           "(default 30s)");
-ABSL_FLAG(bool, verify, false, "verify: write patterns and check them");
+ABSL_FLAG(bool, verify, false,
+          "verify: write self-describing blocks and check every read");
+ABSL_FLAG(bool, verify_pass, false,
+          "verify_pass: with verify, read every block once and stop");
+ABSL_FLAG(bool, verify_dump, false,
+          "verify_dump: with verify, save the first bad blocks to the data "
+          "directory");
 ABSL_FLAG(bool, continue_on_error, false,
           "continue_on_error: count I/O errors and keep going");
 ABSL_FLAG(bool, allow_write, false,
@@ -378,6 +384,12 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     SetDuration(*v, spec.mutable_io_timeout());
   }
   if (BoolChanged("verify")) spec.set_verify(absl::GetFlag(FLAGS_verify));
+  if (BoolChanged("verify_pass")) {
+    spec.set_verify_pass(absl::GetFlag(FLAGS_verify_pass));
+  }
+  if (BoolChanged("verify_dump")) {
+    spec.set_verify_dump(absl::GetFlag(FLAGS_verify_dump));
+  }
   if (BoolChanged("continue_on_error")) {
     spec.set_continue_on_error(absl::GetFlag(FLAGS_continue_on_error));
   }

@@ -25,6 +25,10 @@ std::string DataDirectory() {
   return absl::StrCat(home, "/.local/share/blkperf");
 }
 
+std::string VerifyStateDirectory(absl::string_view data_dir) {
+  return absl::StrCat(data_dir, "/verify");
+}
+
 absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir) {
   const std::string dir(data_dir);
   std::error_code error;
@@ -36,7 +40,8 @@ absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir) {
   }
   return TargetSpec{.path = absl::StrCat(dir, "/", kDefaultTargetName),
                     .create_size = kDefaultTargetBytes,
-                    .allow_write = true};
+                    .allow_write = true,
+                    .refill_for_verify = true};
 }
 
 }  // namespace blkperf

@@ -22,8 +22,13 @@ inline constexpr char kDefaultTargetName[] = "default-target.dat";
 // $HOME/.local/share/blkperf.
 std::string DataDirectory();
 
+// <data_dir>/verify: where verify keeps its per-target state
+// (WorkloadSpec::verify_state_dir).
+std::string VerifyStateDirectory(absl::string_view data_dir);
+
 // <data_dir>/default-target.dat, kDefaultTargetBytes, writable: blkperf's own
-// file, whose creation and filling is its only write. Creates the directory.
+// file, whose creation and filling (and re-filling before a verify read
+// without verify state) is its only write. Creates the directory.
 // FailedPrecondition naming the directory when it cannot be created.
 absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir);
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -177,6 +178,44 @@ struct StartTimes {
   int threads_started = 0;
 };
 
+// One verify mismatch in full: expected vs found header fields.
+struct VerifyMismatchRecord {
+  std::string target;
+  uint64_t offset = 0;           // the block's byte offset
+  uint64_t bad_byte_offset = 0;  // byte offset of the first wrong byte/field
+  std::string kind;              // "stale", "torn", "corrupt", ...
+  int kind_code = 0;
+  uint64_t expected_target_id = 0;
+  uint32_t expected_length = 0;
+  uint64_t expected_seed = 0;
+  // The generations the block may hold: one, or two after a crash.
+  uint64_t expected_generation_lo = 0;
+  uint64_t expected_generation_hi = 0;
+  bool found_magic_ok = false;
+  uint64_t found_target_id = 0;
+  uint64_t found_offset = 0;
+  uint32_t found_length = 0;
+  uint64_t found_seed = 0;
+  uint64_t found_generation = 0;
+  uint32_t found_crc = 0;
+  uint32_t computed_crc = 0;
+  std::string dump_path;  // where the bad block was saved, if asked
+  std::string message;
+};
+
+// What verify found. Every mismatch is counted; the first
+// kVerifyReportedPerThread (16) of each submitter thread are in `records`
+// (filled once the workload has finished).
+struct VerifySummary {
+  bool enabled = false;
+  uint64_t checked = 0;    // reads whose block was checked and right
+  uint64_t unwritten = 0;  // reads of blocks never written with verify
+  uint64_t mismatches = 0;
+  std::vector<std::pair<std::string, uint64_t>> by_kind;  // every kind
+  std::vector<VerifyMismatchRecord> records;
+  std::vector<std::string> state_files;  // per target; "" = not saved
+};
+
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
   absl::Time taken;
@@ -197,6 +236,7 @@ struct WorkloadSnapshot {
   std::vector<PhaseSnapshot> phases;
   std::vector<AbStrategyResult> ab;  // A/B mode only
   StartTimes start;
+  VerifySummary verify;              // spec.verify only
 };
 
 }  // namespace blkperf

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/verify_block.h"
 
 namespace blkperf {
 namespace {
@@ -57,6 +58,42 @@ absl::Status ValidateBufferFields(const WorkloadSpec& spec) {
                                   kMaxRegisteredBufferBytes,
                                   "-byte limit on one registered buffer"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
+  if (spec.verify_pass && !spec.verify) {
+    return Invalid("verify_pass", "needs verify");
+  }
+  if (spec.verify_dump && !spec.verify) {
+    return Invalid("verify_dump", "needs verify");
+  }
+  if (!spec.verify) return absl::OkStatus();
+  const size_t threads =
+      spec.threads != 0 ? spec.threads : std::max<size_t>(1, spec.cpus.size());
+  if (spec.verify_pass && spec.op != Op::kRead) {
+    return Invalid("verify_pass", absl::StrCat("reads every block in order: op "
+                                               "must be read, not ",
+                                               OpName(spec.op)));
+  }
+  if ((spec.verify_pass || OpWrites(spec.op, spec.read_percent)) &&
+      threads > 1) {
+    return Invalid("threads",
+                   absl::StrCat(threads, ": verify with writes (or "
+                                "verify_pass) runs one submitter thread, the "
+                                "only writer of the generation table"));
+  }
+  if (spec.block_size % kVerifySectorBytes != 0) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " is not a multiple of ",
+                                kVerifySectorBytes, " (required by verify)"));
+  }
+  if (spec.alignment != 0 && spec.alignment != spec.block_size) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " differs from block_size ",
+                                spec.block_size, ": verify checks whole "
+                                "blocks at multiples of the block size"));
   }
   return absl::OkStatus();
 }
@@ -221,11 +258,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                                 " is neither 0 (off) nor at least ",
                                 absl::FormatDuration(kMinIoTimeout)));
   }
-  if (spec.verify && spec.op == Op::kRandRW) {
-    return Invalid("verify", "is not supported with randrw (reads may see "
-                             "blocks another thread is writing)");
-  }
-  return absl::OkStatus();
+  return ValidateVerifyFields(spec);
 }
 
 absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
@@ -381,6 +414,19 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
     min_size = std::min(min_size, info.size_bytes);
   }
   resolved.min_target_bytes = min_size;
+  const uint64_t min_blocks = min_size / out.block_size;
+  if (out.verify && resolved.writes && out.queue_depth >= min_blocks) {
+    return Invalid("queue_depth",
+                   absl::StrCat(out.queue_depth, " is not below the ",
+                                min_blocks, " blocks of the smallest target: "
+                                "verify never has two I/Os of one block in "
+                                "flight"));
+  }
+  if (out.verify_pass) {
+    // Every block once: round-robin over the targets, each from block 0.
+    out.io_count = min_blocks * out.targets.size();
+    out.runtime = absl::ZeroDuration();
+  }
   return resolved;
 }
 

@@ -227,11 +227,57 @@ TEST_F(SpecValidationTest, RejectsFixedSplitNotMultipleOfLogicalBlock) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "split");
 }
 
-TEST_F(SpecValidationTest, RejectsVerifyWithRandrw) {
+TEST_F(SpecValidationTest, AcceptsVerifyWithRandrw) {
   spec_.op = Op::kRandRW;
   spec_.verify = true;
   spec_.targets[0].allow_write = true;
-  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_TRUE(r.ok()) << r.status();
+}
+
+TEST_F(SpecValidationTest, RejectsVerifyWithWritesOnSeveralThreads) {
+  spec_.op = Op::kRandRW;
+  spec_.verify = true;
+  spec_.threads = 2;
+  spec_.targets[0].allow_write = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "threads");
+}
+
+TEST_F(SpecValidationTest, RejectsVerifyWithAlignmentOtherThanBlockSize) {
+  spec_.verify = true;
+  spec_.alignment = 512;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "alignment");
+}
+
+TEST_F(SpecValidationTest, RejectsVerifyWithQueueDepthOfEveryBlock) {
+  spec_.op = Op::kWrite;
+  spec_.verify = true;
+  spec_.targets[0].allow_write = true;
+  spec_.queue_depth = 256;  // the 1 MiB target has 256 blocks
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "queue_depth");
+}
+
+TEST_F(SpecValidationTest, RejectsVerifyPassWithoutVerifyOrOfWrites) {
+  spec_.verify_pass = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify_pass");
+  spec_.verify = true;
+  spec_.op = Op::kRandRead;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify_pass");
+  spec_.verify_pass = false;
+  spec_.verify_dump = true;
+  spec_.verify = false;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify_dump");
+}
+
+TEST_F(SpecValidationTest, VerifyPassReadsEveryBlockOnce) {
+  spec_.op = Op::kRead;
+  spec_.verify = true;
+  spec_.verify_pass = true;
+  spec_.block_size = 8192;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->spec.io_count, 128u);
+  EXPECT_EQ(r->spec.runtime, absl::ZeroDuration());
 }
 
 TEST_F(SpecValidationTest, RejectsCharacterDevice) {

@@ -20,7 +20,6 @@
 #include "daemon/engine/host_capabilities.h"
 #include "daemon/engine/latency_run.h"
 #include "daemon/engine/process_threads.h"
-#include "daemon/engine/verify_pattern.h"
 
 namespace blkperf::internal {
 namespace {
@@ -330,6 +329,7 @@ absl::Status SubmitterThread::Setup() {
                                   " has no I/O: io_count < threads"));
   }
   rng_state_ = XorshiftState(spec_.spec.seed, index_);
+  if (verify_) verifier_ = std::make_unique<VerifyTracker>(*control_->verify);
   ring_setup_.fixed_buffers = fixed_buffers_;
   ring_setup_.registered_files = registered_files_;
   ring_setup_.sqpoll = spec_.spec.sqpoll;
@@ -527,9 +527,10 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
             : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
     req->result = 0;
     req->done_bytes = 0;
-    if (ABSL_PREDICT_FALSE(verify_ && req->is_write)) {
-      FillPattern(spec_.spec.seed, req->offset,
-                  buffers_ + size_t{req->buffer} * block_size_, block_size_);
+    if (ABSL_PREDICT_FALSE(verify_)) {
+      req->verify_value = verifier_->Begin(
+          req->target, &req->offset, req->is_write,
+          buffers_ + size_t{req->buffer} * block_size_);
     }
     if (split_none_) {
       req->pieces_left = 1;
@@ -586,12 +587,11 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
     if (--req->pieces_left != 0) continue;  // more pieces of it in flight
     // The logical I/O is complete: all of its pieces were reaped.
     ++completed;
-    if (ABSL_PREDICT_FALSE(req->result != 0 ||
-                           req->done_bytes != req->length)) {
-      OnIoError(req, measuring);
-    } else if (ABSL_PREDICT_FALSE(verify_ && !req->is_write) &&
-               !VerifyRead(req)) {
+    const bool failed = req->result != 0 || req->done_bytes != req->length;
+    if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
       if (measuring) ++finished_ios_;
+    } else if (ABSL_PREDICT_FALSE(failed)) {
+      OnIoError(req, measuring);
     } else if (measuring) {
       if (req->is_write) {
         ++write_ios;
@@ -820,28 +820,30 @@ void SubmitterThread::OnIoError(Request* req, bool measuring) {
   if (!continue_on_error_) control_->stop.store(true);
 }
 
-bool SubmitterThread::VerifyRead(Request* req) {
+bool SubmitterThread::VerifyCompletion(Request* req, bool failed) {
   const char* data = buffers_ + size_t{req->buffer} * block_size_;
-  const int64_t bad =
-      FindPatternMismatch(spec_.spec.seed, req->offset, data, req->length);
-  if (bad < 0) return true;
+  if (verifier_->End(req->target, req->offset, req->is_write,
+                     req->verify_value, failed, data)) {
+    return true;
+  }
   stats_.errors[kVerifyMismatchSlot].Add(1);
   stats_.error_total.Add(1);
   ClaimErrorSite(kVerifyMismatchErrno, req->target,
-                 req->offset + static_cast<uint64_t>(bad));
-  const std::string& path = spec_.spec.targets[req->target].path;
+                 verifier_->last_bad_byte_offset());
   if (!control_->first_error_claimed.exchange(true)) {
     FirstError& first = control_->first_error;
     first.errno_value = kVerifyMismatchErrno;
-    first.target = path;
-    first.offset = req->offset + static_cast<uint64_t>(bad);
-    first.message = absl::StrCat("verify mismatch at ", path, " offset ",
-                                 first.offset, ": data differs from the "
-                                 "pattern of seed ", spec_.spec.seed);
+    first.target = spec_.spec.targets[req->target].path;
+    first.offset = req->offset;
+    first.message = verifier_->last_message();
     control_->first_error_published.store(true, std::memory_order_release);
   }
   if (!continue_on_error_) control_->stop.store(true);
   return false;
+}
+
+void SubmitterThread::AddVerify(VerifySummary* out) const {
+  if (verifier_ != nullptr) verifier_->AddTo(out, exited());
 }
 
 void SubmitterThread::Snapshot(ThreadSnapshot* out) const {

@@ -40,6 +40,7 @@
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/split_plan.h"
 #include "daemon/engine/start_gate.h"
+#include "daemon/engine/verify_tracker.h"
 
 namespace blkperf::internal {
 
@@ -56,6 +57,7 @@ struct alignas(64) Request {
   bool is_write = false;
   int32_t result = 0;      // first failing piece's negative errno, else 0
   uint32_t done_bytes = 0; // bytes its completed pieces transferred
+  uint32_t verify_value = 0;  // verify: VerifyTracker::Begin's result
 };
 
 // A counter written by exactly one thread and read by others: relaxed load +
@@ -139,6 +141,8 @@ struct alignas(64) SubmitterControl {
   // their splitters when it changes. Entries are never rewritten.
   alignas(64) std::atomic<uint32_t> split_generation{0};
   std::array<SplitStrategy, kMaxAbSwitches + 1> split_strategies{};
+  // spec.verify: the generation tables (owned by Workload).
+  const VerifySetup* verify = nullptr;
 };
 
 // Queue limits of a target as the splitter wants them.
@@ -215,6 +219,8 @@ class SubmitterThread {
 
   // Any thread: copies this thread's counters into `out`.
   void Snapshot(ThreadSnapshot* out) const;
+  // Any thread: adds this thread's verify figures (records once exited).
+  void AddVerify(VerifySummary* out) const;
 
  private:
   absl::Status Setup();
@@ -255,7 +261,8 @@ class SubmitterThread {
                                             uint64_t piece_offset,
                                             uint32_t piece_length);
   ABSL_ATTRIBUTE_NOINLINE void OnIoError(Request* req, bool measuring);
-  ABSL_ATTRIBUTE_NOINLINE bool VerifyRead(Request* req);
+  // verify: checks a completed I/O; false on a mismatch (counted here).
+  ABSL_ATTRIBUTE_NOINLINE bool VerifyCompletion(Request* req, bool failed);
 
   // Setup-time copies of the spec (the hot loop reads only these members).
   const ResolvedSpec& spec_;
@@ -334,6 +341,8 @@ class SubmitterThread {
   // io-wq and SQPOLL CPU: the largest sum read so far (an idle io-wq
   // worker exits and takes its time out of /proc, so sums can drop).
   mutable MonotonicMax worker_seconds_;
+
+  std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only
 
   ThreadStats stats_;
 };

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/ring_sizing.h"
+#include "daemon/common/unique_fd.h"
 #include "daemon/engine/submitter.h"
 #include "daemon/engine/target.h"
 
@@ -18,6 +19,26 @@ namespace blkperf {
 
 using internal::MonotonicNanos;
 using internal::SubmitterThread;
+
+namespace {
+
+// Re-fills blkperf's own target with verify blocks (FillTargetForVerify):
+// through the descriptor the caller checked when it gave one (the path is
+// then never resolved), else by path without following a link.
+absl::Status RefillForVerify(const TargetSpec& t, uint32_t block_size,
+                             uint64_t seed, VerifyStateFile* state) {
+  const UniqueFd fd(t.fd >= 0 ? ReopenTarget(t.fd, O_WRONLY)
+                              : open(t.path.c_str(),
+                                     O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) {
+    const int error_number = t.fd >= 0 ? -fd.get() : errno;
+    return absl::ErrnoToStatus(error_number,
+                               absl::StrCat("open ", t.path, " to fill"));
+  }
+  return FillTargetForVerify(fd.get(), t.path, block_size, seed, state);
+}
+
+}  // namespace
 
 Workload::Workload(ResolvedSpec spec)
     : spec_(std::move(spec)),
@@ -52,6 +73,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
   }
   BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved, ResolveSpec(spec, limits));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
+  BLKPERF_RETURN_IF_ERROR(workload->SetUpVerify());
   BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
   BLKPERF_RETURN_IF_ERROR(workload->LaunchThreads());
@@ -144,6 +166,64 @@ Workload::~Workload() {
   }
   if (switcher.joinable()) switcher.join();
   for (int fd : fds_) close(fd);
+}
+
+absl::Status Workload::SetUpVerify() {
+  const WorkloadSpec& spec = spec_.spec;
+  if (!spec.verify) {
+    // Writing without headers makes a target's verify state wrong.
+    for (const TargetSpec& t : spec.targets) {
+      if (spec_.writes &&
+          VerifyStateFile::Discard(spec.verify_state_dir, t.path)) {
+        notes_.push_back(absl::StrCat("verify: discarded the verify state of ",
+                                      t.path, ": this run writes it without "
+                                      "verify"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  verify_setup_.seed = spec.seed;
+  verify_setup_.block_size = spec.block_size;
+  verify_setup_.track_in_flight = spec_.writes;
+  if (spec.verify_dump) verify_setup_.dump_dir = spec.verify_state_dir;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetSpec& t = spec.targets[i];
+    const uint64_t blocks = spec_.targets[i].size_bytes / spec.block_size;
+    absl::StatusOr<std::unique_ptr<VerifyStateFile>> state =
+        VerifyStateFile::Open(spec.verify_state_dir, t.path, spec.block_size,
+                              blocks,
+                              spec_.writes || t.refill_for_verify
+                                  ? VerifyStateFile::kCreateOrLoad
+                                  : VerifyStateFile::kLoad);
+    if (!state.ok()) {
+      return absl::Status(state.status().code(),
+                          absl::StrCat("targets[", i, "] ",
+                                       state.status().message()));
+    }
+    if (!(*state)->note().empty()) notes_.push_back((*state)->note());
+    if (!spec_.writes && t.refill_for_verify && !(*state)->loaded()) {
+      BLKPERF_RETURN_IF_ERROR(
+          RefillForVerify(t, spec.block_size, spec.seed, state->get()));
+      notes_.push_back(absl::StrCat("verify: re-filled ", t.path,
+                                    " with verify blocks of ",
+                                    spec.block_size, " bytes (it had no "
+                                    "verify state for this block size)"));
+    }
+    if ((*state)->path().empty()) {
+      notes_.push_back(absl::StrCat("verify: the state of ", t.path,
+                                    " is not saved (no data directory)"));
+    }
+    verify_setup_.tables.push_back({(*state)->entries(), blocks,
+                                    VerifyTargetId(t.path), t.path});
+    verify_states_.push_back(*std::move(state));
+  }
+  if (spec.verify_pass && spec_.min_target_bytes / spec.block_size !=
+                              spec_.targets[0].size_bytes / spec.block_size) {
+    notes_.push_back("verify_pass: targets differ in size; each is read up to "
+                     "the smallest one's size");
+  }
+  control_.verify = &verify_setup_;
+  return absl::OkStatus();
 }
 
 absl::Status Workload::OpenTargets() {
@@ -619,6 +699,14 @@ WorkloadSnapshot Workload::Snapshot() const {
   snapshot.split_strategy = SplitStrategyName(
       control_.split_strategies[control_.split_generation.load()]);
   if (started) FillPhases(phases, device_now, end, &snapshot);
+  if (spec_.spec.verify) {
+    for (const auto& submitter : submitters_) {
+      submitter->AddVerify(&snapshot.verify);
+    }
+    for (const auto& state : verify_states_) {
+      snapshot.verify.state_files.push_back(state->path());
+    }
+  }
   if (finished) {
     if (aborted) {
       snapshot.state = WorkloadState::kAborted;

@@ -37,6 +37,7 @@
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/submitter.h"
+#include "daemon/engine/verify_state.h"
 #include "daemon/engine/workload_spec.h"
 
 namespace blkperf {
@@ -125,6 +126,9 @@ class Workload {
   };
 
   absl::Status OpenTargets();
+  // spec.verify: loads or creates each target's verify state (re-filling a
+  // refill_for_verify target that has none) and builds verify_setup_.
+  absl::Status SetUpVerify();
   absl::Status SizeRingsForStrategies();
   absl::Status CheckStrategyFits(const SplitStrategy& strategy) const;
   // Not in A/B mode, fits the rings, not ended (FailedPrecondition or
@@ -185,6 +189,8 @@ class Workload {
   std::vector<std::string> device_stat_paths_;
   std::thread driver_;
   std::vector<std::string> notes_;  // fixed once Launch() returns
+  std::vector<std::unique_ptr<VerifyStateFile>> verify_states_;
+  internal::VerifySetup verify_setup_;
 };
 
 }  // namespace blkperf

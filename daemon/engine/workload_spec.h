@@ -74,6 +74,9 @@ struct TargetSpec {
   // then the caller's job). Borrowed: the caller keeps it open until
   // Workload::Start returns.
   int fd = -1;
+  // blkperf's own file (the default target): a verify read of it with no
+  // usable verify state first re-fills it with verify blocks.
+  bool refill_for_verify = false;
 
   bool operator==(const TargetSpec&) const = default;
 };
@@ -128,8 +131,20 @@ struct WorkloadSpec {
   // completions also wake at least every kWaitTick so stop and the end of
   // the run are honoured while the device is silent.
   absl::Duration io_timeout = absl::Seconds(30);
-  // Writes carry a pattern derived from (seed, offset); reads check it.
+  // Every block written carries a header (magic, target id, offset, length,
+  // seed, write generation, crc32c) and pattern words; every block read is
+  // checked against the generation last written there (verify_block.h).
+  // Generations are kept in `verify_state_dir` across runs.
   bool verify = false;
+  // verify only: read every block of the targets once, sequentially, and
+  // stop (op must be read; runtime and io_count are set by the engine).
+  bool verify_pass = false;
+  // verify only: save each fully reported bad block (the first 16 per
+  // thread) to `verify_state_dir`/bad-<target id>-<offset>.bin.
+  bool verify_dump = false;
+  // Where verify keeps its per-target state; set by the daemon (its data
+  // directory + "/verify"), never by a client. Empty: nothing is saved.
+  std::string verify_state_dir;
   // Issue every SQE with IOSQE_ASYNC: straight to io-wq workers, skipping
   // the non-blocking attempt that devices without nowait support (zram,
   // loop) fail with EAGAIN before io_uring punts them anyway.

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -54,6 +55,17 @@ class WorkloadTest : public ::testing::Test {
     EXPECT_GT(s.elapsed, absl::ZeroDuration());
   }
 
+  // FileSpec() with verify and a verify state directory of this test.
+  WorkloadSpec VerifySpec() {
+    WorkloadSpec spec = FileSpec();
+    spec.verify = true;
+    spec.threads = 1;
+    spec.verify_state_dir = absl::StrCat(
+        path_, ".",
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    return spec;
+  }
+
   // FileSpec() running for `runtime` instead of an I/O count.
   WorkloadSpec TimedSpec(absl::Duration runtime) {
     WorkloadSpec spec = FileSpec();
@@ -89,42 +101,117 @@ TEST_F(WorkloadTest, TimedRunStopsOnTime) {
 }
 
 TEST_F(WorkloadTest, WriteThenVerifiedReadBackFindsTheData) {
-  WorkloadSpec write = FileSpec();
+  WorkloadSpec write = VerifySpec();
   write.op = Op::kWrite;
-  write.verify = true;
   write.seed = 42;
   write.block_size = 64 << 10;
   write.io_count = kFileBytes / write.block_size;  // every block once
-  write.threads = 1;
   ExpectClean(RunToEnd(write), write.block_size);
 
   WorkloadSpec read = write;
   read.op = Op::kRandRead;
-  read.block_size = 4096;
   read.io_count = 3000;
   read.targets[0].create_size = 0;
   read.targets[0].allow_write = false;
   const WorkloadSnapshot s = RunToEnd(read);
-  ExpectClean(s, 4096);
+  ExpectClean(s, 64 << 10);
   EXPECT_EQ(s.total.ios, 3000u);
+  EXPECT_TRUE(s.verify.enabled);
+  EXPECT_EQ(s.verify.checked, 3000u);
+  EXPECT_EQ(s.verify.mismatches, 0u);
 }
 
 TEST_F(WorkloadTest, VerifyCatchesDataOfAnotherSeed) {
-  WorkloadSpec spec = FileSpec();  // pre-filled with the default seed
-  spec.verify = true;
+  WorkloadSpec write = VerifySpec();
+  write.op = Op::kWrite;
+  write.io_count = kFileBytes / write.block_size;
+  ExpectClean(RunToEnd(write), write.block_size);
+  WorkloadSpec spec = write;
+  spec.op = Op::kRandRead;
   spec.seed = 7;
-  spec.targets[0].create_size = 0;
-  spec.targets[0].allow_write = false;
-  // Fill it first with the default seed.
-  WorkloadSpec fill = FileSpec();
-  fill.io_count = 1;
-  RunToEnd(fill);
   const WorkloadSnapshot s = RunToEnd(spec);
   EXPECT_EQ(s.state, WorkloadState::kFailed);
   ASSERT_TRUE(s.has_error);
   EXPECT_EQ(s.error.errno_value, kVerifyMismatchErrno);
   EXPECT_EQ(s.error.target, path_);
   EXPECT_THAT(s.error.message, HasSubstr("verify mismatch"));
+  EXPECT_THAT(s.error.message, HasSubstr("(wrong seed)"));
+  // Every read completed with the first is checked and counted too.
+  ASSERT_GE(s.verify.mismatches, 1u);
+  EXPECT_EQ(s.total.ErrorTotal(), s.verify.mismatches);
+  ASSERT_EQ(s.verify.records.size(),
+            std::min<uint64_t>(s.verify.mismatches, 16));
+  for (const VerifyMismatchRecord& r : s.verify.records) {
+    EXPECT_EQ(r.kind, "wrong seed");
+    EXPECT_EQ(r.found_seed, write.seed);
+    EXPECT_EQ(r.expected_seed, 7u);
+    EXPECT_EQ(r.found_offset, r.offset);
+  }
+}
+
+TEST_F(WorkloadTest, RandRwVerifyChecksEveryReadAgainstTheLastWrite) {
+  WorkloadSpec spec = VerifySpec();
+  spec.op = Op::kRandRW;
+  spec.io_count = 20000;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, spec.block_size);
+  EXPECT_GT(s.total.read_ios, 0u);
+  EXPECT_GT(s.total.write_ios, 0u);
+  // Blocks not yet written in this run have nothing to be checked against.
+  EXPECT_EQ(s.verify.checked + s.verify.unwritten, s.total.read_ios);
+  EXPECT_GT(s.verify.checked, 0u);
+}
+
+TEST_F(WorkloadTest, DefaultTargetIsRefilledBeforeAVerifyRead) {
+  WorkloadSpec spec = VerifySpec();
+  spec.targets[0].refill_for_verify = true;
+  spec.op = Op::kRandWrite;  // a write without verify: no state left
+  spec.verify = false;
+  ExpectClean(RunToEnd(spec), spec.block_size);
+  spec.op = Op::kRandRead;
+  spec.verify = true;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, spec.block_size);
+  EXPECT_EQ(s.verify.checked, spec.io_count);
+  bool refilled = false;
+  for (const std::string& note : s.notes) {
+    refilled |= note.find("re-filled " + path_) != std::string::npos;
+  }
+  EXPECT_TRUE(refilled);
+}
+
+// The daemon hands the engine a checked descriptor (TargetSpec::fd): the
+// re-fill writes through it and never resolves the path, which here names
+// nothing any more.
+TEST_F(WorkloadTest, RefillWritesThroughTheGivenDescriptor) {
+  RunToEnd(FileSpec());  // creates and pre-fills path_
+  const std::string moved = path_ + ".moved";
+  const int fd = open(path_.c_str(), O_PATH | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(rename(path_.c_str(), moved.c_str()), 0);
+  WorkloadSpec spec = VerifySpec();
+  spec.targets[0].create_size = 0;
+  spec.targets[0].fd = fd;
+  spec.targets[0].refill_for_verify = true;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  close(fd);
+  unlink(moved.c_str());
+  ExpectClean(s, spec.block_size);
+  EXPECT_EQ(s.verify.checked, spec.io_count);
+  EXPECT_THAT(absl::StrJoin(s.notes, "\n"), HasSubstr("re-filled " + path_));
+}
+
+TEST_F(WorkloadTest, VerifyReadWithoutStateIsRefused) {
+  WorkloadSpec spec = VerifySpec();
+  spec.targets[0].allow_write = false;
+  spec.targets[0].create_size = 0;
+  WorkloadSpec create = FileSpec();
+  create.io_count = 1;
+  RunToEnd(create);
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("targets[0] verify"));
 }
 
 TEST_F(WorkloadTest, ShortReadsStopTheWorkloadWithTargetAndOffset) {

@@ -148,6 +148,78 @@ std::string ErrorSitesText(const WorkloadSnapshot& s) {
 
 }  // namespace
 
+std::string VerifyText(const VerifySummary& v) {
+  if (!v.enabled) return "";
+  std::vector<std::string> kinds;
+  for (const auto& [kind, count] : v.by_kind) {
+    if (count != 0) kinds.push_back(absl::StrCat(kind, "=", count));
+  }
+  std::string out = absl::StrCat(
+      "  verify: checked=", v.checked, " mismatches=", v.mismatches,
+      kinds.empty() ? "" : absl::StrCat(" (", absl::StrJoin(kinds, " "), ")"),
+      " unwritten=", v.unwritten, "\n");
+  for (const VerifyMismatchRecord& r : v.records) {
+    absl::StrAppend(
+        &out, "  verify mismatch: ", r.target, " offset ", r.offset,
+        " first bad byte ", r.bad_byte_offset, " ", r.kind,
+        absl::StrFormat(": expected target %016x offset %d length %d seed %d "
+                        "generation %d..%d; found magic %s target %016x "
+                        "offset %d length %d seed %d generation %d crc "
+                        "%08x (computed %08x)",
+                        r.expected_target_id, r.offset, r.expected_length,
+                        r.expected_seed, r.expected_generation_lo,
+                        r.expected_generation_hi,
+                        r.found_magic_ok ? "ok" : "bad", r.found_target_id,
+                        r.found_offset, r.found_length, r.found_seed,
+                        r.found_generation, r.found_crc, r.computed_crc),
+        r.dump_path.empty() ? "" : absl::StrCat(" dumped to ", r.dump_path),
+        "\n");
+  }
+  if (v.mismatches > v.records.size()) {
+    absl::StrAppend(&out, "  verify: ", v.mismatches - v.records.size(),
+                    " more mismatch(es) counted, not listed (the first 16 "
+                    "per thread are)\n");
+  }
+  for (const std::string& path : v.state_files) {
+    absl::StrAppend(&out, "  verify state: ",
+                    path.empty() ? "(not saved)" : path, "\n");
+  }
+  return out;
+}
+
+std::string VerifyJson(const VerifySummary& v) {
+  if (!v.enabled) return "null";
+  std::vector<std::string> kinds;
+  for (const auto& [kind, count] : v.by_kind) {
+    kinds.push_back(absl::StrCat(Quote(kind), ":", count));
+  }
+  std::vector<std::string> records;
+  for (const VerifyMismatchRecord& r : v.records) {
+    records.push_back(absl::StrCat(
+        "{\"target\":", Quote(r.target), ",\"offset\":", r.offset,
+        ",\"bad_byte_offset\":", r.bad_byte_offset, ",\"kind\":",
+        Quote(r.kind), ",\"expected\":{\"target_id\":", r.expected_target_id,
+        ",\"offset\":", r.offset, ",\"length\":", r.expected_length,
+        ",\"seed\":", r.expected_seed,
+        ",\"generation_min\":", r.expected_generation_lo,
+        ",\"generation_max\":", r.expected_generation_hi,
+        "},\"found\":{\"magic_ok\":", r.found_magic_ok ? "true" : "false",
+        ",\"target_id\":", r.found_target_id, ",\"offset\":", r.found_offset,
+        ",\"length\":", r.found_length, ",\"seed\":", r.found_seed,
+        ",\"generation\":", r.found_generation, ",\"crc\":", r.found_crc,
+        ",\"computed_crc\":", r.computed_crc, "},\"dump_path\":",
+        Quote(r.dump_path), ",\"message\":", Quote(r.message), "}"));
+  }
+  std::vector<std::string> states;
+  for (const std::string& path : v.state_files) states.push_back(Quote(path));
+  return absl::StrCat("{\"checked\":", v.checked, ",\"unwritten\":",
+                      v.unwritten, ",\"mismatches\":", v.mismatches,
+                      ",\"by_kind\":{", absl::StrJoin(kinds, ","), "}",
+                      ",\"first\":[", absl::StrJoin(records, ","), "]",
+                      ",\"state_files\":[", absl::StrJoin(states, ","),
+                      "]}");
+}
+
 std::string SpecSummary(const WorkloadSpec& spec) {
   std::string line = absl::StrCat(
       OpName(spec.op), spec.op == Op::kRandRW
@@ -183,6 +255,7 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   }
   if (spec.sqpoll) absl::StrAppend(&line, " sqpoll");
   if (spec.verify) absl::StrAppend(&line, " verify");
+  if (spec.verify_pass) absl::StrAppend(&line, " verify_pass");
   if (spec.force_async) absl::StrAppend(&line, " force_async");
   absl::StrAppend(&line, " latency_mode=", LatencyModeName(spec.latency_mode),
                   " io_timeout=", absl::FormatDuration(spec.io_timeout));
@@ -324,6 +397,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     s.error_sites.size(), " at (target@offset): ",
                     ErrorSitesText(s), "\n");
   }
+  absl::StrAppend(&out, VerifyText(s.verify));
   for (const ThreadSnapshot& th : s.threads) {
     absl::StrAppend(
         &out, "  thread ", th.thread_index, " cpu ", th.cpu,
@@ -424,7 +498,8 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"notes\":[", absl::StrJoin(notes, ","), "]",
       ",\"error\":", error,
       ",\"error_total\":", s.total.ErrorTotal(),
-      ",\"error_sites\":[", absl::StrJoin(sites, ","), "]}\n");
+      ",\"error_sites\":[", absl::StrJoin(sites, ","), "]",
+      ",\"verify\":", VerifyJson(s.verify), "}\n");
 }
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,

@@ -41,6 +41,7 @@ absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget(DataDirectory()));
     spec.targets.push_back(std::move(target));
   }
+  spec.verify_state_dir = VerifyStateDirectory(DataDirectory());
   return spec;
 }
 

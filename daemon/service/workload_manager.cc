@@ -366,6 +366,9 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     }
   }
   WorkloadSpec spec = requested;
+  // Verify state lives in the daemon's data directory, never a client's path.
+  spec.verify_state_dir =
+      data_dir_.empty() ? "" : blkperf::VerifyStateDirectory(data_dir_);
   const bool default_target = spec.targets.empty();
   if (default_target) {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget());

@@ -30,15 +30,16 @@ done
 
 # Sequential writes of every block with the pattern, then a verified read-back.
 "$blkperfd" run --target="$target" --allow_write --op=write --bs=64k \
-  --io_count=512 --verify --seed=99 --status_interval=0 --json > "$dir/write.json"
+  --io_count=512 --verify --seed=99 --data_dir="$dir/data" --status_interval=0 \
+  --json > "$dir/write.json"
 [[ $(json "$dir/write.json" 'r["total"]["write_ios"]') == 512 ]] || fail "writes"
-"$blkperfd" run --target="$target" --op=randread --verify --seed=99 \
-  --io_count=2000 --status_interval=0 --json > "$dir/verify.json"
+"$blkperfd" run --target="$target" --op=randread --verify --seed=99 --bs=64k \
+  --io_count=2000 --data_dir="$dir/data" --status_interval=0 --json > "$dir/verify.json"
 [[ $(json "$dir/verify.json" 'r["state"]') == finished ]] || fail "verify state"
 [[ $(json "$dir/verify.json" 'len(r["total"]["errors"])') == 0 ]] || fail "verify found errors"
 # ...and with another seed the check fails loudly, naming target and offset.
-if "$blkperfd" run --target="$target" --op=randread --verify --seed=7 \
-    --io_count=100 --status_interval=0 > "$dir/bad.txt" 2>&1; then
+if "$blkperfd" run --target="$target" --op=randread --verify --seed=7 --bs=64k \
+    --io_count=100 --data_dir="$dir/data" --status_interval=0 > "$dir/bad.txt" 2>&1; then
   fail "verify with the wrong seed passed"
 fi
 grep -q "verify mismatch at $target offset" "$dir/bad.txt" || fail "verify message"
@@ -71,8 +72,9 @@ grep -q "polled: auto fell back to interrupt-driven completions" "$dir/auto.txt"
 # Errors counted under continue_on_error: a distinct state and exit 3, with
 # the total and the first 16 sites.
 set +e
-"$blkperfd" run --target="$target" --op=randread --verify --seed=7 \
-  --continue_on_error --io_count=200 --status_interval=0 --json > "$dir/coe.json"
+"$blkperfd" run --target="$target" --op=randread --verify --seed=7 --bs=64k \
+  --continue_on_error --io_count=200 --data_dir="$dir/data" --status_interval=0 \
+  --json > "$dir/coe.json"
 code=$?
 set -e
 [[ $code == 3 ]] || fail "continue_on_error with errors exited $code, not 3"
