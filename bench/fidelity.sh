@@ -61,26 +61,8 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "fidelity.sh needs root (zram, loop devices, huge pages)" >&2; exit 1; }
 
-build_t_io_uring() {
-  local src_list=/etc/apt/sources.list.d/blkperf-fio-src.sources
-  if [[ ! -x $cache/fio-3.33/t/io_uring ]]; then
-    mkdir -p "$cache"
-    if [[ ! -f $src_list ]]; then
-      printf '%s\n' "# Added by blkperf bench/fidelity.sh: fio's source for t/io_uring." \
-        "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: bookworm" \
-        "Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" > "$src_list"
-    fi
-    if [[ ! -d $cache/fio-3.33 ]]; then
-      apt-get update -o Dir::Etc::sourcelist="$src_list" -o Dir::Etc::sourceparts=- \
-        -o APT::Get::List-Cleanup=0 >&2
-      (cd "$cache" && apt-get source fio >&2)
-    fi
-    (cd "$cache"/fio-3.* && ./configure >&2 && make -j"$(nproc)" t/io_uring >&2)
-  fi
-  tio=$(ls -d "$cache"/fio-3.*/t/io_uring | head -1)
-}
-
-build_t_io_uring
+source bench/lib/tio_build.sh
+build_t_io_uring "$cache"
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 # A copy: a later bazel build (another configuration) repoints bazel-bin.
 # BLKPERFD names an already built (-c opt) blkperfd to use instead.

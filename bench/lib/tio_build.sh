@@ -7,8 +7,8 @@
 # Adds a deb-src entry for bookworm main in its own sources file (never
 # edits the system's lists), runs `apt-get source fio` and
 # `./configure && make t/io_uring` in the cache directory. Nothing of fio's
-# source or binary is ever written inside the repository. Same steps as
-# eng-fidelity's bench/fidelity.sh (one helper once both are merged).
+# source or binary is ever written inside the repository. Used by
+# bench/compare_tio.sh and bench/fidelity.sh.
 
 build_t_io_uring() {
   local cache=$1

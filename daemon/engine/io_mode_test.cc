@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,10 @@ class IoModeTest : public ::testing::TestWithParam<Mode> {
                          ".dat");
     unlink(path_.c_str());
   }
-  void TearDown() override { unlink(path_.c_str()); }
+  void TearDown() override {
+    unlink(path_.c_str());
+    std::filesystem::remove_all(path_ + ".verify");
+  }
 
   WorkloadSpec Spec(Op op) const {
     const Mode& m = GetParam();
@@ -45,6 +49,9 @@ class IoModeTest : public ::testing::TestWithParam<Mode> {
     spec.runtime = absl::ZeroDuration();
     spec.io_count = 500;
     spec.verify = true;
+    // The write run saves each block's generation here; the read run checks
+    // against it.
+    spec.verify_state_dir = path_ + ".verify";
     spec.fixed_buffers = m.fixed_buffers;
     spec.vectored = m.vectored;
     spec.buffer_layout = m.layout;

@@ -461,7 +461,12 @@ absl::StatusOr<bool> SubmitterThread::ProbePolling() {
 
 void SubmitterThread::TearDownRing() {
   if (!ring_ready_) return;
-  // Exiting the ring unregisters buffers and files.
+  // Exiting the ring unregisters buffers and files, but the kernel finishes
+  // that in a workqueue after io_uring_queue_exit returns: a block device
+  // opened with O_EXCL would stay claimed for a while after the workload
+  // ends, and a next write workload on it would get EBUSY. Unregistering
+  // the files first drops the ring's references before this returns.
+  if (registered_files_) io_uring_unregister_files(&ring_);
   io_uring_queue_exit(&ring_);
   ring_ready_ = false;
 }

@@ -70,6 +70,7 @@ std::vector<WorkloadMetricsView> MetricsViews(WorkloadManager& manager) {
   for (WorkloadView& w : manager.List(/*with_snapshots=*/true)) {
     views.push_back(MakeWorkloadMetricsView(std::move(w.id), w.spec,
                                             std::move(w.snapshot), w.end_time));
+    views.back().run_id = std::move(w.run_id);
   }
   return views;
 }
