@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <utility>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/ring_sizing.h"
@@ -157,7 +161,12 @@ Workload::~Workload() {
     // its own ring: it outlives the workload, and its object is left to it
     // (leaked on purpose: the kernel may still write into its buffers).
     threads_[i].detach();
-    submitters_[i].release();
+    SubmitterThread* left = submitters_[i].release();
+#if defined(__SANITIZE_ADDRESS__)
+    __lsan_ignore_object(left);  // on purpose, see above: not a leak report
+#else
+    (void)left;
+#endif
   }
   std::thread switcher;
   {

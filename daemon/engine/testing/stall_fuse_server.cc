@@ -106,12 +106,18 @@ int main(int argc, char** argv) {
   char* fuse_argv[] = {argv[0], nullptr};
   fuse_args args = FUSE_ARGS_INIT(1, fuse_argv);
   fuse_session* se = fuse_session_new(&args, &ops, sizeof(ops), nullptr);
-  if (se == nullptr) return 1;
-  if (fuse_set_signal_handlers(se) != 0) return 1;
-  if (fuse_session_mount(se, argv[1]) != 0) return 1;
-  const int ret = fuse_session_loop(se);
-  fuse_session_unmount(se);
-  fuse_remove_signal_handlers(se);
-  fuse_session_destroy(se);
+  // fuse_session_new may grow `args`; free them on every way out.
+  int ret = 1;
+  if (se != nullptr) {
+    if (fuse_set_signal_handlers(se) == 0) {
+      if (fuse_session_mount(se, argv[1]) == 0) {
+        ret = fuse_session_loop(se);
+        fuse_session_unmount(se);
+      }
+      fuse_remove_signal_handlers(se);
+    }
+    fuse_session_destroy(se);
+  }
+  fuse_opt_free_args(&args);
   return ret == 0 ? 0 : 1;
 }
