@@ -139,10 +139,7 @@ absl::StatusOr<Caller> Authorizer::AuthorizeCall(
   return caller;
 }
 
-void Authorizer::Refused(absl::string_view peer,
-                         const grpc::AuthContext* auth,
-                         absl::string_view full_method,
-                         const absl::Status& status) const {
+std::optional<std::string> Authorizer::AdmitRefusalLog() const {
   uint64_t left_out = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -153,17 +150,24 @@ void Authorizer::Refused(absl::string_view peer,
     }
     if (logged_in_window_ >= kMaxRefusalsLoggedPerSecond) {
       ++not_logged_;
-      return;
+      return std::nullopt;
     }
     ++logged_in_window_;
     left_out = not_logged_;
     not_logged_ = 0;
   }
-  const std::string note =
-      left_out == 0
-          ? ""
-          : absl::StrCat(" (", left_out, " earlier refusals not logged: over ",
-                         kMaxRefusalsLoggedPerSecond, "/s)");
+  if (left_out == 0) return std::string();
+  return absl::StrCat(" (", left_out, " earlier refusals not logged: over ",
+                      kMaxRefusalsLoggedPerSecond, "/s)");
+}
+
+void Authorizer::Refused(absl::string_view peer,
+                         const grpc::AuthContext* auth,
+                         absl::string_view full_method,
+                         const absl::Status& status) const {
+  const std::optional<std::string> admitted = AdmitRefusalLog();
+  if (!admitted.has_value()) return;
+  const std::string& note = *admitted;
   std::string identity;
   if (auth != nullptr) {
     std::vector<std::string> names =

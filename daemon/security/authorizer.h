@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -86,6 +87,12 @@ class Authorizer {
   void Refused(absl::string_view peer, const grpc::AuthContext* auth,
                absl::string_view full_method, const absl::Status& status) const
       ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The bound behind Refused, for refusals logged elsewhere (handlers that
+  // audit their own outcome): nullopt when this second's
+  // kMaxRefusalsLoggedPerSecond are used up, else a note to append ("" or
+  // how many earlier refusals were left out).
+  std::optional<std::string> AdmitRefusalLog() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // For grpc::ServerCredentials::SetAuthMetadataProcessor; keeps a pointer
   // to this Authorizer, which must outlive the server.

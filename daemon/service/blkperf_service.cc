@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -52,15 +53,6 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context,
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
-}
-
-// Done() for a refused fleet call, logged (the messages are the daemon's
-// own, quoting at most 64 bytes of any client input).
-grpc::ServerUnaryReactor* Refused(grpc::CallbackServerContext* context,
-                                  absl::string_view rpc,
-                                  const absl::Status& status) {
-  BLKPERF_LOG(WARNING) << rpc << " refused: " << status;
-  return Done(context, status);
 }
 
 std::chrono::system_clock::time_point Deadline(absl::Duration from_now) {
@@ -238,6 +230,15 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                            const Caller& caller, const char* method,
                            std::string summary, const absl::Status& outcome,
                            std::string workload_id) const {
+  if (!outcome.ok()) {
+    // Every refusal is logged, bounded as the authorizer's own refusals.
+    if (std::optional<std::string> note = authorizer_->AdmitRefusalLog()) {
+      BLKPERF_LOG(WARNING) << "refused " << method << " from "
+                           << BoundedText(context.peer()) << " "
+                           << BoundedText(caller.identity) << ": "
+                           << outcome.message() << *note;
+    }
+  }
   AuditLog* audit = authorizer_->audit();
   if (audit == nullptr) return;
   audit->Write({.peer = context.peer(),
@@ -249,26 +250,20 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                 .workload_id = std::move(workload_id)});
 }
 
-absl::Status BlkperfService::CheckOwnerOf(
-    const grpc::CallbackServerContext& context, const Caller& caller,
-    const std::string& id, const char* method, const char* what) const {
+absl::Status BlkperfService::CheckOwnerOf(const Caller& caller,
+                                          const std::string& id,
+                                          const char* what) const {
   absl::StatusOr<WorkloadView> view = manager_->Get(id);
   if (!view.ok()) return view.status();
-  absl::Status owner = CheckOwner(caller, view->owner, id, what);
-  if (!owner.ok()) {
-    BLKPERF_LOG(WARNING) << "refused " << method << " from "
-                         << BoundedText(context.peer()) << ": "
-                         << owner.message();
-  }
-  return owner;
+  return CheckOwner(caller, view->owner, id, what);
 }
 
-absl::Status BlkperfService::CheckRunOwner(
-    const grpc::CallbackServerContext& context, const Caller& caller,
-    const std::string& run_id, const char* method, const char* what) const {
+absl::Status BlkperfService::CheckRunOwner(const Caller& caller,
+                                           const std::string& run_id,
+                                           const char* what) const {
   absl::StatusOr<WorkloadView> view = manager_->GetRun(run_id);
   if (!view.ok()) return view.status();
-  return CheckOwnerOf(context, caller, view->id, method, what);
+  return CheckOwnerOf(caller, view->id, what);
 }
 
 grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
@@ -380,7 +375,7 @@ grpc::ServerUnaryReactor* BlkperfService::StopWorkload(
   }
   const std::string& id = request->workload_id();
   absl::Status owner =
-      CheckOwnerOf(*context, *caller, id, kStopWorkload, "stop");
+      CheckOwnerOf(*caller, id, "stop");
   absl::StatusOr<WorkloadView> view =
       owner.ok() ? manager_->Stop(id) : absl::StatusOr<WorkloadView>(owner);
   Audit(*context, *caller, "StopWorkload", "", view.status(), id);
@@ -448,7 +443,7 @@ grpc::ServerUnaryReactor* BlkperfService::SetSplitStrategy(
   }
   const std::string& id = request->workload_id();
   absl::Status owner =
-      CheckOwnerOf(*context, *caller, id, kSetSplitStrategy, "split");
+      CheckOwnerOf(*caller, id, "split");
   absl::StatusOr<std::string> split =
       owner.ok() ? manager_->SetSplitStrategy(id, request->split(),
                                               request->at_monotonic_ns())
@@ -480,7 +475,7 @@ grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
         absl::StrCat("run_id=", BoundedText(request->run_id()), " ",
                      request->spec().ShortDebugString()),
         armed.status(), armed.ok() ? armed->view.id : "");
-  if (!armed.ok()) return Refused(context, "ArmWorkload", armed.status());
+  if (!armed.ok()) return Done(context, armed.status());
   response->set_api_version(kApiVersion);
   response->set_workload_id(armed->view.id);
   response->set_existing(armed->existing);
@@ -517,8 +512,7 @@ grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::Status owner = CheckRunOwner(*context, *caller, request->run_id(),
-                                     kGoWorkload, "release");
+  absl::Status owner = CheckRunOwner(*caller, request->run_id(), "release");
   absl::StatusOr<WorkloadView> view =
       owner.ok() ? manager_->Go(request->run_id(), request->start_monotonic_ns())
                  : absl::StatusOr<WorkloadView>(owner);
@@ -526,7 +520,7 @@ grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
         absl::StrCat("run_id=", BoundedText(request->run_id()),
                      " start_monotonic_ns=", request->start_monotonic_ns()),
         view.status(), view.ok() ? view->id : "");
-  if (!view.ok()) return Refused(context, "GoWorkload", view.status());
+  if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());
@@ -540,8 +534,7 @@ grpc::ServerUnaryReactor* BlkperfService::AbortRun(
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::Status owner = CheckRunOwner(*context, *caller, request->run_id(),
-                                     kAbortRun, "abort");
+  absl::Status owner = CheckRunOwner(*caller, request->run_id(), "abort");
   absl::StatusOr<WorkloadView> view =
       owner.ok() ? manager_->Abort(request->run_id(), request->reason())
                  : absl::StatusOr<WorkloadView>(owner);
@@ -549,7 +542,7 @@ grpc::ServerUnaryReactor* BlkperfService::AbortRun(
         absl::StrCat("run_id=", BoundedText(request->run_id()),
                      " reason=", BoundedText(request->reason())),
         view.status(), view.ok() ? view->id : "");
-  if (!view.ok()) return Refused(context, "AbortRun", view.status());
+  if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
   WorkloadViewToProto(*view, {}, response->mutable_workload());
   return Done(context, absl::OkStatus());

@@ -113,19 +113,18 @@ class BlkperfService final : public v1::Blkperf::CallbackService {
                                      v1::AbortRunResponse* response) override;
 
  private:
-  // Audits a mutating call when there is an audit log.
+  // Audits a mutating call when there is an audit log, and logs it when it
+  // was refused (bounded: Authorizer::AdmitRefusalLog).
   void Audit(const grpc::CallbackServerContext& context, const Caller& caller,
              const char* method, std::string summary,
              const absl::Status& outcome, std::string workload_id) const;
-  // OK if the caller owns `id` or is an admin; a refusal is logged (the
-  // caller audits the call with its outcome).
-  absl::Status CheckOwnerOf(const grpc::CallbackServerContext& context,
-                            const Caller& caller, const std::string& id,
-                            const char* method, const char* what) const;
+  // OK if the caller owns `id` or is an admin; the caller audits (and so
+  // logs) the call with its outcome.
+  absl::Status CheckOwnerOf(const Caller& caller, const std::string& id,
+                            const char* what) const;
   // CheckOwnerOf for the workload of `run_id` (fleet calls).
-  absl::Status CheckRunOwner(const grpc::CallbackServerContext& context,
-                             const Caller& caller, const std::string& run_id,
-                             const char* method, const char* what) const;
+  absl::Status CheckRunOwner(const Caller& caller, const std::string& run_id,
+                             const char* what) const;
 
   WorkloadManager* const manager_;
   const HostCapabilities host_;
