@@ -36,8 +36,13 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
   }
   const int64_t first_local = first_host_ns - h.clock.offset_ns;
   row.start_offset_ns = first_local - run.start_local_ns;
-  timeline.start_ns =
-      first_local + Nanos(h.workload.spec().ramp_time()) - run.start_local_ns;
+  // The window the host's counts cover; daemons from before
+  // measure_start_monotonic_ns began it at the first submission.
+  const int64_t measure_host_ns =
+      start.measure_start_monotonic_ns() != 0
+          ? start.measure_start_monotonic_ns()
+          : first_host_ns + Nanos(h.workload.spec().ramp_time());
+  timeline.start_ns = measure_host_ns - h.clock.offset_ns - run.start_local_ns;
   timeline.samples = h.samples;
   row.window = {timeline.start_ns, timeline.end_ns()};
   const v1::ThreadStats& total = h.workload.snapshot().total();

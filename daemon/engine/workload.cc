@@ -108,13 +108,13 @@ absl::Status Workload::Go(int64_t at_monotonic_ns) {
   released_ = true;
   scheduled_ns_.store(at_monotonic_ns);
   driver_ = std::thread([this, at_monotonic_ns] {
-    // The device baseline is read a little ahead (no I/O of this workload
-    // can happen before the release), so the release is one store and one
-    // futex wake after the instant, with no sysfs read in between.
-    constexpr int64_t kBaselineLeadNs = 2'000'000;
-    if (!SleepUntil(at_monotonic_ns - kBaselineLeadNs)) return;
-    const DeviceCounters baseline = ReadDevices();
-    if (SleepUntil(at_monotonic_ns) && Release(baseline)) Drive();
+    // The gate opens (and the device baseline is read: no I/O of this
+    // workload can happen before the instant) this far ahead, so that a
+    // late timer wake-up or a busy CPU here does not delay the start; the
+    // submitters wait out the rest themselves.
+    constexpr int64_t kReleaseLeadNs = 5'000'000;
+    if (!SleepUntil(at_monotonic_ns - kReleaseLeadNs)) return;
+    if (Release(ReadDevices(), at_monotonic_ns)) Drive();
   });
   return absl::OkStatus();
 }
@@ -490,12 +490,16 @@ absl::Status Workload::LaunchThreads() {
   return absl::OkStatus();
 }
 
-bool Workload::Release(const DeviceCounters& device_baseline) {
+bool Workload::Release(const DeviceCounters& device_baseline,
+                       int64_t start_at_ns) {
   absl::MutexLock lock(&mu_);
   if (stopped_by_user_ || aborted_) return false;
-  start_time_ = absl::Now();
   const int64_t now = MonotonicNanos();
-  control_.measure_start_ns = now + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
+  const int64_t start = std::max(now, start_at_ns);
+  control_.start_at_ns = start > now ? start : 0;
+  start_time_ = absl::Now() + absl::Nanoseconds(start - now);
+  control_.measure_start_ns =
+      start + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
   control_.end_ns =
       spec_.spec.runtime > absl::ZeroDuration()
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
@@ -649,6 +653,10 @@ void Workload::FillErrorSites(WorkloadSnapshot* snapshot) const {
 StartTimes Workload::StartTimesNow() const {
   StartTimes start;
   start.scheduled_monotonic_ns = scheduled_ns_.load();
+  // Pairs with Release(): measure_start_ns is written before started_.
+  if (started_.load(std::memory_order_acquire)) {
+    start.measure_start_monotonic_ns = control_.measure_start_ns;
+  }
   for (const auto& submitter : submitters_) {
     const int64_t monotonic = submitter->first_submit_monotonic_ns();
     if (monotonic == 0) continue;
@@ -728,7 +736,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     } else {
       snapshot.state = WorkloadState::kFinished;
     }
-  } else if (!started) {
+  } else if (!started || now < control_.start_at_ns) {
     snapshot.state = stopped_by_user || aborted ? WorkloadState::kStopping
                                                 : WorkloadState::kArmed;
   } else if (control_.stop.load() ||
