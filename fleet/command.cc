@@ -26,7 +26,8 @@ ABSL_FLAG(absl::Duration, arm_timeout, absl::Seconds(30),
 ABSL_FLAG(std::string, on_host_loss, "abort",
           "fleet run: abort (everywhere) or continue (exclude, report partial)");
 ABSL_FLAG(int, max_in_flight, 64, "fleet: calls in flight at once");
-ABSL_FLAG(int, clock_samples, 8, "fleet: GetClock samples per host");
+ABSL_FLAG(int, clock_samples, 16,
+          "fleet: GetClock samples per host, taken back to back just before Go");
 ABSL_FLAG(int, retries, 3,
           "fleet: retries (with backoff) of idempotent calls that fail with "
           "UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED");
