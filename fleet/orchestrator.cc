@@ -343,7 +343,9 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
                           " needed (--min_hosts)"));
     return std::move(run_);
   }
+  step = absl::Now();
   ReadClocks();
+  run_.clock_time = absl::Now() - step;
   if (absl::Status lease = CheckLease(); !lease.ok()) {
     AbortAll(std::string(lease.message()));
     return std::move(run_);

@@ -130,7 +130,7 @@ struct FleetRun {
   int64_t start_local_ns = 0;
   absl::Duration margin;
   // How long each step took (wall time of this process).
-  absl::Duration arm_time, go_time, collect_time;
+  absl::Duration arm_time, clock_time, go_time, collect_time;
 };
 
 // One live line's figures (also used by `fleet watch`).
