@@ -17,7 +17,9 @@ gives a partial result naming it, merged over the survivors; a host that
 never arms with --min_hosts=100% starts nothing and releases every armed
 host, and --min_hosts=6 runs partial without it; an orchestrator killed
 after Arm leaves hosts that release themselves when their lease ends; a
-host killed mid-run with --on_host_loss=abort stops every host. The start
+host killed mid-run with --on_host_loss=abort stops every host; an A/B run
+(--ab=none,limits) counts its slices from the common instant on every host.
+The start
 skew is the spread of the hosts' first submissions in CLOCK_REALTIME (which
 time namespaces do not shift; one machine, one realtime clock); it must be
 under FLEET_E2E_MAX_SKEW_US (default 1000, the issue's bar). It is a timing
@@ -154,6 +156,61 @@ def check_all_start_together(blkperf, fleet, target, run_id, extra_flags):
     return skew_us
 
 
+def duration_ns(text):
+    """A protobuf JSON Duration ("1.5s") in ns."""
+    assert text.endswith("s"), text
+    whole, _, frac = text[:-1].partition(".")
+    return int(whole) * 10**9 + int((frac + "000000000")[:9])
+
+
+# A/B switches are timed by each daemon's control thread from the common
+# start: slice k begins at the host's measure start (which is the scheduled
+# instant itself) + k x ab_slice, as late as that thread wakes. So phases
+# line up across hosts to within the start skew plus that lateness. The
+# lateness bound is loose on purpose: on this machine eight daemons'
+# control threads share one CPU with the block layer's high-priority
+# kworkers, which delay them by milliseconds (bench/RESULTS.md); on a host
+# of its own a switch lands tens of microseconds late.
+MAX_SWITCH_LATE_MS = 20
+
+
+def check_ab_phases_line_up(blkperf, fleet, target):
+    slice_ns = 500_000_000
+    rc, report = run_fleet(blkperf, fleet, target,
+                           ["--run_id=e2e-ab", "--ab=none,limits",
+                            "--ab_slice=500ms", "--runtime=2s"])
+    assert rc == 0, f"exit {rc}: {report.get('abort_reason')}"
+    true_starts = {}  # phase index -> its CLOCK_REALTIME start per host
+    worst_late_us = 0.0
+    for h in report["hosts"]:
+        st = h["report"]["start"]
+        measure = int(st["measure_start_monotonic_ns"])
+        assert measure == int(st["scheduled_monotonic_ns"]), (
+            f"{h['address']}: measuring began at {measure}, not at the "
+            f"scheduled instant {st['scheduled_monotonic_ns']}")
+        # The host's realtime at its measure start: both clocks were
+        # stamped together at its first submission.
+        measure_real = (int(st["first_submit_realtime_ns"]) -
+                        (int(st["first_submit_monotonic_ns"]) - measure))
+        phases = h["report"]["snapshot"]["phases"]
+        strategies = [p["strategy"] for p in phases]
+        assert strategies[:4] == ["none", "limits", "none", "limits"], strategies
+        for p in phases:
+            k, start = int(p["index"]), duration_ns(p["start"])
+            late_ns = start - k * slice_ns
+            assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6, (
+                f"{h['address']}: phase {k} began {late_ns} ns after "
+                f"slice {k} of the common schedule")
+            worst_late_us = max(worst_late_us, late_ns / 1e3)
+            true_starts.setdefault(k, []).append(measure_real + start)
+    spreads = {k: (max(v) - min(v)) / 1e3 for k, v in true_starts.items()
+               if len(v) == len(report["hosts"])}
+    assert len(spreads) >= 4, spreads
+    print("A/B phase starts across hosts (true time): " + ", ".join(
+        f"phase {k} {spread:.1f} us" for k, spread in sorted(spreads.items()))
+        + f"; latest switch {worst_late_us:.1f} us after its slice")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--blkperfd", required=True)
@@ -209,6 +266,7 @@ def main():
         if a.skew_only:
             print("PASS (skew only)")
             return
+        check_ab_phases_line_up(blkperf, fleet, target)
 
         lost = fleet.hosts[5]
         rc, report = run_fleet(

@@ -6,17 +6,7 @@
 #include <algorithm>
 
 namespace blkperf {
-namespace {
-
-// A hint to the CPU that this is a spin loop (saves power, frees the
-// sibling hyperthread); nothing where the architecture has none.
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+namespace internal {
 
 int64_t MonotonicNs() {
   timespec ts;
@@ -24,7 +14,7 @@ int64_t MonotonicNs() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-}  // namespace
+}  // namespace internal
 
 bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
                     int64_t spin_window_ns) {
@@ -32,7 +22,8 @@ bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
   const int64_t wake_ns = at_ns - std::max<int64_t>(0, spin_window_ns);
   const int previous_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if (previous_slack > 1) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-  for (int64_t now = MonotonicNs(); now < wake_ns; now = MonotonicNs()) {
+  for (int64_t now = internal::MonotonicNs(); now < wake_ns;
+       now = internal::MonotonicNs()) {
     if (stop.load(std::memory_order_relaxed)) break;
     const int64_t next = std::min(wake_ns, now + kCheckStopEveryNs);
     const timespec until = {.tv_sec = next / 1'000'000'000,
@@ -43,11 +34,8 @@ bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
     prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(previous_slack), 0UL,
           0UL, 0UL);
   }
-  while (MonotonicNs() < at_ns) {
-    if (stop.load(std::memory_order_relaxed)) return false;
-    CpuRelax();
-  }
-  return true;
+  return PollUntilInstant(
+      at_ns, [&stop] { return stop.load(std::memory_order_relaxed); });
 }
 
 }  // namespace blkperf

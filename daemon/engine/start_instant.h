@@ -36,6 +36,33 @@ inline constexpr int64_t kStartSpinWindowNs = 1'000'000;
 bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
                     int64_t spin_window_ns = kStartSpinWindowNs);
 
+// The polling half alone, for a caller that has slept until shortly before
+// `at_ns` its own way: polls CLOCK_MONOTONIC until `at_ns` (true) unless
+// `stopped()` is true first (false). `stopped` is called on every poll.
+template <typename Stopped>
+bool PollUntilInstant(int64_t at_ns, Stopped stopped);
+
+namespace internal {
+int64_t MonotonicNs();
+// A spin-loop hint to the CPU; nothing where the architecture has none.
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+}  // namespace internal
+
+template <typename Stopped>
+bool PollUntilInstant(int64_t at_ns, Stopped stopped) {
+  while (internal::MonotonicNs() < at_ns) {
+    if (stopped()) return false;
+    internal::CpuRelax();
+  }
+  return true;
+}
+
 }  // namespace blkperf
 
 #endif  // BLKPERF_DAEMON_ENGINE_START_INSTANT_H_

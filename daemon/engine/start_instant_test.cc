@@ -48,5 +48,14 @@ TEST(StartInstantTest, StopEndsThePoll) {
   EXPECT_FALSE(WaitForInstant(Now() + 500'000'000, stop, 1'000'000'000));
 }
 
+TEST(StartInstantTest, PollUntilInstantStopsOrArrives) {
+  int calls = 0;
+  const int64_t at = Now() + 2'000'000;
+  EXPECT_TRUE(PollUntilInstant(at, [&] { return ++calls < 0; }));
+  EXPECT_GE(Now(), at);
+  EXPECT_GT(calls, 0);  // polled, and asked whether to stop on every poll
+  EXPECT_FALSE(PollUntilInstant(Now() + 60'000'000'000, [] { return true; }));
+}
+
 }  // namespace
 }  // namespace blkperf
