@@ -85,6 +85,15 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
         "on_host_loss \"", loss.substr(0, 32), "\" is not abort or continue"));
   }
   if (absl::Status st = CheckOptions(o); !st.ok()) return st;
+  // The TLS files once, here, rather than one identical error per host.
+  // Making a channel does not connect.
+  ChannelOptions preflight = o.channel;
+  preflight.server = "localhost:1";
+  if (absl::StatusOr<std::shared_ptr<grpc::Channel>> c =
+          CreateBlkperfChannel(preflight);
+      !c.ok()) {
+    return c.status();
+  }
   return o;
 }
 
