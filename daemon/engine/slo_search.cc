@@ -4,13 +4,17 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace blkperf {
 
-SloSearch::SloSearch(const SloTarget& target, double precision) {
+SloSearch::SloSearch(const SloTarget& target, double precision,
+                     absl::Duration step, absl::Duration settle) {
   summary_.enabled = true;
   summary_.target = target;
   summary_.precision = precision;
+  summary_.step = step;
+  summary_.settle = settle;
 }
 
 std::optional<double> SloSearch::NextRate() const {
@@ -44,7 +48,8 @@ void SloSearch::Record(SloStep step) {
   if (hi_ - lo_ <= summary_.precision * summary_.max_iops) {
     Finish(lo_ == 0 ? absl::StrCat("no rate tested met ",
                                    SloTargetName(summary_.target),
-                                   " (the lowest missed was ", hi_, " IOPS)")
+                                   " (the lowest missed was ",
+                                   absl::StrFormat("%.0f", hi_), " IOPS)")
                     : "");
   } else if (static_cast<int>(summary_.steps.size()) >= kMaxSloSteps) {
     Finish(absl::StrCat("stopped after ", kMaxSloSteps,
@@ -71,12 +76,11 @@ void SloSearch::FindKnee() {
 double KneeRate(std::vector<std::pair<double, double>> points) {
   if (points.size() < 3) return 0;
   std::sort(points.begin(), points.end());
-  const double x0 = points.front().first, x1 = points.back().first;
-  double y0 = points.front().second, y1 = y0;
-  for (const auto& [x, y] : points) {
-    y0 = std::min(y0, y);
-    y1 = std::max(y1, y);
+  for (size_t i = 1; i < points.size(); ++i) {
+    points[i].second = std::max(points[i].second, points[i - 1].second);
   }
+  const double x0 = points.front().first, x1 = points.back().first;
+  const double y0 = points.front().second, y1 = points.back().second;
   if (!(x1 > x0) || !(y1 > y0)) return 0;
   double best = 0, knee = 0;
   for (const auto& [x, y] : points) {

@@ -23,11 +23,13 @@
 // bracket it is known to: the objective holds there and fails at
 // failed_iops (failed_iops = max_iops when no tested rate failed).
 //
-// The knee: over the open-loop steps, the SLO percentile against the asked
-// rate, both scaled to [0, 1] over the tested range; the knee is the step
-// farthest below the straight line between the first and last points, the
-// point where latency starts to climb (the Kneedle rule for an increasing
-// convex curve). None with fewer than 3 open-loop steps or a flat curve.
+// The knee: over the open-loop steps sorted by asked rate, the SLO
+// percentile made non-decreasing (each point takes the highest latency
+// measured at or below its rate, so one noisy step cannot fold the curve),
+// then rate and latency scaled to [0, 1] over the tested range; the knee is
+// the step farthest below the diagonal, where latency starts to climb (the
+// Kneedle rule for an increasing convex curve). None with fewer than 3
+// open-loop steps or a flat curve.
 #ifndef BLKPERF_DAEMON_ENGINE_SLO_SEARCH_H_
 #define BLKPERF_DAEMON_ENGINE_SLO_SEARCH_H_
 
@@ -79,8 +81,11 @@ struct SloSummary {
 
 class SloSearch {
  public:
-  // REQUIRES: 0 < precision < 1.
-  SloSearch(const SloTarget& target, double precision);
+  // REQUIRES: 0 < precision < 1. `step` and `settle` are recorded in the
+  // summary (the caller times the steps).
+  SloSearch(const SloTarget& target, double precision,
+            absl::Duration step = absl::Seconds(2),
+            absl::Duration settle = absl::Milliseconds(250));
 
   // The rate of the next step (0: closed loop), or nullopt when done.
   std::optional<double> NextRate() const;

@@ -105,6 +105,9 @@ TEST(SloSearchTest, KneeIsWhereTheCurveLeavesTheDiagonal) {
   EXPECT_EQ(KneeRate({{1000, 100}, {2000, 110}, {3000, 120}, {4000, 1000},
                       {5000, 5000}}),
             4000);
+  // A noisy step above the knee does not fold the curve.
+  EXPECT_EQ(KneeRate({{767, 36}, {863, 6780}, {959, 73000}, {1150, 6650}}),
+            863);
   EXPECT_EQ(KneeRate({{1000, 100}, {2000, 100}}), 0);   // too few
   EXPECT_EQ(KneeRate({{1, 5}, {2, 5}, {3, 5}}), 0);     // flat
 }
