@@ -88,23 +88,32 @@ absl::Status AddShares(absl::string_view flag, absl::string_view text,
   return absl::OkStatus();
 }
 
-// "R" sets both directions, "R,W" each, ",W" or "R," one.
-absl::Status SetBssplit(absl::string_view flag, absl::string_view text,
-                        v1::BlockSizeSplit* reads, v1::BlockSizeSplit* writes) {
+// The mixes of one --bssplit value: "R" sets both directions, "R,W" each,
+// ",W" or "R," one (the other is left unset).
+struct Bssplit {
+  std::optional<v1::BlockSizeSplit> reads;
+  std::optional<v1::BlockSizeSplit> writes;
+};
+
+absl::StatusOr<Bssplit> ParseBssplit(absl::string_view flag,
+                                     absl::string_view text) {
   const std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
   if (parts.size() > 2) {
     return BadFlag(flag, text, "give READS or READS,WRITES (one comma)");
   }
   const absl::string_view write_text = parts.size() == 2 ? parts[1] : parts[0];
+  Bssplit mixes;
   if (parts.size() == 1 || !parts[0].empty()) {
+    mixes.reads.emplace();
     BLKPERF_RETURN_IF_ERROR(
-        AddShares(flag, parts[0], reads->mutable_shares()));
+        AddShares(flag, parts[0], mixes.reads->mutable_shares()));
   }
   if (parts.size() == 1 || !write_text.empty()) {
+    mixes.writes.emplace();
     BLKPERF_RETURN_IF_ERROR(
-        AddShares(flag, write_text, writes->mutable_shares()));
+        AddShares(flag, write_text, mixes.writes->mutable_shares()));
   }
-  return absl::OkStatus();
+  return mixes;
 }
 
 absl::StatusOr<v1::Op> OpFromText(absl::string_view flag,
@@ -167,9 +176,9 @@ absl::Status SetGroupField(absl::string_view key, absl::string_view value,
     BLKPERF_ASSIGN_OR_RETURN(uint32_t v, Number<uint32_t>(flag, value));
     g->set_random_percent(v);
   } else if (key == "bssplit") {
-    BLKPERF_RETURN_IF_ERROR(SetBssplit(flag, value,
-                                           g->mutable_read_bssplit(),
-                                           g->mutable_write_bssplit()));
+    BLKPERF_ASSIGN_OR_RETURN(Bssplit mixes, ParseBssplit(flag, value));
+    if (mixes.reads) *g->mutable_read_bssplit() = *mixes.reads;
+    if (mixes.writes) *g->mutable_write_bssplit() = *mixes.writes;
   } else if (key == "rate_iops") {
     BLKPERF_ASSIGN_OR_RETURN(uint64_t v, Number<uint64_t>(flag, value));
     g->set_rate_iops(v);
@@ -230,12 +239,9 @@ absl::Status ShapeFromFlags(v1::WorkloadSpec* spec) {
     spec->set_random_percent(*v);
   }
   if (auto v = absl::GetFlag(FLAGS_bssplit)) {
-    v1::BlockSizeSplit reads, writes;
-    for (const auto& s : spec->read_bssplit()) *reads.add_shares() = s;
-    for (const auto& s : spec->write_bssplit()) *writes.add_shares() = s;
-    BLKPERF_RETURN_IF_ERROR(SetBssplit("bssplit", *v, &reads, &writes));
-    *spec->mutable_read_bssplit() = reads.shares();
-    *spec->mutable_write_bssplit() = writes.shares();
+    BLKPERF_ASSIGN_OR_RETURN(Bssplit mixes, ParseBssplit("bssplit", *v));
+    if (mixes.reads) *spec->mutable_read_bssplit() = mixes.reads->shares();
+    if (mixes.writes) *spec->mutable_write_bssplit() = mixes.writes->shares();
   }
   if (auto v = absl::GetFlag(FLAGS_rate_iops)) spec->set_rate_iops(*v);
   if (auto v = absl::GetFlag(FLAGS_rate_bw)) {

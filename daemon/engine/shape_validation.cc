@@ -235,9 +235,43 @@ GroupShape ResolveOne(const WorkloadSpec& spec, const JobGroupSpec* group) {
   return g;
 }
 
+// What resolution would otherwise drop without a word: a random share for
+// a sequential op, and both syncs at once.
+absl::Status ValidateAsGiven(const WorkloadSpec& spec) {
+  auto check = [&](const std::string& p, Op op, uint32_t random_percent,
+                   uint32_t fsync, uint32_t fdatasync) -> absl::Status {
+    if (!OpIsRandom(op) && random_percent != 100) {
+      return Invalid(p + "random_percent",
+                     absl::StrCat(random_percent, " applies to random ops; op ",
+                                  OpName(op), " is sequential (use ",
+                                  "rand", OpName(op), ")"));
+    }
+    if (fsync != 0 && fdatasync != 0) {
+      return Invalid(p + "fdatasync_every",
+                     absl::StrCat(fdatasync, " and fsync_every ", fsync,
+                                  " are both set: give one"));
+    }
+    return absl::OkStatus();
+  };
+  if (spec.groups.empty()) {
+    return check("", spec.op, spec.random_percent, spec.fsync_every,
+                 spec.fdatasync_every);
+  }
+  for (size_t i = 0; i < spec.groups.size(); ++i) {
+    const JobGroupSpec& g = spec.groups[i];
+    BLKPERF_RETURN_IF_ERROR(
+        check(absl::StrCat("groups[", i, "]."), g.op.value_or(spec.op),
+              g.random_percent.value_or(spec.random_percent),
+              g.fsync_every.value_or(spec.fsync_every),
+              g.fdatasync_every.value_or(spec.fdatasync_every)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
                                   const EngineLimits& limits,
                                   const std::vector<int>& online) {
+  BLKPERF_RETURN_IF_ERROR(ValidateAsGiven(spec));
   if (spec.groups.size() > kMaxJobGroups) {
     return Invalid("groups", absl::StrCat("has ", spec.groups.size(),
                                           " entries, more than ",

@@ -59,6 +59,8 @@ struct SloStep {
   uint64_t value_ns = 0;  // the objective's percentile
   bool met = false;       // value_ns meets the bound (set by Record)
   absl::Duration elapsed; // the step's measured window
+
+  bool operator==(const SloStep&) const = default;
 };
 
 struct SloSummary {
