@@ -45,7 +45,9 @@ void SloSearch::Record(SloStep step) {
     hi_ = step.asked_iops;
     summary_.failed_iops = hi_;
   }
-  if (hi_ - lo_ <= summary_.precision * summary_.max_iops) {
+  // (The tolerance absorbs rounding of the midpoints: the bracket halves
+  // exactly in real numbers.)
+  if (hi_ - lo_ <= summary_.precision * summary_.max_iops * (1 + 1e-9)) {
     Finish(lo_ == 0 ? absl::StrCat("no rate tested met ",
                                    SloTargetName(summary_.target),
                                    " (the lowest missed was ",
