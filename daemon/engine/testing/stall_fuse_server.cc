@@ -41,12 +41,14 @@ constexpr fuse_ino_t kDataIno = 2;
 constexpr char kDataName[] = "data";
 uint64_t g_size = 0;
 volatile sig_atomic_t g_stalled = 0;
-volatile sig_atomic_t g_stall_asked = 0;
+// Set by the signal handler, taken by the worker thread: a lock-free atomic
+// is both signal-safe and race-free.
+std::atomic<int> g_stall_asked{0};
 int64_t g_stall_ns = 0;    // --stall_ms
 int64_t g_service_ns = 0;  // --service_us
 
 void OnUsr1(int) { g_stalled = 1; }
-void OnUsr2(int) { g_stall_asked = 1; }
+void OnUsr2(int) { g_stall_asked.store(1); }
 
 int64_t Now() {
   timespec ts;
@@ -92,10 +94,7 @@ void Worker() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   int64_t stall_until = 0;
   while (!g_exit.load()) {
-    if (g_stall_asked) {
-      g_stall_asked = 0;
-      stall_until = Now() + g_stall_ns;
-    }
+    if (g_stall_asked.exchange(0) != 0) stall_until = Now() + g_stall_ns;
     if (Now() < stall_until) {
       SleepNs(std::min<int64_t>(1'000'000, stall_until - Now()));
       continue;
