@@ -26,7 +26,8 @@ ABSL_FLAG(absl::Duration, arm_timeout, absl::Seconds(30),
 ABSL_FLAG(std::string, on_host_loss, "abort",
           "fleet run: abort (everywhere) or continue (exclude, report partial)");
 ABSL_FLAG(int, max_in_flight, 64, "fleet: calls in flight at once");
-ABSL_FLAG(int, clock_samples, 8, "fleet: GetClock samples per host");
+ABSL_FLAG(int, clock_samples, 16,
+          "fleet: GetClock samples per host, taken back to back just before Go");
 ABSL_FLAG(int, retries, 3,
           "fleet: retries (with backoff) of idempotent calls that fail with "
           "UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED");
@@ -84,6 +85,15 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
         "on_host_loss \"", loss.substr(0, 32), "\" is not abort or continue"));
   }
   if (absl::Status st = CheckOptions(o); !st.ok()) return st;
+  // The TLS files once, here, rather than one identical error per host.
+  // Making a channel does not connect.
+  ChannelOptions preflight = o.channel;
+  preflight.server = "localhost:1";
+  if (absl::StatusOr<std::shared_ptr<grpc::Channel>> c =
+          CreateBlkperfChannel(preflight);
+      !c.ok()) {
+    return c.status();
+  }
   return o;
 }
 

@@ -77,4 +77,6 @@ expect_error "hosts entry 1" run --hosts=a:1,b
 expect_error "duplicate host" inventory --hosts=a:1,a:1
 expect_error "hosts is empty" run
 expect_error "unknown fleet command" launch --hosts=a:1
+# Unreadable TLS files: once, before any host is called.
+expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
 echo PASS

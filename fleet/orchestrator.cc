@@ -168,9 +168,12 @@ void SleepUnless(absl::Duration d, const std::atomic<bool>* interrupted) {
   }
 }
 
-// Adds `count` GetClock samples and re-estimates the offset from all.
+// Replaces the host's clock samples with `count` fresh ones, taken back to
+// back, and estimates its offset from them (clock_sync.h): samples close
+// together in time, so that clocks drifting apart cannot skew the bounds.
 absl::Status SampleClock(const FleetOptions& options, int count,
                          HostRun& host) {
+  host.clock_samples.clear();
   for (int k = 0; k < count; ++k) {
     ClockSample s;
     s.sent_ns = MonotonicNowNs();
@@ -183,29 +186,32 @@ absl::Status SampleClock(const FleetOptions& options, int count,
     s.host_ns = r->monotonic_ns();
     host.clock_samples.push_back(s);
   }
-  if (host.clock_samples.empty()) return absl::OkStatus();
-  absl::StatusOr<ClockEstimate> e = BestEstimate(host.clock_samples);
+  absl::StatusOr<ClockEstimate> e = EstimateOffset(host.clock_samples);
   if (!e.ok()) return e.status();
   host.clock = *e;
   return absl::OkStatus();
 }
 
-// One more clock sample from every host in `hosts` whose state is
-// `state`, as one timed round; hosts that fail get `fail_state`. Returns
-// how long the round took.
-absl::Duration ClockRound(const FleetOptions& options,
-                          std::vector<HostRun>& hosts, HostState state,
-                          HostState fail_state) {
+// Reads the clock of every host in `hosts` whose state is `state`
+// (options.clock_samples samples each, hosts in parallel); hosts that fail
+// get `fail_state` and an error starting with `fail_prefix`. Returns how
+// long one round of calls over those hosts took (the whole pass divided by
+// the samples per host): what a round of Go calls will cost.
+absl::Duration SampleClocks(const FleetOptions& options,
+                            std::vector<HostRun>& hosts, HostState state,
+                            HostState fail_state,
+                            absl::string_view fail_prefix) {
   const absl::Time begin = absl::Now();
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     if (host.state != state) return;
-    if (absl::Status s = SampleClock(options, 1, host); !s.ok()) {
+    if (absl::Status s = SampleClock(options, options.clock_samples, host);
+        !s.ok()) {
       host.state = fail_state;
-      host.error = absl::StrCat("clock not read: ", s.message());
+      host.error = absl::StrCat(fail_prefix, s.message());
     }
   });
-  return absl::Now() - begin;
+  return (absl::Now() - begin) / options.clock_samples;
 }
 
 }  // namespace
@@ -262,10 +268,14 @@ absl::Status CheckOptions(const FleetOptions& o) {
   if (o.lease < absl::Seconds(1) || o.lease > absl::Hours(1)) {
     return bad("lease", "must be in 1s..1h");
   }
-  if (o.lease <= o.arm_timeout + o.start_margin) {
+  // As CheckLease() later: the first host may arm at once, the last at
+  // --arm_timeout, and Go's instant lies a margin ahead with a margin of
+  // room for the Go calls themselves.
+  if (o.lease <= o.arm_timeout + 2 * o.start_margin) {
     return bad("lease", absl::StrCat(
-        absl::FormatDuration(o.lease), " must exceed --arm_timeout + "
-        "--start_margin (", absl::FormatDuration(o.arm_timeout + o.start_margin),
+        absl::FormatDuration(o.lease), " must exceed --arm_timeout + 2 x "
+        "--start_margin (",
+        absl::FormatDuration(o.arm_timeout + 2 * o.start_margin),
         "): hosts armed first would release themselves before Go"));
   }
   if (o.poll_interval < absl::Milliseconds(10)) {
@@ -328,12 +338,14 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   }
   if (Count(HostState::kArmed) < run_.needed) {
     AbortAll(absl::StrCat("quorum not met: ", Count(HostState::kArmed), " of ",
-                          requested, " hosts armed (clock read) within "
+                          requested, " hosts armed within "
                           "--arm_timeout, ", run_.needed,
                           " needed (--min_hosts)"));
     return std::move(run_);
   }
-  ChooseMargin();
+  step = absl::Now();
+  ReadClocks();
+  run_.clock_time = absl::Now() - step;
   if (absl::Status lease = CheckLease(); !lease.ok()) {
     AbortAll(std::string(lease.message()));
     return std::move(run_);
@@ -349,6 +361,7 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   step = absl::Now();
   GoAll();
   run_.go_time = absl::Now() - step;
+  ReleaseLeftOut();
   HandleLosses();
   step = absl::Now();
   if (run_.abort_reason.empty()) Collect();
@@ -390,27 +403,41 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
       host.workload_id = r->workload_id();
       host.error = absl::StrCat("armed after --arm_timeout (",
                                 absl::FormatDuration(options_.arm_timeout),
-                                "); released");
+                                ")");
     } else {
       host.state = HostState::kArmed;
       host.armed_local_ns = MonotonicNowNs();
       host.workload_id = r->workload_id();
       host.workload = r->workload();
-      if (absl::Status c =
-              SampleClock(options_, options_.clock_samples - 1, host);
-          !c.ok()) {
-        host.state = HostState::kArmFailed;
-        host.error = absl::StrCat("armed but clock not read: ", c.message(),
-                                  "; released");
-      }
     }
   });
 }
 
-void Orchestrator::ChooseMargin() {
-  const absl::Duration round = ClockRound(options_, run_.hosts,
-                                          HostState::kArmed, HostState::kLost);
+void Orchestrator::ReadClocks() {
+  const absl::Duration round =
+      SampleClocks(options_, run_.hosts, HostState::kArmed,
+                   HostState::kArmFailed, "armed but clock not read: ");
   run_.margin = std::max(options_.start_margin, 2 * round);
+}
+
+void Orchestrator::ReleaseLeftOut() {
+  ForEachBounded(run_.hosts.size(), options_.max_in_flight, [&](size_t i) {
+    HostRun& host = run_.hosts[i];
+    if (host.state != HostState::kArmFailed || host.workload_id.empty()) {
+      return;
+    }
+    v1::AbortRunRequest request;
+    request.set_run_id(run_.run_id);
+    request.set_reason(
+        absl::StrCat("left out of the run: ", host.error).substr(0, kMaxReason));
+    absl::StatusOr<v1::AbortRunResponse> r = CallWithRetry<v1::AbortRunResponse>(
+        options_.retry, Idempotency::kIdempotent,
+        [&] { return host.connection->AbortRun(request); });
+    absl::StrAppend(&host.error,
+                    r.ok() ? "; released"
+                           : absl::StrCat("; release failed (its lease ends it): ",
+                                          r.status().message()));
+  });
 }
 
 absl::Status Orchestrator::CheckLease() const {
@@ -587,17 +614,9 @@ void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
 
 void SplitRun(const FleetOptions& options, std::vector<HostRun>& hosts,
               const std::string& strategy) {
-  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
-    HostRun& host = hosts[i];
-    if (host.state != HostState::kStarted) return;
-    if (absl::Status s = SampleClock(options, options.clock_samples - 1, host);
-        !s.ok()) {
-      host.error = absl::StrCat("clock not read: ", s.message());
-      host.state = HostState::kLost;
-    }
-  });
   const absl::Duration round =
-      ClockRound(options, hosts, HostState::kStarted, HostState::kLost);
+      SampleClocks(options, hosts, HostState::kStarted, HostState::kLost,
+                   "clock not read: ");
   const int64_t at =
       MonotonicNowNs() +
       absl::ToInt64Nanoseconds(std::max(options.start_margin, 2 * round));

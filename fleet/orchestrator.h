@@ -10,13 +10,17 @@
 //   1. Arm on every host with the run id; hosts armed when arm_timeout has
 //      passed count, the rest fail with their error. Fewer than min_hosts:
 //      AbortRun everywhere, nothing starts.
-//   2. Right after its Arm, GetClock clock_samples - 1 times per host, then
-//      once more per host in one timed round over all armed hosts; keep the
-//      minimum-round-trip sample (offset error <= RTT / 2).
+//   2. Once arming is over, GetClock clock_samples times per armed host,
+//      back to back (hosts in parallel), and bound each host's offset by
+//      the intersection of its samples' bounds (clock_sync.h; never looser
+//      than half the minimum round trip). Samples are taken just before Go,
+//      not at each host's Arm, so clock drift while others arm cannot skew
+//      them. A host whose clock cannot be read is left out and released.
 //   3. Pick a common start instant on this process's CLOCK_MONOTONIC a safe
-//      margin ahead: at least start_margin and at least twice the timed
-//      round (a round of Go calls costs about as much); GoWorkload on each
-//      host at that instant + its offset.
+//      margin ahead: at least start_margin and at least twice one round of
+//      calls over the hosts (a round of Go calls costs about as much);
+//      GoWorkload on each host at that instant + its offset. Hosts armed
+//      but left out (late or clock unread) get AbortRun.
 //   4. Poll GetWorkload every poll_interval until every host has ended,
 //      keeping each host's cumulative samples; a host lost (unreachable
 //      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
@@ -69,7 +73,7 @@ struct FleetOptions {
   // call_timeout and keepalive_time above take precedence).
   ChannelOptions channel;
   RetryPolicy retry;
-  int clock_samples = 8;
+  int clock_samples = 16;
   Quorum min_hosts;
   absl::Duration arm_timeout = absl::Seconds(30);
   absl::Duration lease = absl::Seconds(60);
@@ -126,7 +130,7 @@ struct FleetRun {
   int64_t start_local_ns = 0;
   absl::Duration margin;
   // How long each step took (wall time of this process).
-  absl::Duration arm_time, go_time, collect_time;
+  absl::Duration arm_time, clock_time, go_time, collect_time;
 };
 
 // One live line's figures (also used by `fleet watch`).
@@ -157,7 +161,13 @@ class Orchestrator {
 
  private:
   void ArmAll(const v1::WorkloadSpec& spec);
-  void ChooseMargin();
+  // Reads every armed host's clock (clock_samples samples each, back to
+  // back) and sets the start margin from how long a round of calls took.
+  // Hosts whose clock cannot be read are left out (kArmFailed).
+  void ReadClocks();
+  // Releases (AbortRun) the hosts that armed but were left out: armed past
+  // --arm_timeout or clock not read. Says so in their error.
+  void ReleaseLeftOut();
   // FailedPrecondition when an armed host's lease could end before Go's
   // instant (the first host armed + lease < now + 2 * margin).
   absl::Status CheckLease() const;

@@ -273,6 +273,12 @@ TEST(OrchestratorTest, OptionsAreChecked) {
   o.lease = absl::Seconds(5);
   o.arm_timeout = absl::Seconds(5);
   EXPECT_THAT(CheckOptions(o).message(), HasSubstr("lease 5s must exceed"));
+  // The lease covers --arm_timeout plus two start margins (Go's instant and
+  // room for the Go calls), as the check before Go does.
+  o.lease = o.arm_timeout + 2 * o.start_margin;
+  EXPECT_THAT(CheckOptions(o).message(), HasSubstr("2 x --start_margin"));
+  o.lease += absl::Milliseconds(1);
+  EXPECT_TRUE(CheckOptions(o).ok()) << CheckOptions(o);
   EXPECT_THAT(ParseQuorum("0").status().message(), HasSubstr("min_hosts"));
   EXPECT_THAT(ParseQuorum("101%").status().message(), HasSubstr("min_hosts"));
   absl::StatusOr<Quorum> q = ParseQuorum("90%");

@@ -36,8 +36,13 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
   }
   const int64_t first_local = first_host_ns - h.clock.offset_ns;
   row.start_offset_ns = first_local - run.start_local_ns;
-  timeline.start_ns =
-      first_local + Nanos(h.workload.spec().ramp_time()) - run.start_local_ns;
+  // The window the host's counts cover; daemons from before
+  // measure_start_monotonic_ns began it at the first submission.
+  const int64_t measure_host_ns =
+      start.measure_start_monotonic_ns() != 0
+          ? start.measure_start_monotonic_ns()
+          : first_host_ns + Nanos(h.workload.spec().ramp_time());
+  timeline.start_ns = measure_host_ns - h.clock.offset_ns - run.start_local_ns;
   timeline.samples = h.samples;
   row.window = {timeline.start_ns, timeline.end_ns()};
   const v1::ThreadStats& total = h.workload.snapshot().total();
@@ -118,6 +123,7 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
   report.needed = run.needed;
   report.margin = run.margin;
   report.arm_time = run.arm_time;
+  report.clock_time = run.clock_time;
   report.go_time = run.go_time;
   report.collect_time = run.collect_time;
   report.requested = static_cast<int>(run.hosts.size());
@@ -205,8 +211,8 @@ std::string FormatReportText(const FleetReport& r) {
                   " excluded=", r.excluded.size(), " (min_hosts ", r.needed,
                   ", start margin ", absl::FormatDuration(r.margin), ")\n");
   absl::StrAppend(&out, absl::StrFormat(
-      "steps: arm and read clocks %.3fs, go %.3fs, collect %.3fs\n",
-      absl::ToDoubleSeconds(r.arm_time),
+      "steps: arm %.3fs, read clocks %.3fs, go %.3fs, collect %.3fs\n",
+      absl::ToDoubleSeconds(r.arm_time), absl::ToDoubleSeconds(r.clock_time),
       absl::ToDoubleSeconds(r.go_time), absl::ToDoubleSeconds(r.collect_time)));
   if (!r.hosts.empty()) {
     const v1::ThreadStats& t = r.merged.snapshot().total();
@@ -287,9 +293,10 @@ std::string FormatReportJson(const FleetReport& r) {
                   ", \"excluded\": ", r.excluded.size(),
                   ", \"min_hosts\": ", r.needed, "}");
   absl::StrAppend(
-      &out, absl::StrFormat(",\n\"steps_seconds\": {\"arm\": %.6f, \"go\": "
-                            "%.6f, \"collect\": %.6f}",
+      &out, absl::StrFormat(",\n\"steps_seconds\": {\"arm\": %.6f, \"clocks\": "
+                            "%.6f, \"go\": %.6f, \"collect\": %.6f}",
                             absl::ToDoubleSeconds(r.arm_time),
+                            absl::ToDoubleSeconds(r.clock_time),
                             absl::ToDoubleSeconds(r.go_time),
                             absl::ToDoubleSeconds(r.collect_time)));
   absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",

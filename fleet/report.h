@@ -70,7 +70,7 @@ struct FleetReport {
   int needed = 0;
   absl::Duration margin;
   // The orchestrator's steps: arm (with clock reads), go, collect.
-  absl::Duration arm_time, go_time, collect_time;
+  absl::Duration arm_time, clock_time, go_time, collect_time;
   // Included hosts, highest IOPS first.
   std::vector<HostRow> hosts;
   std::vector<Excluded> excluded;

@@ -99,6 +99,7 @@ void StartTimesToProto(const StartTimes& start, v1::StartReport* proto) {
   proto->set_first_submit_monotonic_ns(start.first_monotonic_ns);
   proto->set_first_submit_realtime_ns(start.first_realtime_ns);
   proto->set_last_thread_first_submit_monotonic_ns(start.last_monotonic_ns);
+  proto->set_measure_start_monotonic_ns(start.measure_start_monotonic_ns);
 }
 
 StartTimes StartTimesFromProto(const v1::StartReport& proto) {
@@ -107,6 +108,7 @@ StartTimes StartTimesFromProto(const v1::StartReport& proto) {
   start.first_monotonic_ns = proto.first_submit_monotonic_ns();
   start.first_realtime_ns = proto.first_submit_realtime_ns();
   start.last_monotonic_ns = proto.last_thread_first_submit_monotonic_ns();
+  start.measure_start_monotonic_ns = proto.measure_start_monotonic_ns();
   return start;
 }
 

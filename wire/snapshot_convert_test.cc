@@ -15,6 +15,24 @@ LatencyHistogram SampleHistogram() {
   return h;
 }
 
+TEST(StartTimesProtoTest, RoundTripsEveryField) {
+  StartTimes start;
+  start.scheduled_monotonic_ns = 10'800'000'000'123;
+  start.first_monotonic_ns = 10'800'000'000'456;
+  start.first_realtime_ns = 1'780'000'000'000'000'789;
+  start.last_monotonic_ns = 10'800'000'000'999;
+  start.measure_start_monotonic_ns = 10'800'500'000'123;
+  v1::StartReport proto;
+  StartTimesToProto(start, &proto);
+  EXPECT_EQ(proto.measure_start_monotonic_ns(), start.measure_start_monotonic_ns);
+  const StartTimes back = StartTimesFromProto(proto);
+  EXPECT_EQ(back.scheduled_monotonic_ns, start.scheduled_monotonic_ns);
+  EXPECT_EQ(back.first_monotonic_ns, start.first_monotonic_ns);
+  EXPECT_EQ(back.first_realtime_ns, start.first_realtime_ns);
+  EXPECT_EQ(back.last_monotonic_ns, start.last_monotonic_ns);
+  EXPECT_EQ(back.measure_start_monotonic_ns, start.measure_start_monotonic_ns);
+}
+
 TEST(HistogramProtoTest, RoundTripsExactly) {
   const LatencyHistogram h = SampleHistogram();
   v1::LatencyHistogram proto;

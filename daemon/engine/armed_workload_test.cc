@@ -68,6 +68,7 @@ TEST_F(ArmedWorkloadTest, ArmedWorkloadIssuesNoIo) {
   EXPECT_EQ(s.total.enter_calls, 0u);
   EXPECT_EQ(s.total.inflight, 0u);
   EXPECT_EQ(s.start.threads_started, 0);
+  EXPECT_EQ(s.start.measure_start_monotonic_ns, 0);
   EXPECT_EQ(s.elapsed, absl::ZeroDuration());
   EXPECT_FALSE(w->Finished());
   EXPECT_FALSE(w->Released());
@@ -111,7 +112,9 @@ TEST_F(ArmedWorkloadTest, GoReleasesEveryThreadAtTheInstant) {
   EXPECT_NEAR(static_cast<double>(s.start.first_realtime_ns -
                                   s.start.first_monotonic_ns),
               static_cast<double>(offset), 20e6);
-  // The measured window began at the release, not at Arm.
+  // The measured window began at the instant itself, not at Arm nor at
+  // whenever a thread woke.
+  EXPECT_EQ(s.start.measure_start_monotonic_ns, at);
   EXPECT_GE(s.elapsed, runtime - absl::Milliseconds(5));
   EXPECT_LT(s.elapsed, runtime + absl::Milliseconds(150));
 }
@@ -126,6 +129,9 @@ TEST_F(ArmedWorkloadTest, GoInThePastStartsAtOnce) {
   EXPECT_EQ(s.state, WorkloadState::kFinished);
   EXPECT_GT(s.total.ios, 0u);
   EXPECT_GE(s.start.first_monotonic_ns - at, 5000 * kMs);  // how late it was
+  // Measuring began at the release, before the first submission.
+  EXPECT_GE(s.start.measure_start_monotonic_ns - at, 5000 * kMs);
+  EXPECT_LE(s.start.measure_start_monotonic_ns, s.start.first_monotonic_ns);
 }
 
 TEST_F(ArmedWorkloadTest, AbortWhileArmedEndsWithoutIo) {
@@ -138,6 +144,7 @@ TEST_F(ArmedWorkloadTest, AbortWhileArmedEndsWithoutIo) {
   EXPECT_EQ(s.total.ios, 0u);
   EXPECT_EQ(s.total.sqes, 0u);
   EXPECT_EQ(s.start.threads_started, 0);
+  EXPECT_EQ(s.start.measure_start_monotonic_ns, 0);
   EXPECT_EQ(w->Go(MonotonicNanos()).code(),
             absl::StatusCode::kFailedPrecondition);
   w->Abort();  // idempotent

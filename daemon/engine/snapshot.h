@@ -188,6 +188,9 @@ struct StartTimes {
   int64_t last_monotonic_ns = 0;
   // Threads that have stamped so far.
   int threads_started = 0;
+  // Where the measured window begins (CLOCK_MONOTONIC): the start instant
+  // plus ramp_time. 0 until released.
+  int64_t measure_start_monotonic_ns = 0;
 };
 
 // One verify mismatch in full: expected vs found header fields.

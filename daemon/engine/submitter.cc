@@ -21,6 +21,7 @@
 #include "daemon/engine/host_capabilities.h"
 #include "daemon/engine/latency_run.h"
 #include "daemon/engine/process_threads.h"
+#include "daemon/engine/start_instant.h"
 
 namespace blkperf::internal {
 namespace {
@@ -220,7 +221,9 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   ring_setup_.io_mode = std::string(IoModeName(io_mode_));
   ready_.Notify();
   control_->go.Wait();
-  if (setup_status_.ok() && !control_->abort.load()) {
+  const bool on_time = control_->start_at_ns == 0 ||
+                       WaitForInstant(control_->start_at_ns, control_->stop);
+  if (setup_status_.ok() && !control_->abort.load() && on_time) {
     StampFirstSubmit();
     if (group_.shaped) {
       if (per_cpu_cache_ != nullptr) {
@@ -324,6 +327,8 @@ absl::Status SubmitterThread::Setup() {
       BLKPERF_RETURN_IF_ERROR(RegisterResources());
     }
   }
+
+  BLKPERF_RETURN_IF_ERROR(WarmUpRing());
 
   // Offsets: slot k of target t is at k * stride, for I/Os that end inside
   // the target. Random I/O may start at any multiple of the alignment;
@@ -447,6 +452,23 @@ absl::Status SubmitterThread::RegisterResources() {
   }
   // Saves the fdget/fdput of the ring itself on every io_uring_enter.
   ring_setup_.registered_ring_fd = io_uring_register_ring_fd(&ring_) == 1;
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::WarmUpRing() {
+  // One NOP through the ring before the start: the kernel's first request
+  // on a ring allocates and initializes what later ones reuse, which would
+  // otherwise delay the first real submission (and, on a CPU shared with
+  // other submitters, theirs). No target I/O.
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) return absl::InternalError("warm-up: no free SQE");
+  io_uring_prep_nop(sqe);
+  int ret = io_uring_submit_and_wait(&ring_, 1);
+  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: io_uring_enter");
+  io_uring_cqe* cqe = nullptr;
+  ret = io_uring_wait_cqe(&ring_, &cqe);
+  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: waiting");
+  io_uring_cqe_seen(&ring_, cqe);
   return absl::OkStatus();
 }
 

@@ -135,6 +135,10 @@ struct alignas(64) SubmitterControl {
   int64_t end_ns = 0;  // 0: no time limit
   // Opened once, by Workload, to release every submitter at the same moment.
   StartGate go;
+  // Set before `go`: 0 starts I/O as soon as the gate opens; otherwise each
+  // submitter leaves the gate a little ahead and waits for this instant of
+  // CLOCK_MONOTONIC itself (start_instant.h), on its own CPU.
+  int64_t start_at_ns = 0;
   std::atomic<bool> abort{false};  // setup failed elsewhere: exit without I/O
   alignas(64) std::atomic<bool> stop{false};  // read once per loop turn
   // The submitter whose error stops the workload claims this first.
@@ -259,6 +263,8 @@ class SubmitterThread {
   absl::Status RegisterResources();
   // With IOPOLL: reads one block of each target; false on -EOPNOTSUPP.
   absl::StatusOr<bool> ProbePolling();
+  // Passes one NOP through the ring (see the .cc).
+  absl::Status WarmUpRing();
   void TearDownRing();
 
   // kShaped: the loop of a shaped group (offset tables, size mixes,

@@ -16,8 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
-#include "daemon/engine/ring_sizing.h"
 #include "daemon/common/unique_fd.h"
+#include "daemon/engine/ring_sizing.h"
+#include "daemon/engine/start_instant.h"
 #include "daemon/engine/submitter.h"
 #include "daemon/engine/target.h"
 
@@ -123,13 +124,13 @@ absl::Status Workload::Go(int64_t at_monotonic_ns) {
   released_ = true;
   scheduled_ns_.store(at_monotonic_ns);
   driver_ = std::thread([this, at_monotonic_ns] {
-    // The device baseline is read a little ahead (no I/O of this workload
-    // can happen before the release), so the release is one store and one
-    // futex wake after the instant, with no sysfs read in between.
-    constexpr int64_t kBaselineLeadNs = 2'000'000;
-    if (!SleepUntil(at_monotonic_ns - kBaselineLeadNs)) return;
-    const DeviceCounters baseline = ReadDevices();
-    if (SleepUntil(at_monotonic_ns) && Release(baseline)) Drive();
+    // The gate opens (and the device baseline is read: no I/O of this
+    // workload can happen before the instant) this far ahead, so that a
+    // late timer wake-up or a busy CPU here does not delay the start; the
+    // submitters wait out the rest themselves.
+    constexpr int64_t kReleaseLeadNs = 5'000'000;
+    if (!SleepUntil(at_monotonic_ns - kReleaseLeadNs)) return;
+    if (Release(ReadDevices(), at_monotonic_ns)) Drive();
   });
   return absl::OkStatus();
 }
@@ -455,12 +456,32 @@ DeviceCounters Workload::ReadDevices() const {
 }
 
 void Workload::Drive() {
+  // Phase switches land close to their instant, so that A/B phases of a
+  // fleet run line up across hosts as its start does: a timed wait on the
+  // notification (it ends at once when the workload does) until a little
+  // before, then the clock polled (start_instant.h). The poll runs on a
+  // control CPU that other control threads share, so it is short: it
+  // covers a timer wake-up's usual lateness (p99 about 90 us on the
+  // development VM), at most 1% of a slice.
+  constexpr int64_t kSwitchPollNs = 200'000;
+  const int64_t slice_ns = absl::ToInt64Nanoseconds(spec_.spec.ab_slice);
+  const int64_t poll_ns = std::min<int64_t>(
+      kSwitchPollNs, slice_ns > 0 ? slice_ns / 100 : kSwitchPollNs);
+  auto wait_until = [this, poll_ns](int64_t when_ns) {
+    const int64_t coarse = when_ns - poll_ns;
+    const int64_t now = MonotonicNanos();
+    if (coarse > now) {
+      finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(coarse - now));
+    }
+    return PollUntilInstant(when_ns,
+                            [this] { return finished_.HasBeenNotified(); });
+  };
   const int64_t start = control_.measure_start_ns;
   if (spec_.spec.ramp_time > absl::ZeroDuration()) {
     // Measuring starts when the ramp ends; the device's counters are read
     // as close to that moment as this thread wakes (Launch() reads them
     // before any I/O when there is no ramp).
-    WaitUntil(start);
+    wait_until(start);
     absl::MutexLock lock(&mu_);
     PhaseStart first;
     first.at_ns = start;
@@ -474,7 +495,7 @@ void Workload::Drive() {
   for (size_t k = 1; !ab.empty(); ++k) {
     const int64_t at = start + static_cast<int64_t>(k) * slice;
     if (control_.end_ns != 0 && at >= control_.end_ns) break;
-    if (!WaitUntil(at)) break;
+    if (!wait_until(at)) break;
     absl::MutexLock lock(&mu_);
     if (!SwitchLocked(ab[k % ab.size()]).ok()) break;
   }
@@ -486,6 +507,7 @@ void Workload::Drive() {
 }
 
 bool Workload::WaitUntil(int64_t when_ns) {
+  // The SLO search's steps need no sub-millisecond start: a timed wait.
   const int64_t now = MonotonicNanos();
   if (when_ns > now) {
     finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(when_ns - now));
@@ -584,12 +606,16 @@ absl::Status Workload::LaunchThreads() {
   return absl::OkStatus();
 }
 
-bool Workload::Release(const DeviceCounters& device_baseline) {
+bool Workload::Release(const DeviceCounters& device_baseline,
+                       int64_t start_at_ns) {
   absl::MutexLock lock(&mu_);
   if (stopped_by_user_ || aborted_) return false;
-  start_time_ = absl::Now();
   const int64_t now = MonotonicNanos();
-  control_.measure_start_ns = now + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
+  const int64_t start = std::max(now, start_at_ns);
+  control_.start_at_ns = start > now ? start : 0;
+  start_time_ = absl::Now() + absl::Nanoseconds(start - now);
+  control_.measure_start_ns =
+      start + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
   control_.end_ns =
       spec_.spec.runtime > absl::ZeroDuration()
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
@@ -766,6 +792,10 @@ void Workload::FillErrorSites(WorkloadSnapshot* snapshot) const {
 StartTimes Workload::StartTimesNow() const {
   StartTimes start;
   start.scheduled_monotonic_ns = scheduled_ns_.load();
+  // Pairs with Release(): measure_start_ns is written before started_.
+  if (started_.load(std::memory_order_acquire)) {
+    start.measure_start_monotonic_ns = control_.measure_start_ns;
+  }
   for (const auto& submitter : submitters_) {
     const int64_t monotonic = submitter->first_submit_monotonic_ns();
     if (monotonic == 0) continue;
@@ -847,7 +877,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     } else {
       snapshot.state = WorkloadState::kFinished;
     }
-  } else if (!started) {
+  } else if (!started || now < control_.start_at_ns) {
     snapshot.state = stopped_by_user || aborted ? WorkloadState::kStopping
                                                 : WorkloadState::kArmed;
   } else if (control_.stop.load() ||

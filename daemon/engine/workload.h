@@ -71,10 +71,13 @@ class Workload {
       const WorkloadSpec& spec, const EngineLimits& limits);
 
   // Releases an armed workload at `at_monotonic_ns` (CLOCK_MONOTONIC ns): a
-  // control thread sleeps with an absolute clock_nanosleep, then opens the
-  // gate for every submitter at once (one store, one futex wake). Measuring
-  // starts at the release (after ramp_time if any). An instant already past
-  // releases at once. FailedPrecondition once released, stopped or aborted.
+  // control thread sleeps (absolute clock_nanosleep) until a few ms before
+  // it, reads the devices' counters and opens the gate for every submitter
+  // at once; each submitter then waits for the instant itself on its own
+  // CPU (start_instant.h), so I/O starts within microseconds of it rather
+  // than a timer wake-up plus a thread hand-off late. Measuring starts at
+  // the instant (after ramp_time if any). An instant already past releases
+  // at once. FailedPrecondition once released, stopped or aborted.
   // Thread-safe.
   absl::Status Go(int64_t at_monotonic_ns);
 
@@ -150,10 +153,13 @@ class Workload {
   // Creates the submitter threads and waits until each has set up; they
   // then wait on the gate. On error nothing is left running.
   absl::Status LaunchThreads();
-  // Sets the measured window from now and opens the gate; the first phase
+  // Sets the measured window from the start instant (`start_at_ns`, or now)
+  // and opens the gate; the first phase
   // starts from `device_baseline`, read before any I/O of this workload.
   // False (and nothing released) when stopped or aborted first.
-  bool Release(const DeviceCounters& device_baseline);
+  // `start_at_ns`: the instant I/O begins (CLOCK_MONOTONIC); 0 or one
+  // already past begins at once.
+  bool Release(const DeviceCounters& device_baseline, int64_t start_at_ns = 0);
   // Sleeps on CLOCK_MONOTONIC until `at_ns` (absolute clock_nanosleep),
   // waking every 100 ms to see whether the workload ended; false if it did.
   bool SleepUntil(int64_t at_ns) const;

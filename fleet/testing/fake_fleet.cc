@@ -105,6 +105,7 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
     start->set_scheduled_monotonic_ns(s.go_host_ns);
     start->set_first_submit_monotonic_ns(s.go_host_ns);
     start->set_last_thread_first_submit_monotonic_ns(s.go_host_ns);
+    start->set_measure_start_monotonic_ns(s.go_host_ns);
     start->set_first_submit_realtime_ns(Now(CLOCK_REALTIME) - (now - s.go_host_ns));
   }
   v1::Snapshot* snapshot = w.mutable_snapshot();
