@@ -861,9 +861,15 @@ void SubmitterThread::Run(Cache& cache) {
     const bool full_wait = kShaped && prepped == 0 && inflight_ >= queue_depth_;
     // The batch's stamps are taken right around the enter (io_turn.h); the
     // wait is bounded so stop, the end and io_timeout are seen in time.
-    const TurnResult turn = EnterAndStamp(ring, MonotonicNanos, batch_.data(),
-                                          prepped, to_wait, latency_mode_,
-                                          timeout);
+    // Open loop submits, then waits for a completion or the next intended
+    // time in a second call when nothing completed at once (latency_mode
+    // per_io's turn): each I/O is reaped as soon as it completes. (One
+    // enter that submits and waits with a timeout also made buffered
+    // reads of a page-cache file go to io-wq workers: 3x the service time,
+    // more CPU; bench/RESULTS.md.)
+    const TurnResult turn = EnterAndStamp(
+        ring, MonotonicNanos, batch_.data(), prepped, to_wait,
+        kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
     if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
     if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
       OnEnterError(turn.ret, io_uring_sq_ready(&ring_), to_wait);

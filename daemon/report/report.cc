@@ -320,7 +320,7 @@ std::string SpecSummary(const WorkloadSpec& spec) {
       " bs=", FormatBytes(spec.block_size), " qd=", spec.queue_depth,
       " batch=", spec.submit_batch, "/", spec.complete_batch,
       " threads=", spec.threads, " cpus=", absl::StrJoin(spec.cpus, ","));
-  if (spec.runtime > absl::ZeroDuration()) {
+  if (spec.runtime > absl::ZeroDuration() && !spec.slo.enabled) {
     absl::StrAppend(&line, " runtime=", absl::FormatDuration(spec.runtime));
   }
   if (spec.io_count != 0) absl::StrAppend(&line, " io_count=", spec.io_count);
