@@ -17,11 +17,12 @@
 #   bssplit   closed-loop random reads with bssplit=4k/70:64k/30 in both.
 #
 # Every job runs once per round; the order rotates between rounds. Medians
-# over rounds of: IOPS, bandwidth, CPU per I/O (user + system time of the
-# submitting thread over the I/Os: blkperf's submitter by getrusage, fio's
-# job from usr_cpu/sys_cpu), the submitter's CPU utilization, and p50/p99
-# (blkperf: service latency `lat` and, open loop, intended-time `ilat`; fio:
-# `lat`, from submission). Run it with `cpu-exclusive` for figures:
+# over rounds of: IOPS, bandwidth, CPU per I/O and CPU utilization (the
+# whole process's task-clock from `perf stat`, io-wq workers included: the
+# scheduler's exact run time, where getrusage's tick-sampled times
+# over-count a thread that wakes on a timer), and p50/p99 (blkperf: service
+# latency `lat` and, open loop, intended-time `ilat`; fio: `lat`, from
+# submission). Run it with `cpu-exclusive` for figures:
 #
 #   cpu-exclusive bench/shapes.sh [--rounds N] [--runtime S] [--rate R] [--cpu C]
 #
@@ -46,6 +47,7 @@ while (($#)); do
 done
 
 command -v fio >/dev/null || tools/setup.sh
+command -v perf >/dev/null || { echo "needs perf (linux-perf)" >&2; exit 1; }
 bazel build -c opt //daemon:blkperfd >&2
 blkperfd=$(pwd)/bazel-bin/daemon/blkperfd
 work=$(mktemp -d /dev/shm/blkperf-shapes.XXXXXX)
@@ -56,14 +58,21 @@ file="$work/cached.dat"
   --data_dir="$work/data" > /dev/null
 
 # Each job prints: IOPS bytes/s cpu_us_per_io cpu_util lat_p50 lat_p99 ilat_p50 ilat_p99
+# The process's CPU seconds (task-clock) of the command that follows.
+cpu_of() {
+  perf stat -x, -e task-clock -o "$work/perf.txt" -- "$@"
+  python3 -c 'import sys
+for line in open(sys.argv[1]):
+    f = line.split(",")
+    if len(f) > 2 and f[2] == "task-clock": print(float(f[0]) / 1e3)' "$work/perf.txt" > "$work/cpu.txt"
+}
 blkperf() {
-  "$blkperfd" run --target="$file" --nodirect --op=randread --qd="$qd" \
+  cpu_of "$blkperfd" run --target="$file" --nodirect --op=randread --qd="$qd" \
     --cpus="$cpu" --runtime="${runtime}s" --status_interval=0 \
     --data_dir="$work/data" --json "$@" > "$work/b.json"
-  python3 - "$work/b.json" <<'PY'
+  python3 - "$work/b.json" "$(cat "$work/cpu.txt")" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1])); t = r["total"]
-cpu = t["user_cpu_seconds"] + t["system_cpu_seconds"]
+r = json.load(open(sys.argv[1])); t = r["total"]; cpu = float(sys.argv[2])
 l, i = t["latency"], t["intended_latency"]
 print(t["iops"], t["bytes_per_second"], 1e6 * cpu / max(t["ios"], 1),
       cpu / r["elapsed_seconds"], l["p50_ns"], l["p99_ns"], i["p50_ns"],
@@ -71,16 +80,16 @@ print(t["iops"], t["bytes_per_second"], 1e6 * cpu / max(t["ios"], 1),
 PY
 }
 fio_job() {
-  fio --name=shape --filename="$file" --ioengine=io_uring --rw=randread \
+  cpu_of fio --name=shape --filename="$file" --ioengine=io_uring --rw=randread \
     --direct=0 --iodepth="$qd" --iodepth_batch_submit=32 \
     --iodepth_batch_complete_min=1 --fixedbufs=1 --registerfiles=1 \
     --cpus_allowed="$cpu" --time_based --runtime="$runtime" \
     --norandommap --randrepeat=0 --output-format=json "$@" > "$work/f.json"
-  python3 - "$work/f.json" <<'PY'
+  python3 - "$work/f.json" "$(cat "$work/cpu.txt")" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]; d = j["read"]
 seconds = j["job_runtime"] / 1000
-cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100 * seconds
+cpu = float(sys.argv[2])
 p = d["lat_ns"].get("percentile") or d["clat_ns"]["percentile"]
 print(d["iops"], d["bw_bytes"], 1e6 * cpu / max(d["total_ios"], 1),
       cpu / seconds, p["50.000000"], p["99.000000"], 0, 0)
@@ -120,7 +129,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "# $(date -u +%F) $(uname -r), $(nproc) CPUs, fio $(fio --version), 4 KiB randread unless bssplit, qd $qd, cpu $cpu, tmpfs file, ${rounds} rotating rounds x ${runtime}s, rate $rate IOPS"
 echo "# load average before: $load_before, after: $load_after"
-echo "| job | IOPS | MiB/s | CPU µs/IO | submitter CPU | lat p50 / p99 | ilat p50 / p99 |"
+echo "| job | IOPS (min-max) | MiB/s | CPU µs/IO | CPU (of one) | lat p50 / p99 | ilat p50 / p99 |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for name in "${jobs[@]}"; do
   python3 - "$name" ${results[$name]} <<'PY'

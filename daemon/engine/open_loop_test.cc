@@ -115,9 +115,10 @@ TEST(OpenLoopFuseTest, StalledDeviceShowsInTheIntendedTimeTail) {
   // The service time from submission hides it at p99: only the I/Os in
   // flight when the device stopped waited for it.
   EXPECT_LT(t.latency.Percentile(99), 50'000'000u);
-  // The I/Os due during the stall found both slots taken.
+  // The I/Os due during the stall (about 248) found both slots taken, and
+  // a few more while the backlog drained; far from all of them.
   EXPECT_GE(t.late_ios, 150u);
-  EXPECT_LE(t.late_ios, 300u);
+  EXPECT_LE(t.late_ios, t.ios / 2);
 }
 
 // A device serving one read at a time, each in 500 us: a queue of capacity
