@@ -310,6 +310,33 @@ TEST_F(ShapeFlagsTest, BadShapeFlagsNameTheFlag) {
   ExpectBad("--arrivals=bursty", "not one of uniform, poisson");
 }
 
+TEST(SpecFromJsonTest, ShapeFieldsGroupsAndSloInSpecFiles) {
+  v1::WorkloadSpec spec;
+  ASSERT_TRUE(SpecFromJson(R"({
+      "distribution": "zipf:1.2",
+      "readBssplit": [{"blockSize": 4096, "percent": 70},
+                      {"blockSize": 65536, "percent": 30}],
+      "rateIops": "20000", "arrivals": "ARRIVALS_POISSON",
+      "groups": [{"name": "reads", "cpus": [0, 1], "op": "OP_RANDREAD"},
+                 {"cpus": [2], "op": "OP_WRITE", "writeBssplit": {},
+                  "fdatasyncEvery": 16}],
+      "slo": {"objective": "p99<1ms", "precision": 0.02, "step": "1s"}})",
+                           &spec)
+                  .ok());
+  EXPECT_EQ(spec.distribution(), "zipf:1.2");
+  EXPECT_EQ(spec.read_bssplit_size(), 2);
+  EXPECT_EQ(spec.rate_iops(), 20000u);
+  EXPECT_EQ(spec.arrivals(), v1::ARRIVALS_POISSON);
+  ASSERT_EQ(spec.groups_size(), 2);
+  EXPECT_EQ(spec.groups(0).name(), "reads");
+  EXPECT_TRUE(spec.groups(1).has_write_bssplit());
+  EXPECT_EQ(spec.groups(1).fdatasync_every(), 16u);
+  EXPECT_EQ(spec.slo().objective(), "p99<1ms");
+  EXPECT_EQ(spec.slo().step().seconds(), 1);
+  absl::Status unknown = SpecFromJson(R"({"rateIopz": 5})", &spec);
+  EXPECT_THAT(std::string(unknown.message()), HasSubstr("rateIopz"));
+}
+
 TEST(SpecFromJsonTest, ProtobufJsonMapping) {
   v1::WorkloadSpec spec;
   ASSERT_TRUE(SpecFromJson(R"({"targets": [{"path": "/dev/zram0"}],
