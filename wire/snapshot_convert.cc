@@ -658,6 +658,7 @@ void TargetInfoToProto(const TargetInfo& info, v1::TargetInfo* proto) {
   limits->set_optimal_io_size(q.optimal_io_size);
   limits->set_nr_requests(q.nr_requests);
   limits->set_virt_boundary_mask(q.virt_boundary_mask);
+  limits->set_discard_max_bytes(q.discard_max_bytes);
   limits->set_io_poll(q.io_poll);
   limits->set_rotational(q.rotational);
   limits->set_scheduler(q.scheduler);
@@ -702,6 +703,7 @@ TargetInfo TargetInfoFromProto(const v1::TargetInfo& proto) {
   limits.optimal_io_size = q.optimal_io_size();
   limits.nr_requests = q.nr_requests();
   limits.virt_boundary_mask = q.virt_boundary_mask();
+  limits.discard_max_bytes = q.discard_max_bytes();
   limits.io_poll = q.io_poll();
   limits.rotational = q.rotational();
   limits.scheduler = q.scheduler();

@@ -534,6 +534,7 @@ TEST(TargetInfoProtoTest, RoundTripsQueueLimits) {
                  .optimal_io_size = 131072,
                  .nr_requests = 1023,
                  .virt_boundary_mask = 4095,
+                 .discard_max_bytes = 1 << 30,
                  .io_poll = true,
                  .rotational = false,
                  .scheduler = "none",
@@ -570,6 +571,7 @@ TEST(TargetInfoProtoTest, RoundTripsQueueLimits) {
   EXPECT_EQ(a.optimal_io_size, b.optimal_io_size);
   EXPECT_EQ(a.nr_requests, b.nr_requests);
   EXPECT_EQ(a.virt_boundary_mask, b.virt_boundary_mask);
+  EXPECT_EQ(a.discard_max_bytes, b.discard_max_bytes);
   EXPECT_EQ(a.io_poll, b.io_poll);
   EXPECT_EQ(a.rotational, b.rotational);
   EXPECT_EQ(a.scheduler, b.scheduler);
