@@ -127,7 +127,8 @@ std::string FormatTargetInfo(const v1::TargetInfo& t) {
     absl::StrAppend(&out, "                  optimal_io_size ",
                     q.optimal_io_size(), ", nr_requests ", q.nr_requests(),
                     ", io_poll ", q.io_poll() ? 1 : 0, ", rotational ",
-                    q.rotational() ? 1 : 0, "\n");
+                    q.rotational() ? 1 : 0, ", discard_max_bytes ",
+                    q.discard_max_bytes(), "\n");
     absl::StrAppend(
         &out, "  tuning        : scheduler ", OrUnknown(q.scheduler()),
         ", nomerges ", q.nomerges(), ", rq_affinity ", q.rq_affinity(),

@@ -99,7 +99,10 @@ constexpr char kUsage[] =
     "  --read_percent --verify --continue_on_error --latency_tracking\n"
     "  --allow_write --create_size --split --alignment --submit_batch\n"
     "  --complete_batch --force_async --ab=none,limits --ab_slice=1s,\n"
-    "  or --spec_file=spec.json (protobuf JSON mapping)\n"
+    "  --distribution=zipf:1.2 --random_percent --bssplit=4k/70:64k/30\n"
+    "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
+    "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
+    "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON)\n"
     "output: text (daemon/report), --report_json (the same JSON as\n"
     "  `blkperfd run --json`) or --json (the API's protobuf JSON)";
 

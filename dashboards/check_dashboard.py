@@ -70,6 +70,18 @@ REQUIRED_PANELS = [
         "by (instance, le)" in x for x in e)),
     ("hosts up", lambda t, e: any(x.startswith('sum(up{job="blkperf"')
                                   for x in e)),
+    ("intended-time latency percentiles", lambda t, e: any(
+        "histogram_quantile(" in x and
+        "blkperf_io_intended_latency_seconds_bucket" in x for x in e)),
+    ("late I/Os", lambda t, e: any("rate(blkperf_late_ios_total" in x
+                                   for x in e)),
+    ("SLO search curve (rate -> p50, p99, p99.9)", lambda t, e: t == "table"
+     and any("blkperf_slo_step_asked_iops" in x for x in e) and
+     all(any(f'percentile="{q}"' in x for x in e)
+         for q in ("50", "99", "99.9"))),
+    ("SLO search answer and knee", lambda t, e: any(
+        "blkperf_slo_best_iops" in x for x in e) and any(
+        "blkperf_slo_knee_iops" in x for x in e)),
 ]
 
 # Series that are per daemon, not per workload.

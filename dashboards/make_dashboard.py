@@ -31,9 +31,15 @@ def rate_by(metric, by, selector=SEL):
     return f"sum by ({by}) (rate({metric}{{{selector}}}{RATE}))"
 
 
-def quantile(q, by="instance, workload, le"):
-    return (f"histogram_quantile({q}, "
-            f"{rate_by('blkperf_io_latency_seconds_bucket', by)})")
+def quantile(q, by="instance, workload, le",
+             metric="blkperf_io_latency_seconds_bucket"):
+    return f"histogram_quantile({q}, {rate_by(metric, by)})"
+
+
+def slo_step(metric, extra=""):
+    """One column of the SLO search's curve: a value per step."""
+    return (f"max by (instance, workload, step) "
+            f"({metric}{{{SEL}{extra}}})")
 
 
 def target(expr, legend, ref, **extra):
@@ -151,6 +157,28 @@ def bargauge(title, description, unit, targets):
         {"displayMode": "basic", "orientation": "horizontal",
          "showUnfilled": True, "valueMode": "color",
          "reduceOptions": REDUCE_LAST})
+
+
+def table(title, description, targets, unit_overrides):
+    """Instant queries side by side, merged on their labels into rows."""
+    return dict(panel(
+        "table", title, description, targets,
+        {"defaults": {"custom": {"align": "auto"}, "mappings": []},
+         "overrides": [
+             {"matcher": {"id": "byName", "options": name},
+              "properties": [{"id": "unit", "value": unit}]}
+             for name, unit in unit_overrides]},
+        {"showHeader": True, "cellHeight": "sm",
+         "footer": {"show": False, "reducer": ["sum"], "fields": ""},
+         "sortBy": [{"displayName": "Value #A", "desc": False}]}),
+        transformations=[
+            {"id": "merge", "options": {}},
+            {"id": "organize", "options": {
+                "excludeByName": {"Time": True},
+                "renameByName": {"Value #A": "asked IOPS",
+                                 "Value #B": "achieved IOPS",
+                                 "Value #C": "p50", "Value #D": "p99",
+                                 "Value #E": "p99.9", "Value #F": "met"}}}])
 
 
 def row(title):
@@ -336,6 +364,68 @@ LAYOUT = FLEET + [
         [target("max by (instance, workload, state) "
                 f"(blkperf_workload_state{{{SEL}}}) == 1",
                 "{{workload}} {{state}}", "A")]), 8, 8),
+    (row("Open loop and SLO search"), 24, 1),
+    (timeseries(
+        "Intended-time latency percentiles",
+        "Open-loop workloads (rate_iops, rate_bw, SLO search): latency from "
+        "each I/O's intended issue time to its completion, so waiting for a "
+        "queue slot and a stalled device show in full (no coordinated "
+        "omission). The Latency percentiles panel is the service time from "
+        "submission.",
+        "s",
+        [target(quantile("0.5", metric="blkperf_io_intended_latency_seconds"
+                                       "_bucket"),
+                "p50 {{workload}} @ {{instance}}", "A"),
+         target(quantile("0.99", metric="blkperf_io_intended_latency_seconds"
+                                        "_bucket"),
+                "p99 {{workload}} @ {{instance}}", "B"),
+         target(quantile("0.999", metric="blkperf_io_intended_latency_seconds"
+                                         "_bucket"),
+                "p99.9 {{workload}} @ {{instance}}", "C")]), 12, 8),
+    (timeseries(
+        "I/Os late for a queue slot",
+        "Open loop: I/Os per second issued after their intended time because "
+        "every queue slot was taken (the device was behind the rate).",
+        "short",
+        [target(rate_by("blkperf_late_ios_total", "instance, workload"),
+                "{{workload}} @ {{instance}}", "A")]), 12, 8),
+    (table(
+        "SLO search: rate -> latency",
+        "Each step of an SLO search: the open-loop rate asked (0: the "
+        "closed-loop step that found the maximum), what it achieved, its "
+        "intended-time p50, p99 and p99.9, and whether it met the "
+        "objective.",
+        [target(slo_step("blkperf_slo_step_asked_iops"), "", "A",
+                instant=True, range=False, format="table"),
+         target(slo_step("blkperf_slo_step_iops"), "", "B", instant=True,
+                range=False, format="table"),
+         target(slo_step("blkperf_slo_step_latency_seconds",
+                         ', percentile="50"'), "", "C", instant=True,
+                range=False, format="table"),
+         target(slo_step("blkperf_slo_step_latency_seconds",
+                         ', percentile="99"'), "", "D", instant=True,
+                range=False, format="table"),
+         target(slo_step("blkperf_slo_step_latency_seconds",
+                         ', percentile="99.9"'), "", "E", instant=True,
+                range=False, format="table"),
+         target(slo_step("blkperf_slo_step_met"), "", "F", instant=True,
+                range=False, format="table")],
+        [("asked IOPS", "iops"), ("achieved IOPS", "iops"), ("p50", "s"),
+         ("p99", "s"), ("p99.9", "s")]), 16, 8),
+    (stat(
+        "SLO search answer",
+        "The highest asked rate that met the objective so far (best), the "
+        "knee of the rate-latency curve, and the closed-loop maximum.",
+        "iops",
+        [target("max by (instance, workload, objective) "
+                f"(blkperf_slo_best_iops{{{SEL}}})",
+                "best {{workload}} {{objective}}", "A"),
+         target("max by (instance, workload, objective) "
+                f"(blkperf_slo_knee_iops{{{SEL}}})",
+                "knee {{workload}}", "B"),
+         target("max by (instance, workload, objective) "
+                f"(blkperf_slo_max_iops{{{SEL}}})",
+                "closed loop {{workload}}", "C")]), 8, 8),
     (row("Daemon"), 24, 1),
     (stat(
         "Daemon up",

@@ -30,11 +30,13 @@ UNIT_TESTS=(//bazel/... //daemon/... //client/...)
 # when the threads it races synchronize through code compiled here
 # (std::atomic, std::mutex, std::thread, liburing's inline ring barriers).
 # These are the engine's multi-threaded pieces: the request cache, the
-# histogram, and the submitter threads of a workload.
+# histogram, and the submitter threads of a workload (plain and shaped
+# loops, job groups).
 TSAN_TESTS=(
   //daemon/engine:request_cache_test
   //daemon/engine:histogram_test
   //daemon/engine:workload_test
+  //daemon/engine:shape_workload_test
 )
 FUZZERS=(
   //daemon/cli:spec_flags_fuzzer

@@ -214,11 +214,17 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   PercentilesToProto(t.submit_latency, proto->mutable_submit_latency());
   PercentilesToProto(t.completion_latency,
                      proto->mutable_completion_latency());
+  PercentilesToProto(t.intended_latency, proto->mutable_intended_latency());
+  proto->set_late_ios(t.late_ios);
+  proto->set_trim_ios(t.trim_ios);
+  proto->set_trim_bytes(t.trim_bytes);
+  proto->set_sync_ios(t.sync_ios);
   if (with_histogram) {
     HistogramToProto(t.latency, proto->mutable_histogram());
     HistogramToProto(t.submit_latency, proto->mutable_submit_histogram());
     HistogramToProto(t.completion_latency,
                      proto->mutable_completion_histogram());
+    HistogramToProto(t.intended_latency, proto->mutable_intended_histogram());
   }
 }
 
@@ -291,6 +297,65 @@ VerifySummary VerifyFromProto(const v1::VerifyResult& proto) {
   return v;
 }
 
+void SloToProto(const SloSummary& slo, v1::SloResult* proto) {
+  proto->set_objective(SloTargetName(slo.target));
+  proto->set_precision(slo.precision);
+  DurationToProto(slo.step, proto->mutable_step());
+  DurationToProto(slo.settle, proto->mutable_settle());
+  for (const SloStep& st : slo.steps) {
+    v1::SloStepResult* out = proto->add_steps();
+    out->set_asked_iops(st.asked_iops);
+    out->set_iops(st.iops);
+    out->set_ios(st.ios);
+    out->set_late_ios(st.late_ios);
+    out->set_p50_ns(st.p50_ns);
+    out->set_p99_ns(st.p99_ns);
+    out->set_p99_9_ns(st.p99_9_ns);
+    out->set_value_ns(st.value_ns);
+    out->set_met(st.met);
+    DurationToProto(st.elapsed, out->mutable_elapsed());
+  }
+  proto->set_done(slo.done);
+  proto->set_max_iops(slo.max_iops);
+  proto->set_best_iops(slo.best_iops);
+  proto->set_best_achieved_iops(slo.best_achieved_iops);
+  proto->set_failed_iops(slo.failed_iops);
+  proto->set_knee_iops(slo.knee_iops);
+  proto->set_note(slo.note);
+}
+
+absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
+  SloSummary slo;
+  slo.enabled = true;
+  absl::StatusOr<SloTarget> target =
+      ParseSloTarget(proto.objective(), "snapshot.slo.objective");
+  if (!target.ok()) return target.status();
+  slo.target = *target;
+  slo.precision = proto.precision();
+  slo.step = DurationFromProto(proto.step());
+  slo.settle = DurationFromProto(proto.settle());
+  for (const v1::SloStepResult& in : proto.steps()) {
+    slo.steps.push_back({.asked_iops = in.asked_iops(),
+                         .iops = in.iops(),
+                         .ios = in.ios(),
+                         .late_ios = in.late_ios(),
+                         .p50_ns = in.p50_ns(),
+                         .p99_ns = in.p99_ns(),
+                         .p99_9_ns = in.p99_9_ns(),
+                         .value_ns = in.value_ns(),
+                         .met = in.met(),
+                         .elapsed = DurationFromProto(in.elapsed())});
+  }
+  slo.done = proto.done();
+  slo.max_iops = proto.max_iops();
+  slo.best_iops = proto.best_iops();
+  slo.best_achieved_iops = proto.best_achieved_iops();
+  slo.failed_iops = proto.failed_iops();
+  slo.knee_iops = proto.knee_iops();
+  slo.note = proto.note();
+  return slo;
+}
+
 }  // namespace
 
 void SnapshotToProto(const WorkloadSnapshot& s,
@@ -358,6 +423,16 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     out->set_offset(site.offset);
   }
   if (s.verify.enabled) VerifyToProto(s.verify, proto->mutable_verify());
+  for (const GroupSnapshot& g : s.groups) {
+    v1::GroupResult* out = proto->add_groups();
+    out->set_name(g.name);
+    for (int t : g.threads) out->add_threads(static_cast<uint32_t>(t));
+    ThreadToProto(g.total, s.elapsed, /*with_histogram=*/true,
+                  out->mutable_total());
+    out->mutable_total()->set_thread_index(-1);
+    out->mutable_total()->set_cpu(-1);
+  }
+  if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -398,6 +473,10 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
   t.user_cpu_seconds = proto.user_cpu_seconds();
   t.system_cpu_seconds = proto.system_cpu_seconds();
   t.io_worker_cpu_seconds = proto.io_worker_cpu_seconds();
+  t.late_ios = proto.late_ios();
+  t.trim_ios = proto.trim_ios();
+  t.trim_bytes = proto.trim_bytes();
+  t.sync_ios = proto.sync_ios();
   for (const v1::ErrorCount& e : proto.errors()) {
     t.errors.push_back(
         {.errno_value = e.errno_value(), .name = e.name(), .count = e.count()});
@@ -412,6 +491,8 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
        &t.submit_latency},
       {proto.has_completion_histogram(), proto.completion_histogram(),
        &t.completion_latency},
+      {proto.has_intended_histogram(), proto.intended_histogram(),
+       &t.intended_latency},
   };
   for (const auto& h : histograms) {
     if (!h.present) continue;
@@ -492,6 +573,22 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
                              .offset = in.offset()});
   }
   if (proto.has_verify()) s.verify = VerifyFromProto(proto.verify());
+  for (int i = 0; i < proto.groups_size(); ++i) {
+    const v1::GroupResult& in = proto.groups(i);
+    GroupSnapshot g;
+    g.name = in.name();
+    for (uint32_t t : in.threads()) g.threads.push_back(static_cast<int>(t));
+    absl::StatusOr<ThreadSnapshot> total = ThreadFromProto(
+        in.total(), absl::StrCat("snapshot.groups[", i, "].total"));
+    if (!total.ok()) return total.status();
+    g.total = *std::move(total);
+    s.groups.push_back(std::move(g));
+  }
+  if (proto.has_slo()) {
+    absl::StatusOr<SloSummary> slo = SloFromProto(proto.slo());
+    if (!slo.ok()) return slo.status();
+    s.slo = *std::move(slo);
+  }
   return s;
 }
 
@@ -508,6 +605,10 @@ ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
   d.enter_calls = Minus(now.enter_calls, before.enter_calls);
   d.cache_hits = Minus(now.cache_hits, before.cache_hits);
   d.cache_misses = Minus(now.cache_misses, before.cache_misses);
+  d.late_ios = Minus(now.late_ios, before.late_ios);
+  d.trim_ios = Minus(now.trim_ios, before.trim_ios);
+  d.trim_bytes = Minus(now.trim_bytes, before.trim_bytes);
+  d.sync_ios = Minus(now.sync_ios, before.sync_ios);
   d.user_cpu_seconds =
       std::max(0.0, now.user_cpu_seconds - before.user_cpu_seconds);
   d.system_cpu_seconds =
@@ -529,6 +630,7 @@ ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
   d.latency.Subtract(before.latency);
   d.submit_latency.Subtract(before.submit_latency);
   d.completion_latency.Subtract(before.completion_latency);
+  d.intended_latency.Subtract(before.intended_latency);
   return d;
 }
 
@@ -556,6 +658,7 @@ void TargetInfoToProto(const TargetInfo& info, v1::TargetInfo* proto) {
   limits->set_optimal_io_size(q.optimal_io_size);
   limits->set_nr_requests(q.nr_requests);
   limits->set_virt_boundary_mask(q.virt_boundary_mask);
+  limits->set_discard_max_bytes(q.discard_max_bytes);
   limits->set_io_poll(q.io_poll);
   limits->set_rotational(q.rotational);
   limits->set_scheduler(q.scheduler);
@@ -600,6 +703,7 @@ TargetInfo TargetInfoFromProto(const v1::TargetInfo& proto) {
   limits.optimal_io_size = q.optimal_io_size();
   limits.nr_requests = q.nr_requests();
   limits.virt_boundary_mask = q.virt_boundary_mask();
+  limits.discard_max_bytes = q.discard_max_bytes();
   limits.io_poll = q.io_poll();
   limits.rotational = q.rotational();
   limits.scheduler = q.scheduler();

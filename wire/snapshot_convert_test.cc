@@ -200,6 +200,11 @@ void ExpectSameThread(const ThreadSnapshot& a, const ThreadSnapshot& b) {
   }
   EXPECT_TRUE(a.latency == b.latency);
   EXPECT_EQ(a.latency.Percentile(99), b.latency.Percentile(99));
+  EXPECT_TRUE(a.intended_latency == b.intended_latency);
+  EXPECT_EQ(a.late_ios, b.late_ios);
+  EXPECT_EQ(a.trim_ios, b.trim_ios);
+  EXPECT_EQ(a.trim_bytes, b.trim_bytes);
+  EXPECT_EQ(a.sync_ios, b.sync_ios);
 }
 
 void ExpectSameDevice(const DeviceCounters& a, const DeviceCounters& b) {
@@ -232,7 +237,12 @@ ThreadSnapshot Counters(int index, uint64_t ios, uint64_t latency_ns) {
     t.latency.Record(latency_ns + i * 37);
     t.submit_latency.Record(latency_ns / 4 + i * 7);
     t.completion_latency.Record(latency_ns - latency_ns / 4 + i * 30);
+    t.intended_latency.Record(2 * latency_ns + i * 41);
   }
+  t.late_ios = ios / 10;
+  t.trim_ios = ios / 5;
+  t.trim_bytes = t.trim_ios * 4096;
+  t.sync_ios = ios / 7;
   return t;
 }
 
@@ -399,6 +409,60 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   }
 }
 
+TEST(SnapshotProtoTest, GroupsAndTheSloSearchRoundTrip) {
+  WorkloadSnapshot s;
+  s.elapsed = absl::Seconds(2);
+  s.threads = {Counters(0, 100, 5000), Counters(1, 300, 9000)};
+  s.total.Merge(s.threads[0]);
+  s.total.Merge(s.threads[1]);
+  s.groups.push_back({.name = "reads", .threads = {0}, .total = s.threads[0]});
+  s.groups.push_back({.name = "writes", .threads = {1}, .total = s.threads[1]});
+  s.slo.enabled = true;
+  s.slo.target = {.percentile = 99.9, .bound = absl::Microseconds(250),
+                  .inclusive = true};
+  s.slo.precision = 0.02;
+  s.slo.step = absl::Seconds(3);
+  s.slo.settle = absl::Milliseconds(100);
+  s.slo.steps.push_back({.asked_iops = 0, .iops = 10000, .ios = 30000,
+                         .p50_ns = 80000, .p99_ns = 200000,
+                         .p99_9_ns = 400000, .value_ns = 400000,
+                         .met = false, .elapsed = absl::Seconds(3)});
+  s.slo.steps.push_back({.asked_iops = 5000, .iops = 4999.5, .ios = 15000,
+                         .late_ios = 7, .p50_ns = 60000, .p99_ns = 100000,
+                         .p99_9_ns = 240000, .value_ns = 240000, .met = true,
+                         .elapsed = absl::Seconds(3)});
+  s.slo.done = true;
+  s.slo.max_iops = 10000;
+  s.slo.best_iops = 5000;
+  s.slo.best_achieved_iops = 4999.5;
+  s.slo.failed_iops = 10000;
+  s.slo.knee_iops = 0;
+  s.slo.note = "a note";
+  v1::Snapshot proto;
+  SnapshotToProto(s, {}, &proto);
+  ASSERT_EQ(proto.groups_size(), 2);
+  EXPECT_EQ(proto.groups(1).name(), "writes");
+  EXPECT_EQ(proto.groups(1).total().thread_index(), -1);
+  EXPECT_TRUE(proto.groups(1).total().has_intended_histogram());
+  EXPECT_EQ(proto.groups(1).total().late_ios(), 30u);
+  EXPECT_EQ(proto.slo().objective(), "p99.9<=250us");
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->groups.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back->groups[i].name, s.groups[i].name);
+    EXPECT_EQ(back->groups[i].threads, s.groups[i].threads);
+    ThreadSnapshot expected = s.groups[i].total;
+    expected.thread_index = -1;
+    expected.cpu = -1;
+    ExpectSameThread(back->groups[i].total, expected);
+  }
+  EXPECT_EQ(back->slo, s.slo);
+  // Per-thread intended histograms travel only when asked, like the others.
+  EXPECT_FALSE(proto.threads(0).has_intended_histogram());
+  EXPECT_EQ(proto.threads(0).intended_latency().count(), 100u);
+}
+
 TEST(SnapshotProtoTest, HistogramsOnlyWhenAsked) {
   WorkloadSnapshot s;
   s.threads.push_back(Counters(0, 100, 5000));
@@ -470,6 +534,7 @@ TEST(TargetInfoProtoTest, RoundTripsQueueLimits) {
                  .optimal_io_size = 131072,
                  .nr_requests = 1023,
                  .virt_boundary_mask = 4095,
+                 .discard_max_bytes = 1 << 30,
                  .io_poll = true,
                  .rotational = false,
                  .scheduler = "none",
@@ -506,6 +571,7 @@ TEST(TargetInfoProtoTest, RoundTripsQueueLimits) {
   EXPECT_EQ(a.optimal_io_size, b.optimal_io_size);
   EXPECT_EQ(a.nr_requests, b.nr_requests);
   EXPECT_EQ(a.virt_boundary_mask, b.virt_boundary_mask);
+  EXPECT_EQ(a.discard_max_bytes, b.discard_max_bytes);
   EXPECT_EQ(a.io_poll, b.io_poll);
   EXPECT_EQ(a.rotational, b.rotational);
   EXPECT_EQ(a.scheduler, b.scheduler);

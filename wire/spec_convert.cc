@@ -46,7 +46,7 @@ void DurationToProto(absl::Duration value, google::protobuf::Duration* d) {
   d->set_nanos(static_cast<int32_t>(nanos % 1000000000));
 }
 
-absl::StatusOr<Op> OpFromProto(v1::Op op) {
+absl::StatusOr<Op> OpFromProto(v1::Op op, absl::string_view field) {
   switch (op) {
     case v1::OP_UNSPECIFIED:
     case v1::OP_RANDREAD:
@@ -59,12 +59,71 @@ absl::StatusOr<Op> OpFromProto(v1::Op op) {
       return Op::kRandWrite;
     case v1::OP_RANDRW:
       return Op::kRandRW;
+    case v1::OP_TRIM:
+      return Op::kTrim;
+    case v1::OP_RANDTRIM:
+      return Op::kRandTrim;
     default:
-      return Invalid("spec.op",
+      return Invalid(field,
                      absl::StrCat(static_cast<int>(op),
                                   " is not a known Op (OP_READ, OP_WRITE, "
-                                  "OP_RANDREAD, OP_RANDWRITE, OP_RANDRW)"));
+                                  "OP_RANDREAD, OP_RANDWRITE, OP_RANDRW, "
+                                  "OP_TRIM, OP_RANDTRIM)"));
   }
+}
+
+absl::StatusOr<Arrivals> ArrivalsFromProto(v1::Arrivals arrivals,
+                                           absl::string_view field) {
+  switch (arrivals) {
+    case v1::ARRIVALS_UNSPECIFIED:
+    case v1::ARRIVALS_UNIFORM:
+      return Arrivals::kUniform;
+    case v1::ARRIVALS_POISSON:
+      return Arrivals::kPoisson;
+    default:
+      return Invalid(field, absl::StrCat(static_cast<int>(arrivals),
+                                         " is not a known Arrivals "
+                                         "(ARRIVALS_UNIFORM, "
+                                         "ARRIVALS_POISSON)"));
+  }
+}
+
+absl::StatusOr<std::vector<BlockSizeShare>> SharesFromProto(
+    const google::protobuf::RepeatedPtrField<v1::BlockSizeShare>& shares,
+    absl::string_view field) {
+  if (static_cast<size_t>(shares.size()) > kMaxBlockSizeShares) {
+    return Invalid(field, absl::StrCat("has ", shares.size(),
+                                       " entries, more than ",
+                                       kMaxBlockSizeShares));
+  }
+  std::vector<BlockSizeShare> out;
+  for (int j = 0; j < shares.size(); ++j) {
+    const v1::BlockSizeShare& in = shares[j];
+    const std::string entry = absl::StrCat(field, "[", j, "]");
+    if (in.block_size() == 0) return Invalid(entry, "block_size must be > 0");
+    if (in.percent() == 0 || in.percent() > 100) {
+      return Invalid(entry, absl::StrCat("percent ", in.percent(),
+                                         " is not in 1..100"));
+    }
+    out.push_back({.block_size = in.block_size(), .percent = in.percent()});
+  }
+  return out;
+}
+
+void SharesToProto(const std::vector<BlockSizeShare>& shares,
+                   google::protobuf::RepeatedPtrField<v1::BlockSizeShare>* out) {
+  for (const BlockSizeShare& s : shares) {
+    v1::BlockSizeShare* share = out->Add();
+    share->set_block_size(s.block_size);
+    share->set_percent(s.percent);
+  }
+}
+
+absl::Status CheckRandomPercent(uint32_t value, absl::string_view field) {
+  if (value > 100) {
+    return Invalid(field, absl::StrCat(value, " is not in 0..100"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PollMode> PollModeFromProto(v1::PollMode mode) {
@@ -186,8 +245,17 @@ v1::Op OpToProto(Op op) {
       return v1::OP_RANDWRITE;
     case Op::kRandRW:
       return v1::OP_RANDRW;
+    case Op::kTrim:
+      return v1::OP_TRIM;
+    case Op::kRandTrim:
+      return v1::OP_RANDTRIM;
   }
   return v1::OP_UNSPECIFIED;
+}
+
+v1::Arrivals ArrivalsToProto(Arrivals arrivals) {
+  return arrivals == Arrivals::kPoisson ? v1::ARRIVALS_POISSON
+                                        : v1::ARRIVALS_UNIFORM;
 }
 
 v1::PollMode PollModeToProto(PollMode mode) {
@@ -212,6 +280,179 @@ v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode) {
   return v1::REQUEST_CACHE_MODE_UNSPECIFIED;
 }
 
+namespace {
+
+absl::StatusOr<JobGroupSpec> GroupFromProto(const v1::JobGroup& in,
+                                            const std::string& p) {
+  JobGroupSpec g;
+  g.name = in.name();
+  for (int c = 0; c < in.cpus_size(); ++c) {
+    if (in.cpus(c) < 0) {
+      return Invalid(absl::StrCat(p, "cpus[", c, "]"),
+                     absl::StrCat(in.cpus(c), " is not a CPU number"));
+    }
+    g.cpus.push_back(in.cpus(c));
+  }
+  if (in.op() != v1::OP_UNSPECIFIED) {
+    BLKPERF_ASSIGN_OR_RETURN(g.op, OpFromProto(in.op(), p + "op"));
+  }
+  if (in.has_read_percent()) {
+    if (in.read_percent() > 100) {
+      return Invalid(p + "read_percent",
+                     absl::StrCat(in.read_percent(), " is not in 0..100"));
+    }
+    g.read_percent = in.read_percent();
+  }
+  if (in.has_block_size()) {
+    if (in.block_size() == 0) return Invalid(p + "block_size", "must be > 0");
+    g.block_size = in.block_size();
+  }
+  if (in.has_alignment()) g.alignment = in.alignment();
+  if (in.has_queue_depth()) {
+    if (in.queue_depth() == 0) return Invalid(p + "queue_depth", "must be > 0");
+    g.queue_depth = in.queue_depth();
+  }
+  if (!in.distribution().empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        g.distribution,
+        ParseOffsetDistribution(in.distribution(), p + "distribution"));
+  }
+  if (in.has_random_percent()) {
+    BLKPERF_RETURN_IF_ERROR(
+        CheckRandomPercent(in.random_percent(), p + "random_percent"));
+    g.random_percent = in.random_percent();
+  }
+  if (in.has_read_bssplit()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        g.read_bssplit,
+        SharesFromProto(in.read_bssplit().shares(), p + "read_bssplit"));
+  }
+  if (in.has_write_bssplit()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        g.write_bssplit,
+        SharesFromProto(in.write_bssplit().shares(), p + "write_bssplit"));
+  }
+  if (in.has_rate_iops()) g.rate_iops = in.rate_iops();
+  if (in.has_rate_bw()) g.rate_bw = in.rate_bw();
+  if (in.arrivals() != v1::ARRIVALS_UNSPECIFIED) {
+    BLKPERF_ASSIGN_OR_RETURN(g.arrivals,
+                             ArrivalsFromProto(in.arrivals(), p + "arrivals"));
+  }
+  if (in.has_fsync_every()) g.fsync_every = in.fsync_every();
+  if (in.has_fdatasync_every()) g.fdatasync_every = in.fdatasync_every();
+  return g;
+}
+
+absl::Status SloFromProto(const v1::SloSpec& in, SloSpec* slo) {
+  if (in.objective().empty()) {
+    return Invalid("spec.slo.objective",
+                   "is empty: give PERCENTILE<BOUND, e.g. p99<1ms");
+  }
+  slo->enabled = true;
+  BLKPERF_ASSIGN_OR_RETURN(slo->target,
+                           ParseSloTarget(in.objective(), "spec.slo.objective"));
+  if (in.has_precision()) slo->precision = in.precision();
+  if (in.has_step()) {
+    BLKPERF_ASSIGN_OR_RETURN(slo->step,
+                             DurationFromProto(in.step(), "spec.slo.step"));
+  }
+  if (in.has_settle()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        slo->settle, DurationFromProto(in.settle(), "spec.slo.settle"));
+  }
+  return absl::OkStatus();
+}
+
+// The workload-shape fields (240-299).
+absl::Status ShapeFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+  if (!proto.distribution().empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec->distribution,
+        ParseOffsetDistribution(proto.distribution(), "spec.distribution"));
+  }
+  if (proto.has_random_percent()) {
+    BLKPERF_RETURN_IF_ERROR(
+        CheckRandomPercent(proto.random_percent(), "spec.random_percent"));
+    spec->random_percent = proto.random_percent();
+  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      spec->read_bssplit,
+      SharesFromProto(proto.read_bssplit(), "spec.read_bssplit"));
+  BLKPERF_ASSIGN_OR_RETURN(
+      spec->write_bssplit,
+      SharesFromProto(proto.write_bssplit(), "spec.write_bssplit"));
+  if (proto.has_rate_iops()) spec->rate_iops = proto.rate_iops();
+  if (proto.has_rate_bw()) spec->rate_bw = proto.rate_bw();
+  BLKPERF_ASSIGN_OR_RETURN(spec->arrivals,
+                           ArrivalsFromProto(proto.arrivals(), "spec.arrivals"));
+  if (proto.has_fsync_every()) spec->fsync_every = proto.fsync_every();
+  if (proto.has_fdatasync_every()) {
+    spec->fdatasync_every = proto.fdatasync_every();
+  }
+  if (static_cast<size_t>(proto.groups_size()) > kMaxJobGroups) {
+    return Invalid("spec.groups", absl::StrCat("has ", proto.groups_size(),
+                                               " entries, more than ",
+                                               kMaxJobGroups));
+  }
+  for (int i = 0; i < proto.groups_size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        JobGroupSpec group,
+        GroupFromProto(proto.groups(i), absl::StrCat("spec.groups[", i, "].")));
+    spec->groups.push_back(std::move(group));
+  }
+  if (proto.has_slo()) BLKPERF_RETURN_IF_ERROR(SloFromProto(proto.slo(), &spec->slo));
+  return absl::OkStatus();
+}
+
+void GroupToProto(const JobGroupSpec& g, v1::JobGroup* out) {
+  out->set_name(g.name);
+  for (int cpu : g.cpus) out->add_cpus(cpu);
+  if (g.op) out->set_op(OpToProto(*g.op));
+  if (g.read_percent) out->set_read_percent(*g.read_percent);
+  if (g.block_size) out->set_block_size(*g.block_size);
+  if (g.alignment) out->set_alignment(*g.alignment);
+  if (g.queue_depth) out->set_queue_depth(*g.queue_depth);
+  if (g.distribution) {
+    out->set_distribution(OffsetDistributionName(*g.distribution));
+  }
+  if (g.random_percent) out->set_random_percent(*g.random_percent);
+  if (g.read_bssplit) {
+    SharesToProto(*g.read_bssplit,
+                  out->mutable_read_bssplit()->mutable_shares());
+  }
+  if (g.write_bssplit) {
+    SharesToProto(*g.write_bssplit,
+                  out->mutable_write_bssplit()->mutable_shares());
+  }
+  if (g.rate_iops) out->set_rate_iops(*g.rate_iops);
+  if (g.rate_bw) out->set_rate_bw(*g.rate_bw);
+  if (g.arrivals) out->set_arrivals(ArrivalsToProto(*g.arrivals));
+  if (g.fsync_every) out->set_fsync_every(*g.fsync_every);
+  if (g.fdatasync_every) out->set_fdatasync_every(*g.fdatasync_every);
+}
+
+void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
+  proto->set_distribution(OffsetDistributionName(spec.distribution));
+  proto->set_random_percent(spec.random_percent);
+  SharesToProto(spec.read_bssplit, proto->mutable_read_bssplit());
+  SharesToProto(spec.write_bssplit, proto->mutable_write_bssplit());
+  proto->set_rate_iops(spec.rate_iops);
+  proto->set_rate_bw(spec.rate_bw);
+  proto->set_arrivals(ArrivalsToProto(spec.arrivals));
+  proto->set_fsync_every(spec.fsync_every);
+  proto->set_fdatasync_every(spec.fdatasync_every);
+  for (const JobGroupSpec& g : spec.groups) GroupToProto(g, proto->add_groups());
+  if (spec.slo.enabled) {
+    v1::SloSpec* slo = proto->mutable_slo();
+    slo->set_objective(SloTargetName(spec.slo.target));
+    slo->set_precision(spec.slo.precision);
+    DurationToProto(spec.slo.step, slo->mutable_step());
+    DurationToProto(spec.slo.settle, slo->mutable_settle());
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
   WorkloadSpec spec;
   for (int i = 0; i < proto.targets_size(); ++i) {
@@ -230,7 +471,7 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
                             .create_size = t.create_size(),
                             .allow_write = t.allow_write()});
   }
-  BLKPERF_ASSIGN_OR_RETURN(spec.op, OpFromProto(proto.op()));
+  BLKPERF_ASSIGN_OR_RETURN(spec.op, OpFromProto(proto.op(), "spec.op"));
   if (proto.has_read_percent()) {
     if (proto.read_percent() > 100) {
       return Invalid("spec.read_percent",
@@ -333,6 +574,7 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
                      "is 0: A/B slices must be longer than 0");
     }
   }
+  BLKPERF_RETURN_IF_ERROR(ShapeFromProto(proto, &spec));
   return spec;
 }
 
@@ -380,6 +622,7 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   DurationToProto(spec.ab_slice, proto->mutable_ab_slice());
   proto->set_latency_mode(LatencyModeToProto(spec.latency_mode));
   DurationToProto(spec.io_timeout, proto->mutable_io_timeout());
+  ShapeToProto(spec, proto);
 }
 
 }  // namespace blkperf

@@ -31,6 +31,7 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto);
 void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto);
 
 v1::Op OpToProto(Op op);
+v1::Arrivals ArrivalsToProto(Arrivals arrivals);
 v1::PollMode PollModeToProto(PollMode mode);
 v1::RequestCacheMode RequestCacheModeToProto(RequestCacheMode mode);
 v1::LatencyMode LatencyModeToProto(LatencyMode mode);

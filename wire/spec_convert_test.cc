@@ -150,6 +150,75 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   EXPECT_TRUE(full.has_vectored());
 }
 
+TEST(SpecFromProtoTest, ShapeFieldsRoundTrip) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.set_op(v1::OP_RANDTRIM);
+  proto.set_distribution("zipf:1.2");
+  proto.set_random_percent(80);
+  v1::BlockSizeShare* share = proto.add_write_bssplit();
+  share->set_block_size(4096);
+  share->set_percent(70);
+  share = proto.add_write_bssplit();
+  share->set_block_size(65536);
+  share->set_percent(30);
+  proto.set_rate_iops(20000);
+  proto.set_arrivals(v1::ARRIVALS_POISSON);
+  proto.set_fdatasync_every(16);
+  v1::JobGroup* g = proto.add_groups();
+  g->set_name("writes");
+  g->add_cpus(2);
+  g->set_op(v1::OP_WRITE);
+  g->set_queue_depth(4);
+  g->mutable_read_bssplit();  // set and empty: block_size, not the mix
+  g->set_rate_bw(1 << 20);
+  proto.add_groups()->add_cpus(0);
+  proto.mutable_slo()->set_objective("p99.9<=250us");
+  proto.mutable_slo()->set_precision(0.02);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->op, Op::kRandTrim);
+  EXPECT_EQ(spec->distribution,
+            (OffsetDistribution{OffsetDistribution::Kind::kZipf, 1.2}));
+  EXPECT_EQ(spec->random_percent, 80u);
+  EXPECT_EQ(spec->write_bssplit,
+            (std::vector<BlockSizeShare>{{4096, 70}, {65536, 30}}));
+  EXPECT_TRUE(spec->read_bssplit.empty());
+  EXPECT_EQ(spec->rate_iops, 20000u);
+  EXPECT_EQ(spec->arrivals, Arrivals::kPoisson);
+  EXPECT_EQ(spec->fdatasync_every, 16u);
+  ASSERT_EQ(spec->groups.size(), 2u);
+  const JobGroupSpec& w = spec->groups[0];
+  EXPECT_EQ(w.name, "writes");
+  EXPECT_EQ(w.cpus, std::vector<int>{2});
+  EXPECT_EQ(w.op, Op::kWrite);
+  EXPECT_EQ(w.queue_depth, 4u);
+  ASSERT_TRUE(w.read_bssplit.has_value());
+  EXPECT_TRUE(w.read_bssplit->empty());
+  EXPECT_FALSE(w.write_bssplit.has_value());  // inherits the workload's
+  EXPECT_EQ(w.rate_bw, uint64_t{1} << 20);
+  EXPECT_FALSE(w.distribution.has_value());
+  EXPECT_FALSE(spec->groups[1].op.has_value());
+  EXPECT_TRUE(spec->slo.enabled);
+  EXPECT_EQ(spec->slo.target.percentile, 99.9);
+  EXPECT_TRUE(spec->slo.target.inclusive);
+  EXPECT_EQ(spec->slo.precision, 0.02);
+  EXPECT_EQ(spec->slo.step, absl::Seconds(2));  // default
+  v1::WorkloadSpec full;
+  SpecToProto(*spec, &full);
+  absl::StatusOr<WorkloadSpec> again = SpecFromProto(full);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *spec);
+  EXPECT_EQ(full.slo().objective(), "p99.9<=250us");
+  EXPECT_EQ(full.distribution(), "zipf:1.2");
+  EXPECT_TRUE(full.groups(0).has_read_bssplit());
+  EXPECT_FALSE(full.groups(0).has_write_bssplit());
+  // No SLO search stays none.
+  v1::WorkloadSpec plain;
+  SpecToProto(WorkloadSpec{}, &plain);
+  EXPECT_FALSE(plain.has_slo());
+  EXPECT_EQ(plain.distribution(), "uniform");
+}
+
 struct BadField {
   std::string name;   // test name
   std::string field;  // the message must start with this
@@ -257,6 +326,54 @@ INSTANTIATE_TEST_SUITE_P(
         BadField{"NegativeIoTimeout", "spec.io_timeout",
                  [](v1::WorkloadSpec* s) {
                    s->mutable_io_timeout()->set_seconds(-1);
+                 }},
+        BadField{"Distribution", "spec.distribution",
+                 [](v1::WorkloadSpec* s) { s->set_distribution("zipf:0"); }},
+        BadField{"RandomPercent", "spec.random_percent",
+                 [](v1::WorkloadSpec* s) { s->set_random_percent(101); }},
+        BadField{"BssplitSize", "spec.read_bssplit[1]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_read_bssplit()->set_block_size(4096);
+                   s->mutable_read_bssplit(0)->set_percent(50);
+                   s->add_read_bssplit()->set_percent(50);
+                 }},
+        BadField{"BssplitPercent", "spec.write_bssplit[0]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_write_bssplit()->set_block_size(4096);
+                 }},
+        BadField{"Arrivals", "spec.arrivals",
+                 [](v1::WorkloadSpec* s) {
+                   s->set_arrivals(static_cast<v1::Arrivals>(7));
+                 }},
+        BadField{"GroupOp", "spec.groups[1].op",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_groups();
+                   s->add_groups()->set_op(static_cast<v1::Op>(99));
+                 }},
+        BadField{"GroupCpu", "spec.groups[0].cpus[0]",
+                 [](v1::WorkloadSpec* s) { s->add_groups()->add_cpus(-1); }},
+        BadField{"GroupDistribution", "spec.groups[0].distribution",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_groups()->set_distribution("pareto:2");
+                 }},
+        BadField{"GroupBssplit", "spec.groups[0].read_bssplit[0]",
+                 [](v1::WorkloadSpec* s) {
+                   s->add_groups()->mutable_read_bssplit()->add_shares();
+                 }},
+        BadField{"TooManyGroups", "spec.groups",
+                 [](v1::WorkloadSpec* s) {
+                   for (int i = 0; i < 17; ++i) s->add_groups();
+                 }},
+        BadField{"SloObjective", "spec.slo.objective",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_slo()->set_objective("p99>1ms");
+                 }},
+        BadField{"SloMissingObjective", "spec.slo.objective",
+                 [](v1::WorkloadSpec* s) { s->mutable_slo(); }},
+        BadField{"SloStep", "spec.slo.step",
+                 [](v1::WorkloadSpec* s) {
+                   s->mutable_slo()->set_objective("p99<1ms");
+                   s->mutable_slo()->mutable_step()->set_seconds(-1);
                  }}),
     [](const ::testing::TestParamInfo<BadField>& info) {
       return info.param.name;

@@ -27,7 +27,8 @@ ABSL_FLAG(std::string, spec_file, "",
 ABSL_FLAG(std::vector<std::string>, target, {},
           "targets: comma-separated block devices or regular files");
 ABSL_FLAG(std::optional<std::string>, op, std::nullopt,
-          "op: read, write, randread, randwrite, randrw (default randread)");
+          "op: read, write, randread, randwrite, randrw, trim, randtrim "
+          "(default randread)");
 ABSL_FLAG(std::optional<uint32_t>, read_percent, std::nullopt,
           "read_percent: randrw reads in percent (default 50)");
 ABSL_FLAG(std::optional<std::string>, bs, std::nullopt,
@@ -280,7 +281,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
         value == v1::OP_UNSPECIFIED) {
       return BadFlag("op", *op,
                      "not one of read, write, randread, randwrite, "
-                     "randrw");
+                     "randrw, trim, randtrim");
     }
     spec.set_op(value);
   }
@@ -411,6 +412,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     }
     SetDuration(*v, spec.mutable_ab_slice());
   }
+  if (absl::Status shape = ShapeFromFlags(&spec); !shape.ok()) return shape;
   return spec;
 }
 

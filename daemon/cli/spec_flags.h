@@ -37,6 +37,18 @@ absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
                                               absl::string_view flag);
 
+// The I/O shape flags (shape_flags.cc: --distribution, --bssplit,
+// --rate_iops, --rate_bw, --arrivals, --fsync, --fdatasync, --groups,
+// --slo...) onto `*spec`; SpecFromFlags calls it. InvalidArgument naming
+// the flag.
+absl::Status ShapeFromFlags(v1::WorkloadSpec* spec);
+
+// --groups: groups separated by ';', each "[NAME:] KEY=VALUE ..." with the
+// keys op, cpus, read_percent, bs, alignment, qd, distribution,
+// random_percent, bssplit, rate_iops, rate_bw, arrivals, fsync, fdatasync.
+// Replaces spec->groups. InvalidArgument naming the key.
+absl::Status ParseGroupsFlag(absl::string_view text, v1::WorkloadSpec* spec);
+
 // Largest spec JSON accepted (--spec_file included, checked before reading
 // the rest of the file), and the deepest nesting of arrays and objects.
 inline constexpr size_t kMaxSpecJsonBytes = 1 << 20;

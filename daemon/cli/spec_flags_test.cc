@@ -34,6 +34,19 @@ ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
 ABSL_DECLARE_FLAG(std::optional<std::string>, latency_mode);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, io_timeout);
 ABSL_DECLARE_FLAG(std::string, spec_file);
+ABSL_DECLARE_FLAG(std::optional<std::string>, distribution);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, random_percent);
+ABSL_DECLARE_FLAG(std::optional<std::string>, bssplit);
+ABSL_DECLARE_FLAG(std::optional<uint64_t>, rate_iops);
+ABSL_DECLARE_FLAG(std::optional<std::string>, rate_bw);
+ABSL_DECLARE_FLAG(std::optional<std::string>, arrivals);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, fsync);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, fdatasync);
+ABSL_DECLARE_FLAG(std::optional<std::string>, groups);
+ABSL_DECLARE_FLAG(std::optional<std::string>, slo);
+ABSL_DECLARE_FLAG(std::optional<double>, slo_precision);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, slo_step);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, slo_settle);
 
 namespace blkperf {
 namespace {
@@ -160,6 +173,168 @@ TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {
   bad = SpecFromFlags().status();
   EXPECT_THAT(std::string(bad.message()), HasSubstr("--io_timeout"));
   absl::SetFlag(&FLAGS_io_timeout, std::nullopt);
+}
+
+// Each shape flag's value, and that no flag leaks into the next test.
+class ShapeFlagsTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    absl::SetFlag(&FLAGS_distribution, std::nullopt);
+    absl::SetFlag(&FLAGS_random_percent, std::nullopt);
+    absl::SetFlag(&FLAGS_bssplit, std::nullopt);
+    absl::SetFlag(&FLAGS_rate_iops, std::nullopt);
+    absl::SetFlag(&FLAGS_rate_bw, std::nullopt);
+    absl::SetFlag(&FLAGS_arrivals, std::nullopt);
+    absl::SetFlag(&FLAGS_fsync, std::nullopt);
+    absl::SetFlag(&FLAGS_fdatasync, std::nullopt);
+    absl::SetFlag(&FLAGS_groups, std::nullopt);
+    absl::SetFlag(&FLAGS_slo, std::nullopt);
+    absl::SetFlag(&FLAGS_slo_precision, std::nullopt);
+    absl::SetFlag(&FLAGS_slo_step, std::nullopt);
+    absl::SetFlag(&FLAGS_slo_settle, std::nullopt);
+    absl::SetFlag(&FLAGS_op, std::nullopt);
+  }
+
+  // The error SpecFromFlags gives, which must name `flag`.
+  void ExpectBad(const std::string& flag, const std::string& why) {
+    absl::Status bad = SpecFromFlags().status();
+    EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << flag;
+    EXPECT_THAT(std::string(bad.message()), HasSubstr(flag));
+    EXPECT_THAT(std::string(bad.message()), HasSubstr(why));
+  }
+};
+
+TEST_F(ShapeFlagsTest, UnsetShapeFlagsSetNothing) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->distribution().empty());
+  EXPECT_FALSE(spec->has_rate_iops());
+  EXPECT_EQ(spec->read_bssplit_size(), 0);
+  EXPECT_EQ(spec->groups_size(), 0);
+  EXPECT_FALSE(spec->has_slo());
+}
+
+TEST_F(ShapeFlagsTest, FioStyleShapeFlags) {
+  absl::SetFlag(&FLAGS_op, "randtrim");
+  absl::SetFlag(&FLAGS_distribution, "zipf:1.2");
+  absl::SetFlag(&FLAGS_random_percent, 90u);
+  absl::SetFlag(&FLAGS_bssplit, "4k/70:64k/30");
+  absl::SetFlag(&FLAGS_rate_bw, "200m");
+  absl::SetFlag(&FLAGS_arrivals, "poisson");
+  absl::SetFlag(&FLAGS_fdatasync, 8u);
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->op(), v1::OP_RANDTRIM);
+  EXPECT_EQ(spec->distribution(), "zipf:1.2");
+  EXPECT_EQ(spec->random_percent(), 90u);
+  ASSERT_EQ(spec->read_bssplit_size(), 2);
+  ASSERT_EQ(spec->write_bssplit_size(), 2);  // one mix: both directions
+  EXPECT_EQ(spec->read_bssplit(1).block_size(), 65536u);
+  EXPECT_EQ(spec->read_bssplit(1).percent(), 30u);
+  EXPECT_EQ(spec->rate_bw(), 200u << 20);
+  EXPECT_EQ(spec->arrivals(), v1::ARRIVALS_POISSON);
+  EXPECT_EQ(spec->fdatasync_every(), 8u);
+
+  absl::SetFlag(&FLAGS_bssplit, "4k/50:8k/,64k/100");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->read_bssplit_size(), 2);
+  EXPECT_EQ(spec->read_bssplit(1).percent(), 50u);  // fio's blank entry
+  ASSERT_EQ(spec->write_bssplit_size(), 1);
+  EXPECT_EQ(spec->write_bssplit(0).block_size(), 65536u);
+  absl::SetFlag(&FLAGS_bssplit, ",16k/100");
+  spec = SpecFromFlags();
+  EXPECT_EQ(spec->read_bssplit_size(), 0);
+  EXPECT_EQ(spec->write_bssplit_size(), 1);
+}
+
+TEST_F(ShapeFlagsTest, GroupsFlag) {
+  absl::SetFlag(&FLAGS_groups,
+                "reads: op=randread cpus=0-1 distribution=zipf:1.2 qd=16; "
+                "op=write cpus=2 bs=128k rate_iops=500 arrivals=poisson "
+                "fsync=32 bssplit=,64k/50:128k/50");
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->groups_size(), 2);
+  const v1::JobGroup& reads = spec->groups(0);
+  EXPECT_EQ(reads.name(), "reads");
+  EXPECT_EQ(reads.op(), v1::OP_RANDREAD);
+  EXPECT_THAT(reads.cpus(), ::testing::ElementsAre(0, 1));
+  EXPECT_EQ(reads.distribution(), "zipf:1.2");
+  EXPECT_EQ(reads.queue_depth(), 16u);
+  const v1::JobGroup& writes = spec->groups(1);
+  EXPECT_TRUE(writes.name().empty());
+  EXPECT_EQ(writes.op(), v1::OP_WRITE);
+  EXPECT_EQ(writes.block_size(), 128u << 10);
+  EXPECT_EQ(writes.rate_iops(), 500u);
+  EXPECT_EQ(writes.arrivals(), v1::ARRIVALS_POISSON);
+  EXPECT_EQ(writes.fsync_every(), 32u);
+  EXPECT_FALSE(writes.has_read_bssplit());
+  EXPECT_EQ(writes.write_bssplit().shares_size(), 2);
+
+  absl::SetFlag(&FLAGS_groups, "op=randread cpus=0 color=blue");
+  ExpectBad("--groups=color", "not a group key");
+  absl::SetFlag(&FLAGS_groups, "op=randread cpus");
+  ExpectBad("--groups=cpus", "not KEY=VALUE");
+  absl::SetFlag(&FLAGS_groups, "op=sideways cpus=0");
+  ExpectBad("--groups op=sideways", "not one of read");
+  absl::SetFlag(&FLAGS_groups, " ; ");
+  ExpectBad("--groups", "no group given");
+}
+
+TEST_F(ShapeFlagsTest, SloFlags) {
+  absl::SetFlag(&FLAGS_slo, "p99<1ms");
+  absl::SetFlag(&FLAGS_slo_precision, 0.02);
+  absl::SetFlag(&FLAGS_slo_step, absl::Seconds(3));
+  absl::SetFlag(&FLAGS_slo_settle, absl::Milliseconds(500));
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->slo().objective(), "p99<1ms");
+  EXPECT_EQ(spec->slo().precision(), 0.02);
+  EXPECT_EQ(spec->slo().step().seconds(), 3);
+  EXPECT_EQ(spec->slo().settle().nanos(), 500000000);
+  absl::SetFlag(&FLAGS_slo_step, -absl::Seconds(1));
+  ExpectBad("--slo_step", "must not be negative");
+}
+
+TEST_F(ShapeFlagsTest, BadShapeFlagsNameTheFlag) {
+  absl::SetFlag(&FLAGS_bssplit, "4k/70:64k/20");
+  ExpectBad("--bssplit", "add up to 90, not 100");
+  absl::SetFlag(&FLAGS_bssplit, "4k,8k,16k");
+  ExpectBad("--bssplit", "one comma");
+  absl::SetFlag(&FLAGS_bssplit, std::nullopt);
+  absl::SetFlag(&FLAGS_rate_bw, "fast");
+  ExpectBad("--rate_bw=fast", "not a size");
+  absl::SetFlag(&FLAGS_rate_bw, std::nullopt);
+  absl::SetFlag(&FLAGS_arrivals, "bursty");
+  ExpectBad("--arrivals=bursty", "not one of uniform, poisson");
+}
+
+TEST(SpecFromJsonTest, ShapeFieldsGroupsAndSloInSpecFiles) {
+  v1::WorkloadSpec spec;
+  ASSERT_TRUE(SpecFromJson(R"({
+      "distribution": "zipf:1.2",
+      "readBssplit": [{"blockSize": 4096, "percent": 70},
+                      {"blockSize": 65536, "percent": 30}],
+      "rateIops": "20000", "arrivals": "ARRIVALS_POISSON",
+      "groups": [{"name": "reads", "cpus": [0, 1], "op": "OP_RANDREAD"},
+                 {"cpus": [2], "op": "OP_WRITE", "writeBssplit": {},
+                  "fdatasyncEvery": 16}],
+      "slo": {"objective": "p99<1ms", "precision": 0.02, "step": "1s"}})",
+                           &spec)
+                  .ok());
+  EXPECT_EQ(spec.distribution(), "zipf:1.2");
+  EXPECT_EQ(spec.read_bssplit_size(), 2);
+  EXPECT_EQ(spec.rate_iops(), 20000u);
+  EXPECT_EQ(spec.arrivals(), v1::ARRIVALS_POISSON);
+  ASSERT_EQ(spec.groups_size(), 2);
+  EXPECT_EQ(spec.groups(0).name(), "reads");
+  EXPECT_TRUE(spec.groups(1).has_write_bssplit());
+  EXPECT_EQ(spec.groups(1).fdatasync_every(), 16u);
+  EXPECT_EQ(spec.slo().objective(), "p99<1ms");
+  EXPECT_EQ(spec.slo().step().seconds(), 1);
+  absl::Status unknown = SpecFromJson(R"({"rateIopz": 5})", &spec);
+  EXPECT_THAT(std::string(unknown.message()), HasSubstr("rateIopz"));
 }
 
 TEST(SpecFromJsonTest, ProtobufJsonMapping) {

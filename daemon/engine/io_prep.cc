@@ -1,7 +1,23 @@
 #include "daemon/engine/io_prep.h"
 
+#include <linux/falloc.h>
+
 namespace blkperf::internal {
 namespace {
+
+void PrepDiscard(const PieceIo& io, IovecRing*) {
+  // liburing 2.3 has no io_uring_prep_cmd_discard: the same fields by hand.
+  io_uring_prep_rw(IORING_OP_URING_CMD, io.sqe, io.fd, nullptr, 0, 0);
+  io.sqe->cmd_op = kBlockUringCmdDiscard;
+  io.sqe->addr = io.offset;
+  io.sqe->addr3 = io.length;
+}
+
+void PrepPunchHole(const PieceIo& io, IovecRing*) {
+  io_uring_prep_fallocate(io.sqe, io.fd,
+                          FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                          static_cast<off_t>(io.offset), io.length);
+}
 
 void PrepFixed(const PieceIo& io, IovecRing*) {
   if (io.is_write) {
@@ -73,6 +89,10 @@ PrepFn PrepFunctionFor(IoMode mode) {
       return &PrepVectored;
   }
   return &PrepPlain;
+}
+
+PrepFn TrimFunctionFor(bool block_device) {
+  return block_device ? &PrepDiscard : &PrepPunchHole;
 }
 
 }  // namespace blkperf::internal

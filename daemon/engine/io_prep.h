@@ -65,6 +65,17 @@ using PrepFn = void (*)(const PieceIo& io, IovecRing* iovecs);
 
 PrepFn PrepFunctionFor(IoMode mode);
 
+// Trims (op trim, randtrim) of `length` bytes at `offset`; addr and
+// buf_index are not used:
+//   block devices: IORING_OP_URING_CMD BLOCK_URING_CMD_DISCARD (Linux
+//     6.12 and later), which completes with 0;
+//   regular files: IORING_OP_FALLOCATE FALLOC_FL_PUNCH_HOLE |
+//     FALLOC_FL_KEEP_SIZE, which completes with 0.
+PrepFn TrimFunctionFor(bool block_device);
+// BLOCK_URING_CMD_DISCARD, _IO(0x12, 0) in <linux/blkdev.h> (newer than
+// Debian's kernel headers).
+inline constexpr uint32_t kBlockUringCmdDiscard = 0x1200;
+
 }  // namespace blkperf::internal
 
 #endif  // BLKPERF_DAEMON_ENGINE_IO_PREP_H_

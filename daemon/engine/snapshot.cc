@@ -40,6 +40,10 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
   user_cpu_seconds += other.user_cpu_seconds;
   system_cpu_seconds += other.system_cpu_seconds;
   io_worker_cpu_seconds += other.io_worker_cpu_seconds;
+  late_ios += other.late_ios;
+  trim_ios += other.trim_ios;
+  trim_bytes += other.trim_bytes;
+  sync_ios += other.sync_ios;
   for (const ErrorCount& e : other.errors) {
     auto it = std::find_if(errors.begin(), errors.end(), [&](const ErrorCount& x) {
       return x.errno_value == e.errno_value;
@@ -53,6 +57,7 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
   latency.Merge(other.latency);
   submit_latency.Merge(other.submit_latency);
   completion_latency.Merge(other.completion_latency);
+  intended_latency.Merge(other.intended_latency);
 }
 
 void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
@@ -67,6 +72,10 @@ void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
   minus(enter_calls, earlier.enter_calls);
   minus(cache_hits, earlier.cache_hits);
   minus(cache_misses, earlier.cache_misses);
+  minus(late_ios, earlier.late_ios);
+  minus(trim_ios, earlier.trim_ios);
+  minus(trim_bytes, earlier.trim_bytes);
+  minus(sync_ios, earlier.sync_ios);
   user_cpu_seconds -= earlier.user_cpu_seconds;
   system_cpu_seconds -= earlier.system_cpu_seconds;
   io_worker_cpu_seconds -= earlier.io_worker_cpu_seconds;
@@ -79,6 +88,7 @@ void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
   latency.Subtract(earlier.latency);
   submit_latency.Subtract(earlier.submit_latency);
   completion_latency.Subtract(earlier.completion_latency);
+  intended_latency.Subtract(earlier.intended_latency);
 }
 
 double ThreadSnapshot::Iops(absl::Duration elapsed) const {

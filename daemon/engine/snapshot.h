@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "daemon/engine/histogram.h"
+#include "daemon/engine/slo_search.h"
 
 namespace blkperf {
 
@@ -93,6 +94,17 @@ struct ThreadSnapshot {
   LatencyHistogram latency;             // total: enter before .. reap
   LatencyHistogram submit_latency;      // slat: enter before .. enter after
   LatencyHistogram completion_latency;  // clat: enter after .. reap
+  // Open loop only: from each I/O's intended issue time (rate_pacer.h) to
+  // its reap, so queueing for a slot and a stalled device show in full.
+  // Empty in closed loop.
+  LatencyHistogram intended_latency;
+  // Open loop: measured I/Os issued after their intended time because the
+  // queue depth was full at that time.
+  uint64_t late_ios = 0;
+  // Trims (in ios and bytes too) and syncs (not in ios).
+  uint64_t trim_ios = 0;
+  uint64_t trim_bytes = 0;
+  uint64_t sync_ios = 0;
 
   uint64_t ErrorTotal() const;
   // Adds `other` (counters, errors by errno, histogram).
@@ -219,6 +231,13 @@ struct VerifySummary {
   std::vector<std::string> state_files;  // per target; "" = not saved
 };
 
+// One job group's figures: the merge of its threads.
+struct GroupSnapshot {
+  std::string name;
+  std::vector<int> threads;  // indexes into WorkloadSnapshot::threads
+  ThreadSnapshot total;
+};
+
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
   absl::Time taken;
@@ -240,6 +259,10 @@ struct WorkloadSnapshot {
   std::vector<AbStrategyResult> ab;  // A/B mode only
   StartTimes start;
   VerifySummary verify;              // spec.verify only
+  // Job groups only (spec.groups): one per group, in order.
+  std::vector<GroupSnapshot> groups;
+  // SLO search only: the steps so far and, once done, the answer.
+  SloSummary slo;
 };
 
 }  // namespace blkperf

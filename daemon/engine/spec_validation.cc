@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/shape_validation.h"
 #include "daemon/engine/verify_block.h"
 
 namespace blkperf {
@@ -70,6 +71,9 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
     return Invalid("verify_dump", "needs verify");
   }
   if (!spec.verify) return absl::OkStatus();
+  if (!spec.groups.empty()) {
+    return Invalid("verify", "cannot be used with groups");
+  }
   const size_t threads =
       spec.threads != 0 ? spec.threads : std::max<size_t>(1, spec.cpus.size());
   if (spec.verify_pass && spec.op != Op::kRead) {
@@ -203,13 +207,24 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
     return Invalid("sqpoll_cpu", absl::StrCat(spec.sqpoll_cpu,
                                               " is not a CPU (-1 = any)"));
   }
-  const uint64_t buffer_bytes =
-      uint64_t{threads} * spec.queue_depth * spec.block_size;
+  BLKPERF_ASSIGN_OR_RETURN(const std::vector<GroupShape> groups,
+                           internal::ResolveGroups(spec, limits, online));
+  const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
   if (buffer_bytes > limits.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "threads x queue_depth x block_size = ", buffer_bytes,
         " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
-        limits.max_buffer_bytes));
+        limits.max_buffer_bytes,
+        spec.groups.empty() ? "" : " (summed over the groups)"));
+  }
+  if (spec.verify) {
+    for (const GroupShape& g : groups) {
+      if (g.shaped) {
+        return Invalid("verify",
+                       "needs plain I/O shapes: no distribution, "
+                       "random_percent, bssplit, rates, syncs, trims or slo");
+      }
+    }
   }
   BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
   if (!spec.ab_strategies.empty()) {
@@ -261,36 +276,15 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   return ValidateVerifyFields(spec);
 }
 
-absl::Status ValidateAgainstTarget(const WorkloadSpec& spec, size_t index,
-                                   const TargetInfo& info) {
-  const std::string name = spec.targets[index].path;
-  const uint32_t lbs = std::max<uint32_t>(info.logical_block_size, 1);
-  if (spec.direct && spec.block_size % lbs != 0) {
-    return Invalid("block_size",
-                   absl::StrCat(spec.block_size, " is not a multiple of ",
-                                name, "'s logical block size ", lbs,
-                                " (required for direct I/O)"));
-  }
-  if (spec.direct && spec.alignment % lbs != 0) {
-    return Invalid("alignment",
-                   absl::StrCat(spec.alignment, " is not a multiple of ",
-                                name, "'s logical block size ", lbs,
-                                " (required for direct I/O)"));
-  }
+absl::Status ValidateAgainstTarget(const WorkloadSpec& spec,
+                                   const std::vector<GroupShape>& groups,
+                                   size_t index, const TargetInfo& info) {
+  BLKPERF_RETURN_IF_ERROR(
+      internal::ValidateGroupsAgainstTarget(spec, groups, index, info));
   BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(spec.split, "split", info));
   for (size_t k = 0; k < spec.ab_strategies.size(); ++k) {
     BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(
         spec.ab_strategies[k], absl::StrCat("ab_strategies[", k, "]"), info));
-  }
-  if (info.size_bytes < spec.block_size) {
-    return Invalid("block_size",
-                   absl::StrCat(spec.block_size, " is larger than ", name,
-                                " (", info.size_bytes, " bytes)"));
-  }
-  if (info.size_bytes < spec.alignment) {
-    return Invalid("alignment",
-                   absl::StrCat(spec.alignment, " is larger than ", name,
-                                " (", info.size_bytes, " bytes)"));
   }
   return absl::OkStatus();
 }
@@ -368,13 +362,37 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   if (out.polled == PollMode::kAuto && !out.direct) {
     out.polled = PollMode::kOff;
   }
-  resolved.writes = OpWrites(out.op, out.read_percent);
+  // From the spec as given: a group's unset batches follow its own depth.
+  BLKPERF_ASSIGN_OR_RETURN(resolved.groups,
+                           internal::ResolveGroups(spec, limits, online));
+  if (!out.groups.empty()) {
+    out.cpus = SpecCpus(out);
+    out.threads = static_cast<uint32_t>(out.cpus.size());
+  }
+  for (size_t g = 0; g < resolved.groups.size(); ++g) {
+    const GroupShape& group = resolved.groups[g];
+    resolved.thread_group.insert(resolved.thread_group.end(), group.threads,
+                                 static_cast<uint16_t>(g));
+    resolved.writes = resolved.writes || group.writes;
+    resolved.shaped = resolved.shaped || group.shaped;
+    resolved.max_block_size =
+        std::max(resolved.max_block_size, group.max_block_size);
+    resolved.max_queue_depth =
+        std::max(resolved.max_queue_depth, group.queue_depth);
+  }
 
   for (size_t i = 0; i < out.targets.size(); ++i) {
     const TargetSpec& t = out.targets[i];
     if (resolved.writes && !t.allow_write) {
+      Op writer = out.op;
+      for (const GroupShape& g : resolved.groups) {
+        if (g.writes) {
+          writer = g.op;
+          break;
+        }
+      }
       return absl::PermissionDeniedError(absl::StrCat(
-          "targets[", i, "] ", t.path, ": op ", OpName(out.op),
+          "targets[", i, "] ", t.path, ": op ", OpName(writer),
           " writes, and writing this target was not allowed (allow_write)"));
     }
     absl::StatusOr<TargetInfo> info =
@@ -394,7 +412,8 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                      absl::StrCat("applies to regular files only; ", t.path,
                                   " is a block device"));
     }
-    BLKPERF_RETURN_IF_ERROR(ValidateAgainstTarget(out, i, *info));
+    BLKPERF_RETURN_IF_ERROR(
+        ValidateAgainstTarget(out, resolved.groups, i, *info));
     for (size_t k = 0; k < resolved.targets.size(); ++k) {
       if (SameIdentity(resolved.targets[k], *info)) {
         return Invalid(absl::StrCat("targets[", i, "].path"),
@@ -412,6 +431,18 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   uint64_t min_size = UINT64_MAX;
   for (const TargetInfo& info : resolved.targets) {
     min_size = std::min(min_size, info.size_bytes);
+  }
+  for (size_t g = 0; g < resolved.groups.size(); ++g) {
+    if (!OpTrims(resolved.groups[g].op)) continue;
+    for (const TargetInfo& info : resolved.targets) {
+      if (info.kind != resolved.targets[0].kind) {
+        return Invalid(internal::GroupFieldPrefix(out, g) + "op",
+                       absl::StrCat(OpName(resolved.groups[g].op),
+                                    ": the targets mix block devices and "
+                                    "files; trims discard on devices and "
+                                    "punch holes in files, so give one kind"));
+      }
+    }
   }
   resolved.min_target_bytes = min_size;
   const uint64_t min_blocks = min_size / out.block_size;

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/engine/group_shape.h"
 #include "daemon/engine/target.h"
 #include "daemon/engine/workload_spec.h"
 
@@ -46,6 +47,17 @@ struct ResolvedSpec {
   bool writes = false;              // any I/O of the op writes
   // Smallest target size rounded down to the alignment: offsets stay below.
   uint64_t min_target_bytes = 0;
+  // The job groups with every default filled in (one group of the spec's
+  // own fields when it has none), and each thread's group: threads
+  // [g.first_thread, g.first_thread + g.threads) belong to groups[g].
+  // spec.threads and spec.cpus cover every group's, in group order.
+  std::vector<GroupShape> groups;
+  std::vector<uint16_t> thread_group;
+  // Over the groups: the largest I/O, the largest queue depth, and whether
+  // any needs the shaped loop.
+  uint32_t max_block_size = 0;
+  uint32_t max_queue_depth = 0;
+  bool shaped = false;
 };
 
 // The checks that need no target (ranges, batches, CPUs, times, permission

@@ -9,10 +9,10 @@
 // - refusals are InvalidArgument, PermissionDenied or ResourceExhausted with
 //   a message, and ResolveSpec refuses whatever ValidateSpecFields refuses,
 //   with the same status;
-// - an accepted spec is resolved: alignment, batches, threads and cpus
-//   filled in and consistent, cpus online, one TargetInfo per target, no
-//   target smaller than a block, buffers within the limits, writes only to
-//   allow_write targets.
+// - an accepted spec is resolved: alignment, batches (per job group),
+//   threads and cpus filled in and consistent, cpus online, one TargetInfo
+//   per target, no target smaller than the largest block, buffers within
+//   the limits, writes only to allow_write targets.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "daemon/engine/shape_validation.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/workload_spec.h"
 
@@ -108,6 +109,50 @@ SplitStrategy Split(ByteReader& in) {
   return s;
 }
 
+std::vector<BlockSizeShare> Mix(ByteReader& in) {
+  std::vector<BlockSizeShare> mix;
+  const int n = in.U8() % 4;
+  for (int i = 0; i < n; ++i) {
+    mix.push_back({.block_size = in.Number() * 512, .percent = in.Number()});
+  }
+  return mix;
+}
+
+// The shape fields, after all the others (an input without them keeps
+// every shape default: zero bytes decode to the defaults).
+void DecodeShape(ByteReader& in, WorkloadSpec* spec) {
+  spec->distribution.kind =
+      static_cast<OffsetDistribution::Kind>(in.U8() % 4);
+  spec->distribution.param = in.Number() / 16.0;
+  spec->random_percent = 100 - in.Number() % 102;  // 0 -> the default 100
+  spec->read_bssplit = Mix(in);
+  spec->write_bssplit = Mix(in);
+  spec->rate_iops = in.Number();
+  spec->rate_bw = in.Bool() ? in.Number() * 4096ull : 0;
+  spec->arrivals = static_cast<Arrivals>(in.U8() % 2);
+  spec->fsync_every = in.Number() % 8;
+  spec->fdatasync_every = in.Number() % 8;
+  const int groups = in.U8() % 4;
+  for (int i = 0; i < groups; ++i) {
+    JobGroupSpec g;
+    if (in.Bool()) g.name = absl::StrCat("g", in.U8());
+    const int cpus = in.U8() % 3;
+    for (int c = 0; c < cpus; ++c) g.cpus.push_back(in.U8() % 4);
+    if (in.Bool()) g.op = static_cast<Op>(in.U8() % 7);
+    if (in.Bool()) g.queue_depth = in.Number();
+    if (in.Bool()) g.block_size = in.Number() * 512;
+    if (in.Bool()) g.read_bssplit = Mix(in);
+    if (in.Bool()) g.rate_iops = in.Number();
+    spec->groups.push_back(std::move(g));
+  }
+  spec->slo.enabled = in.Bool();
+  spec->slo.target.percentile = in.U8() % 101;
+  spec->slo.target.bound = absl::Microseconds(in.Number());
+  spec->slo.precision = in.U8() / 256.0;
+  spec->slo.step = in.Millis();
+  spec->slo.settle = in.Millis();
+}
+
 WorkloadSpec Decode(ByteReader& in) {
   WorkloadSpec spec;
   const int targets = in.U8() % 5;
@@ -118,7 +163,7 @@ WorkloadSpec Decode(ByteReader& in) {
     t.allow_write = in.Bool();
     spec.targets.push_back(t);
   }
-  spec.op = static_cast<Op>(in.U8() % 5);
+  spec.op = static_cast<Op>(in.U8() % 7);
   spec.read_percent = in.Number();
   spec.block_size = in.Number() << (in.U8() % 24);
   spec.alignment = in.Number();
@@ -140,6 +185,7 @@ WorkloadSpec Decode(ByteReader& in) {
   const int ab = in.U8() % 4;
   for (int i = 0; i < ab; ++i) spec.ab_strategies.push_back(Split(in));
   spec.ab_slice = in.Millis();
+  DecodeShape(in, &spec);
   return spec;
 }
 
@@ -160,10 +206,20 @@ void CheckResolved(const ResolvedSpec& r, const EngineLimits& limits) {
   const WorkloadSpec& s = r.spec;
   const std::vector<int> online = OnlineCpus();
   if (s.alignment == 0) Fail("alignment left 0");
-  if (s.submit_batch == 0 || s.submit_batch > s.queue_depth ||
-      s.complete_batch == 0 || s.complete_batch > s.queue_depth) {
-    Fail(absl::StrCat("batches ", s.submit_batch, "/", s.complete_batch,
-                      " for queue_depth ", s.queue_depth));
+  // Every group's batches fit its own queue.
+  uint32_t group_threads = 0;
+  for (const GroupShape& g : r.groups) {
+    if (g.alignment == 0) Fail("a group's alignment left 0");
+    if (g.submit_batch == 0 || g.submit_batch > g.queue_depth ||
+        g.complete_batch == 0 || g.complete_batch > g.queue_depth) {
+      Fail(absl::StrCat("batches ", g.submit_batch, "/", g.complete_batch,
+                        " for queue_depth ", g.queue_depth));
+    }
+    if (g.first_thread != group_threads) Fail("groups' threads overlap");
+    group_threads += g.threads;
+  }
+  if (group_threads != s.threads || r.thread_group.size() != s.threads) {
+    Fail(absl::StrCat(group_threads, " group threads for ", s.threads));
   }
   if (s.threads == 0 || s.threads != s.cpus.size()) {
     Fail(absl::StrCat("threads ", s.threads, " for ", s.cpus.size(), " cpus"));
@@ -174,12 +230,12 @@ void CheckResolved(const ResolvedSpec& r, const EngineLimits& limits) {
     }
   }
   if (r.targets.size() != s.targets.size()) Fail("a target was not probed");
-  if (r.min_target_bytes < s.block_size) {
+  if (r.min_target_bytes < r.max_block_size) {
     Fail(absl::StrCat("a target of ", r.min_target_bytes,
-                      " bytes is smaller than block_size ", s.block_size));
+                      " bytes is smaller than the largest block ",
+                      r.max_block_size));
   }
-  if (uint64_t{s.threads} * s.queue_depth * s.block_size >
-      limits.max_buffer_bytes) {
+  if (internal::GroupBufferBytes(r.groups) > limits.max_buffer_bytes) {
     Fail("buffers exceed max_buffer_bytes");
   }
   for (const TargetSpec& t : s.targets) {

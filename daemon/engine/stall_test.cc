@@ -1,5 +1,5 @@
 // A device that really stops completing: a FUSE file whose reads are never
-// answered once its server gets SIGUSR1 (testing/stall_fuse_server.cc).
+// answered once its server gets SIGUSR1 (testing/fuse_file_for_test.h).
 // The workload on it must end FAILED within io_timeout (plus a check
 // interval), naming target, offset and age, while its snapshots stay
 // prompt and another workload keeps running. Needs root and /dev/fuse (to
@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "daemon/engine/testing/fuse_file_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gmock/gmock.h"
@@ -28,79 +29,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr uint64_t kFuseFileBytes = 16 << 20;
+constexpr uint64_t kFuseFileBytes = StallingFuseFile::kDefaultBytes;
 
 std::string TempDir() {
   const char* dir = std::getenv("TEST_TMPDIR");
   return dir != nullptr ? dir : "/tmp";
 }
-
-// The FUSE server process and its mount, torn down in the destructor.
-class StallingFuseFile {
- public:
-  StallingFuseFile() {
-    if (geteuid() != 0) {
-      why_ = "mounting FUSE needs root";
-      return;
-    }
-    if (access("/dev/fuse", R_OK | W_OK) != 0) {
-      why_ = "no usable /dev/fuse";
-      return;
-    }
-    mountpoint_ = absl::StrCat(TempDir(), "/fuse_", getpid());
-    mkdir(mountpoint_.c_str(), 0755);
-    const std::string server =
-        absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
-                     std::getenv("TEST_WORKSPACE"),
-                     "/daemon/engine/stall_fuse_server");
-    const std::string size = absl::StrCat(kFuseFileBytes);
-    pid_ = fork();
-    if (pid_ == 0) {
-      execl(server.c_str(), server.c_str(), mountpoint_.c_str(), size.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    struct stat st;
-    while (absl::Now() < deadline) {
-      if (stat(path().c_str(), &st) == 0 &&
-          static_cast<uint64_t>(st.st_size) == kFuseFileBytes) {
-        return;
-      }
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        why_ = absl::StrCat("the FUSE server exited (status ", status,
-                            ") before its file appeared");
-        return;
-      }
-      absl::SleepFor(absl::Milliseconds(10));
-    }
-    why_ = "the FUSE file did not appear within 10s";
-  }
-
-  ~StallingFuseFile() {
-    if (pid_ > 0) {
-      // The server's exit closes /dev/fuse: the kernel fails pending reads.
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (!mountpoint_.empty()) {
-      umount2(mountpoint_.c_str(), MNT_DETACH);
-      rmdir(mountpoint_.c_str());
-    }
-  }
-
-  bool ok() const { return why_.empty(); }
-  const std::string& why() const { return why_; }
-  std::string path() const { return mountpoint_ + "/data"; }
-  void Stall() { kill(pid_, SIGUSR1); }
-
- private:
-  std::string mountpoint_;
-  pid_t pid_ = -1;
-  std::string why_;
-};
 
 class StallTest : public ::testing::Test {
  protected:

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -113,15 +114,22 @@ absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
                                        const SplitStrategy& strategy,
                                        unsigned page_shift,
                                        std::vector<Splitter>* splitters) {
-  // Offsets are multiples of the alignment and buffers of the block size:
-  // the largest power of two dividing both bounds where an I/O can start.
-  const uint32_t alignment = spec.spec.alignment | spec.spec.block_size;
+  // Offsets are multiples of the alignment and buffers of the slot size,
+  // and an I/O of one of the sizes may follow another: the largest power of
+  // two dividing all of them bounds where an I/O can start.
+  uint32_t alignment = spec.max_block_size;
+  for (const GroupShape& g : spec.groups) {
+    alignment |= g.alignment | g.max_block_size | g.min_block_size;
+    for (const auto* mix : {&g.read_bssplit, &g.write_bssplit}) {
+      for (const BlockSizeShare& share : *mix) alignment |= share.block_size;
+    }
+  }
   uint32_t pieces = 1;
   for (const TargetInfo& target : spec.targets) {
     BLKPERF_ASSIGN_OR_RETURN(
         Splitter splitter,
         Splitter::Create(strategy, SplitLimitsFor(target), page_shift));
-    pieces = std::max(pieces, splitter.MaxPieces(spec.spec.block_size,
+    pieces = std::max(pieces, splitter.MaxPieces(spec.max_block_size,
                                                  alignment & -alignment));
     if (splitters != nullptr) splitters->push_back(splitter);
   }
@@ -170,17 +178,21 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
                                  std::vector<int> fds,
                                  SubmitterControl* control)
     : spec_(spec),
+      group_(spec.groups[spec.thread_group[index]]),
       index_(index),
       cpu_(spec.spec.cpus[index]),
       fds_(std::move(fds)),
       control_(control),
-      queue_depth_(spec.spec.queue_depth),
-      submit_batch_(spec.spec.submit_batch),
-      complete_batch_(spec.spec.complete_batch),
-      block_size_(spec.spec.block_size),
+      queue_depth_(group_.queue_depth),
+      submit_batch_(group_.submit_batch),
+      complete_batch_(group_.complete_batch),
+      block_size_(group_.max_block_size),  // the buffer slot size
       fixed_buffers_(spec.spec.fixed_buffers),
       io_mode_(IoModeOf(spec.spec)),
-      prep_(PrepFunctionFor(io_mode_)),
+      prep_(OpTrims(group_.op)
+                ? TrimFunctionFor(spec.targets[0].kind ==
+                                  TargetKind::kBlockDevice)
+                : PrepFunctionFor(io_mode_)),
       registered_files_(spec.spec.registered_files),
       sqe_flags_(static_cast<uint8_t>(
           (spec.spec.registered_files ? IOSQE_FIXED_FILE : 0) |
@@ -190,12 +202,9 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       io_timeout_ns_(absl::ToInt64Nanoseconds(spec.spec.io_timeout)),
       verify_(spec.spec.verify),
       continue_on_error_(spec.spec.continue_on_error),
-      random_offsets_(spec.spec.op == Op::kRandRead ||
-                      spec.spec.op == Op::kRandWrite ||
-                      spec.spec.op == Op::kRandRW),
-      read_percent_(spec.spec.op == Op::kRandRW ? spec.spec.read_percent
-                    : OpWrites(spec.spec.op, 100) ? 0
-                                                  : 100) {}
+      random_offsets_(OpIsRandom(group_.op)),
+      read_percent_(group_.read_percent),
+      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {}
 
 SubmitterThread::~SubmitterThread() {
   TearDownRing();
@@ -216,10 +225,16 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
                        WaitForInstant(control_->start_at_ns, control_->stop);
   if (setup_status_.ok() && !control_->abort.load() && on_time) {
     StampFirstSubmit();
-    if (per_cpu_cache_ != nullptr) {
-      Run(*per_cpu_cache_);
+    if (group_.shaped) {
+      if (per_cpu_cache_ != nullptr) {
+        Run<true>(*per_cpu_cache_);
+      } else {
+        Run<true>(*shared_cache_);
+      }
+    } else if (per_cpu_cache_ != nullptr) {
+      Run<false>(*per_cpu_cache_);
     } else {
-      Run(*shared_cache_);
+      Run<false>(*shared_cache_);
     }
   }
   if (abandoned()) {
@@ -317,15 +332,22 @@ absl::Status SubmitterThread::Setup() {
 
   // Offsets: slot k of target t is at k * stride, for I/Os that end inside
   // the target. Random I/O may start at any multiple of the alignment;
-  // sequential I/O reads or writes each block once per pass.
-  offset_stride_ = random_offsets_ ? spec_.spec.alignment : block_size_;
+  // sequential I/O reads or writes each block of the thread's own range
+  // (1/n of the target for the group's n threads) once per pass.
+  offset_stride_ = random_offsets_ ? group_.alignment : block_size_;
+  const uint32_t in_group = static_cast<uint32_t>(index_) - group_.first_thread;
+  std::vector<uint64_t> sizes;
   for (const TargetInfo& target : spec_.targets) {
     const uint64_t slots =
         (target.size_bytes - block_size_) / offset_stride_ + 1;
     target_slots_.push_back(slots);
-    // Sequential threads start spread over the target.
-    seq_cursor_.push_back(slots * index_ / spec_.spec.threads);
+    seq_first_.push_back(slots * in_group / group_.threads);
+    seq_end_.push_back(std::max(seq_first_.back() + 1,
+                                slots * (in_group + 1) / group_.threads));
+    seq_cursor_.push_back(seq_first_.back());
+    sizes.push_back(target.size_bytes);
   }
+  if (group_.shaped) BLKPERF_RETURN_IF_ERROR(SetUpShape(sizes, in_group));
   const uint64_t total = spec_.spec.io_count;
   const uint32_t threads = spec_.spec.threads;
   io_quota_ = total / threads + (static_cast<uint64_t>(index_) < total % threads);
@@ -512,7 +534,8 @@ inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
         (static_cast<unsigned __int128>(NextRandom()) * slots) >> 64);
   } else {
     slot = seq_cursor_[target];
-    seq_cursor_[target] = slot + 1 == slots ? 0 : slot + 1;
+    seq_cursor_[target] =
+        slot + 1 == seq_end_[target] ? seq_first_[target] : slot + 1;
   }
   return slot * offset_stride_;
 }
@@ -530,9 +553,9 @@ inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
   io_uring_sqe_set_data(sqe, req);
 }
 
-template <typename Cache>
+template <bool kShaped, typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
-                                  bool measuring) {
+                                  bool measuring, int64_t now_ns) {
   uint32_t ios = 0;
   uint32_t sqes = 0;
   const uint16_t targets = static_cast<uint16_t>(fds_.size());
@@ -540,18 +563,30 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
   // free space can only grow while the batch is being filled.
   const uint32_t space = io_uring_sq_space_left(&ring_);
   while (ios < max_ios && space - sqes >= max_pieces_) {
+    if constexpr (kShaped) {
+      // Open loop: only I/Os whose intended time has come (a pending sync
+      // is not paced). Closed loop: next_ns() is always in the past.
+      if (!sync_pending_ && pacer_.next_ns() > now_ns) break;
+    }
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
     req->buffer = free_buffers_[--free_buffer_count_];
     req->target = static_cast<uint16_t>(target_cursor_);
-    target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
-    req->offset = NextOffset(req->target);
-    req->length = block_size_;
-    req->is_write =
-        read_percent_ == 100 ? false
-        : read_percent_ == 0
-            ? true
-            : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+    if constexpr (kShaped) {
+      PickShaped(req, now_ns);  // may replace the target (a sync's)
+      if (req->kind != kSyncIo) {
+        target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      }
+    } else {
+      target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      req->offset = NextOffset(req->target);
+      req->length = block_size_;
+      req->is_write =
+          read_percent_ == 100 ? false
+          : read_percent_ == 0
+              ? true
+              : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+    }
     req->result = 0;
     req->done_bytes = 0;
     if (ABSL_PREDICT_FALSE(verify_)) {
@@ -559,20 +594,29 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
           req->target, &req->offset, req->is_write,
           buffers_ + size_t{req->buffer} * block_size_);
     }
-    if (split_none_) {
+    if (kShaped && ABSL_PREDICT_FALSE(req->kind == kSyncIo)) {
       req->pieces_left = 1;
-      PrepPiece(NextSqe(&ring_), req, req->offset, block_size_);
+      io_uring_sqe* sqe = NextSqe(&ring_);
+      const int fd = registered_files_ ? req->target : fds_[req->target];
+      io_uring_prep_fsync(sqe, fd, group_.datasync ? IORING_FSYNC_DATASYNC : 0);
+      sqe->flags |= sqe_flags_;
+      io_uring_sqe_set_data(sqe, req);
+      ++sqes;
+    } else if (split_none_) {
+      req->pieces_left = 1;
+      PrepPiece(NextSqe(&ring_), req, req->offset, req->length);
       ++sqes;
     } else {
       const Splitter& splitter = splitters_[req->target];
       const uint64_t buffer_base = size_t{req->buffer} * block_size_;
+      const uint32_t length = req->length;
       uint32_t done = 0;
       uint32_t pieces = 0;
-      while (done < block_size_) {
-        const uint32_t length = splitter.NextPieceLength(
-            req->offset + done, buffer_base + done, block_size_ - done);
-        PrepPiece(NextSqe(&ring_), req, req->offset + done, length);
-        done += length;
+      while (done < length) {
+        const uint32_t piece = splitter.NextPieceLength(
+            req->offset + done, buffer_base + done, length - done);
+        PrepPiece(NextSqe(&ring_), req, req->offset + done, piece);
+        done += piece;
         ++pieces;
       }
       req->pieces_left = pieces;
@@ -588,7 +632,38 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
   return ios;
 }
 
-template <typename Cache>
+inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
+  if (ABSL_PREDICT_FALSE(sync_pending_)) {
+    sync_pending_ = false;
+    req->kind = kSyncIo;
+    req->is_write = true;
+    req->target = sync_target_;
+    req->offset = 0;
+    req->length = 0;
+    req->intended_ns = 0;
+    req->late = 0;
+    return;
+  }
+  req->is_write = shaper_.NextIsWrite(NextRandom());
+  req->kind = req->is_write ? write_kind_ : kReadIo;
+  req->length = shaper_.NextLength(req->is_write, NextRandom());
+  const uint64_t choice = NextRandom();
+  const uint64_t bucket = NextRandom();
+  req->offset = shaper_.NextOffset(req->target, req->length, choice, bucket,
+                                   NextRandom());
+  // Closed loop: intended as it is prepared (no schedule to lag behind).
+  req->intended_ns = open_loop_ ? pacer_.next_ns() : now_ns;
+  req->late = open_loop_ & (req->intended_ns <= queue_full_seen_ns_);
+  pacer_.Advance(NextRandom(), req->length);
+  if (group_.sync_every != 0 && req->kind == kWriteIo &&
+      --writes_to_sync_ == 0) {
+    writes_to_sync_ = group_.sync_every;
+    sync_pending_ = true;
+    sync_target_ = req->target;
+  }
+}
+
+template <bool kShaped, typename Cache>
 uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   // The CQEs are read in place: one acquire load of the tail for the whole
   // batch, and one release store of the head (io_uring_cq_advance) after.
@@ -596,6 +671,8 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   if (n == 0) return 0;
   const unsigned head = *ring_.cq.khead;
   uint64_t read_ios = 0, write_ios = 0;
+  // Shaped loop: counts and bytes by IoKind, and the late ones.
+  uint64_t kind_ios[kIoKinds] = {}, kind_bytes[kIoKinds] = {}, late = 0;
   uint32_t completed = 0;
   LatencyRun<LiveLatencyHistogram> latencies(
       &stats_.latency, &stats_.submit_latency, &stats_.completion_latency,
@@ -614,18 +691,34 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
     if (--req->pieces_left != 0) continue;  // more pieces of it in flight
     // The logical I/O is complete: all of its pieces were reaped.
     ++completed;
-    const bool failed = req->result != 0 || req->done_bytes != req->length;
+    // Reads and writes transfer their length; trims and syncs return 0.
+    const uint32_t expected =
+        !kShaped || req->kind <= kWriteIo ? req->length : 0;
+    const bool failed = req->result != 0 || req->done_bytes != expected;
     if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
       if (measuring) ++finished_ios_;
     } else if (ABSL_PREDICT_FALSE(failed)) {
       OnIoError(req, measuring);
     } else if (measuring) {
-      if (req->is_write) {
-        ++write_ios;
+      if constexpr (kShaped) {
+        ++kind_ios[req->kind];
+        kind_bytes[req->kind] += req->length;
+        late += req->late;
+        if (latency_tracking_ && req->kind != kSyncIo) {
+          latencies.Add(req->submit_ns, req->issued_ns);
+          if (open_loop_) {
+            stats_.intended_latency.Record(
+                static_cast<uint64_t>(now_ns - req->intended_ns));
+          }
+        }
       } else {
-        ++read_ios;
+        if (req->is_write) {
+          ++write_ios;
+        } else {
+          ++read_ios;
+        }
+        if (latency_tracking_) latencies.Add(req->submit_ns, req->issued_ns);
       }
-      if (latency_tracking_) latencies.Add(req->submit_ns, req->issued_ns);
     }
     by_buffer_[req->buffer] = nullptr;
     free_buffers_[free_buffer_count_++] = req->buffer;
@@ -635,7 +728,23 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   io_uring_cq_advance(&ring_, n);
   pieces_inflight_ -= n;
   inflight_ -= completed;
-  if (measuring) {
+  if (!measuring) return completed;
+  if constexpr (kShaped) {
+    const uint64_t ios =
+        kind_ios[kReadIo] + kind_ios[kWriteIo] + kind_ios[kTrimIo];
+    finished_ios_ += ios;
+    stats_.ios.Add(ios);
+    stats_.bytes.Add(kind_bytes[kReadIo] + kind_bytes[kWriteIo] +
+                     kind_bytes[kTrimIo]);
+    stats_.read_ios.Add(kind_ios[kReadIo]);
+    stats_.read_bytes.Add(kind_bytes[kReadIo]);
+    stats_.write_ios.Add(kind_ios[kWriteIo]);
+    stats_.write_bytes.Add(kind_bytes[kWriteIo]);
+    stats_.trim_ios.Add(kind_ios[kTrimIo]);
+    stats_.trim_bytes.Add(kind_bytes[kTrimIo]);
+    stats_.sync_ios.Add(kind_ios[kSyncIo]);
+    stats_.late_ios.Add(late);
+  } else {
     const uint64_t ios = read_ios + write_ios;
     finished_ios_ += ios;
     stats_.ios.Add(ios);
@@ -648,7 +757,58 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   return completed;
 }
 
-template <typename Cache>
+RatePacer::Rate SubmitterThread::ThreadRate() const {
+  RatePacer::Rate rate;
+  rate.arrivals = group_.arrivals;
+  if (group_.rate_iops != 0) {
+    rate.per_second = static_cast<double>(group_.rate_iops) / group_.threads;
+  } else if (group_.rate_bw != 0) {
+    rate.per_second = static_cast<double>(group_.rate_bw) / group_.threads;
+    rate.per_byte = true;
+  }
+  return rate;
+}
+
+absl::Status SubmitterThread::SetUpShape(
+    const std::vector<uint64_t>& target_sizes, uint32_t thread_in_group) {
+  BLKPERF_ASSIGN_OR_RETURN(
+      shaper_, IoShaper::Create(group_, target_sizes, thread_in_group));
+  writes_to_sync_ = group_.sync_every;
+  if (group_.rate_iops != 0 || group_.rate_bw != 0 || spec_.spec.slo.enabled) {
+    // An open-loop thread sleeps until intended times: wake at them, not
+    // up to the default 50 us of timer slack late.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  }
+  return absl::OkStatus();
+}
+
+void SubmitterThread::FollowRate(int64_t now_ns) {
+  // Pairs with the release store that published the rate (an acquire load
+  // is a plain load on x86-64, and TSan sees it, unlike a fence).
+  const uint32_t generation =
+      control_->rate_generation.load(std::memory_order_acquire);
+  if (ABSL_PREDICT_TRUE(generation == rate_generation_)) return;
+  rate_generation_ = generation;
+  pacer_.Reset(control_->rates[generation], now_ns);
+  open_loop_ = pacer_.open_loop();
+}
+
+unsigned SubmitterThread::OpenLoopWait(uint32_t room, uint32_t prepped,
+                                       int64_t now, int64_t* timeout_ns) const {
+  if (inflight_ >= queue_depth_ || room == prepped) {
+    // No slot (or the I/O count is reached): wait as the closed loop does,
+    // so a rate beyond what the device sustains costs no more enters.
+    return std::min(complete_batch_, inflight_);
+  }
+  const int64_t next = pacer_.next_ns();
+  if (next <= now || sync_pending_) return 0;  // due now: go round again
+  // Sleep in the kernel until the next intended time or a completion:
+  // never a busy wait, even with nothing in flight.
+  *timeout_ns = std::clamp<int64_t>(next - now, 1, *timeout_ns);
+  return 1;
+}
+
+template <bool kShaped, typename Cache>
 void SubmitterThread::Run(Cache& cache) {
   const int64_t measure_start = control_->measure_start_ns;
   const int64_t end = control_->end_ns;
@@ -657,6 +817,13 @@ void SubmitterThread::Run(Cache& cache) {
   uint64_t enter_calls = 0;
   KernelRing ring(&ring_);
   next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
+  if constexpr (kShaped) {
+    // The schedule starts with the thread's first I/O.
+    pacer_.Reset(ThreadRate(), now);
+    open_loop_ = pacer_.open_loop();
+    rate_generation_ = 0;
+    FollowRate(now);
+  }
   for (;;) {
     if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
         (end != 0 && now >= end)) {
@@ -677,26 +844,41 @@ void SubmitterThread::Run(Cache& cache) {
       split_generation_ = generation;
       ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
     }
+    if constexpr (kShaped) FollowRate(now);
     const uint32_t prepped =
-        Prepare(cache, std::min(room, submit_batch_), measuring);
+        Prepare<kShaped>(cache, std::min(room, submit_batch_), measuring, now);
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
-    if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
+    int64_t timeout = WaitTimeout(now, end);
+    if (kShaped && open_loop_) {
+      to_wait = OpenLoopWait(room, prepped, now, &timeout);
+    } else if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
       to_wait = std::min(complete_batch_, inflight_);
     }
+    // Shaped loop: a wait that starts with every slot taken (and submits
+    // nothing that could complete inline) lasts until the device frees one.
+    const bool full_wait = kShaped && prepped == 0 && inflight_ >= queue_depth_;
     // The batch's stamps are taken right around the enter (io_turn.h); the
     // wait is bounded so stop, the end and io_timeout are seen in time.
-    const TurnResult turn =
-        EnterAndStamp(ring, MonotonicNanos, batch_.data(), prepped, to_wait,
-                      latency_mode_, WaitTimeout(now, end));
+    // Open loop submits, then waits for a completion or the next intended
+    // time in a second call when nothing completed at once (latency_mode
+    // per_io's turn): each I/O is reaped as soon as it completes. (One
+    // enter that submits and waits with a timeout also made buffered
+    // reads of a page-cache file go to io-wq workers: 3x the service time,
+    // more CPU; bench/RESULTS.md.)
+    const TurnResult turn = EnterAndStamp(
+        ring, MonotonicNanos, batch_.data(), prepped, to_wait,
+        kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
     if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
     if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
       OnEnterError(turn.ret, io_uring_sq_ready(&ring_), to_wait);
       break;
     }
     now = turn.reap_ns;
-    Reap(cache, measuring, now);
+    // Every I/O intended up to now and not yet issued waited for a slot.
+    if (full_wait) queue_full_seen_ns_ = now;
+    Reap<kShaped>(cache, measuring, now);
     stats_.inflight.Set(inflight_);
     stats_.enter_calls.Set(enter_calls);
     if (ABSL_PREDICT_FALSE(!measuring) && now >= measure_start) {
@@ -710,10 +892,10 @@ void SubmitterThread::Run(Cache& cache) {
     }
   }
   last_reap_ns_.store(now, std::memory_order_release);
-  if (!Drain(cache)) abandoned_.store(true, std::memory_order_release);
+  if (!Drain<kShaped>(cache)) abandoned_.store(true, std::memory_order_release);
 }
 
-template <typename Cache>
+template <bool kShaped, typename Cache>
 bool SubmitterThread::Drain(Cache& cache) {
   // Completions after the end are not measured; they are only collected so
   // buffers can be unregistered with no I/O in flight.
@@ -722,7 +904,7 @@ bool SubmitterThread::Drain(Cache& cache) {
     const int ret = ring.SubmitAndWait(1, kWaitTickNs);
     if (ret < 0 && !TransientEnterError(ret)) break;
     const int64_t now = MonotonicNanos();
-    Reap(cache, /*measuring=*/false, now);
+    Reap<kShaped>(cache, /*measuring=*/false, now);
     if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
         (stall_reported_ || CheckStalls(now))) {
       // The device holds I/O past io_timeout: do not wait for it here.
@@ -911,6 +1093,11 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   stats_.latency.SnapshotTo(&out->latency);
   stats_.submit_latency.SnapshotTo(&out->submit_latency);
   stats_.completion_latency.SnapshotTo(&out->completion_latency);
+  stats_.intended_latency.SnapshotTo(&out->intended_latency);
+  out->late_ios = stats_.late_ios.Get();
+  out->trim_ios = stats_.trim_ios.Get();
+  out->trim_bytes = stats_.trim_bytes.Get();
+  out->sync_ios = stats_.sync_ios.Get();
 }
 
 }  // namespace blkperf::internal

@@ -34,6 +34,9 @@
 #include "daemon/engine/monotonic_max.h"
 #include "daemon/engine/io_buffers.h"
 #include "daemon/engine/io_prep.h"
+#include "daemon/engine/io_shaper.h"
+#include "daemon/engine/rate_pacer.h"
+#include "daemon/engine/slo_search.h"
 #include "daemon/engine/request_cache.h"
 #include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/snapshot.h"
@@ -43,6 +46,11 @@
 #include "daemon/engine/verify_tracker.h"
 
 namespace blkperf::internal {
+
+// What a Request is (the shaped loop's accounting; the plain loop only uses
+// is_write).
+enum IoKind : uint8_t { kReadIo = 0, kWriteIo = 1, kTrimIo = 2, kSyncIo = 3 };
+inline constexpr int kIoKinds = 4;
 
 // A logical I/O in flight. Lives in arrays sized at setup; the request caches
 // hand out pointers to these, and the pointer is the SQE's user_data.
@@ -58,6 +66,11 @@ struct alignas(64) Request {
   int32_t result = 0;      // first failing piece's negative errno, else 0
   uint32_t done_bytes = 0; // bytes its completed pieces transferred
   uint32_t verify_value = 0;  // verify: VerifyTracker::Begin's result
+  // Shaped loop only: its place in the open-loop schedule (rate_pacer.h),
+  // its kind, and whether a full queue held it past that time.
+  int64_t intended_ns = 0;
+  uint8_t kind = kReadIo;
+  uint8_t late = 0;
 };
 
 // A counter written by exactly one thread and read by others: relaxed load +
@@ -97,6 +110,13 @@ struct alignas(64) ThreadStats {
   LiveLatencyHistogram latency;
   LiveLatencyHistogram submit_latency;
   LiveLatencyHistogram completion_latency;
+  // The shaped loop's (open loop, trims, syncs); snapshot.h says what they
+  // count.
+  LiveLatencyHistogram intended_latency;
+  SingleWriterCounter late_ios;
+  SingleWriterCounter trim_ios;
+  SingleWriterCounter trim_bytes;
+  SingleWriterCounter sync_ios;
 };
 
 // One failed I/O's site, claimed by index by the submitter that saw it.
@@ -147,6 +167,13 @@ struct alignas(64) SubmitterControl {
   std::array<SplitStrategy, kMaxAbSwitches + 1> split_strategies{};
   // spec.verify: the generation tables (owned by Workload).
   const VerifySetup* verify = nullptr;
+  // Open-loop rates of the shaped loop, per thread, by generation. Entry 0
+  // is unused (each thread starts at its own group's rate); later ones are
+  // the SLO search's steps, the same for every thread. Workload writes
+  // rates[g] then publishes g with a release store; submitters poll it
+  // once per loop turn and restart their schedule when it changes.
+  alignas(64) std::atomic<uint32_t> rate_generation{0};
+  std::array<RatePacer::Rate, kMaxSloSteps + 1> rates{};
 };
 
 // Queue limits of a target as the splitter wants them.
@@ -240,14 +267,31 @@ class SubmitterThread {
   absl::Status WarmUpRing();
   void TearDownRing();
 
-  template <typename Cache>
+  // kShaped: the loop of a shaped group (offset tables, size mixes,
+  // open-loop pacing, syncs, trims); else the plain one. Chosen once.
+  template <bool kShaped, typename Cache>
   void Run(Cache& cache);
-  template <typename Cache>
-  uint32_t Prepare(Cache& cache, uint32_t max_ios, bool measuring);
-  template <typename Cache>
+  template <bool kShaped, typename Cache>
+  uint32_t Prepare(Cache& cache, uint32_t max_ios, bool measuring,
+                   int64_t now_ns);
+  template <bool kShaped, typename Cache>
   uint32_t Reap(Cache& cache, bool measuring, int64_t now_ns);
+  // Shaped loop: fills `req` (kind, target, length, offset, schedule) for
+  // the next I/O; a pending sync comes first. `now_ns` is its intended
+  // time in closed loop.
+  void PickShaped(Request* req, int64_t now_ns);
+  // Shaped loop: generators and syncs, at setup.
+  absl::Status SetUpShape(const std::vector<uint64_t>& target_sizes,
+                          uint32_t thread_in_group);
+  // This thread's share of its group's rate (closed loop when none).
+  RatePacer::Rate ThreadRate() const;
+  // Shaped loop: a new rate generation restarts the schedule at `now_ns`.
+  void FollowRate(int64_t now_ns);
+  // Shaped loop: the wait of one turn (wait_nr, timeout) under pacing.
+  unsigned OpenLoopWait(uint32_t room, uint32_t prepped, int64_t now,
+                        int64_t* timeout_ns) const;
   // Reaps what is left; false when a stalled I/O outlived the drain.
-  template <typename Cache>
+  template <bool kShaped, typename Cache>
   bool Drain(Cache& cache);
   // After Drain gave up: waits, reaping nothing but CQEs, until the device
   // returns every piece, so the ring and buffers can go.
@@ -272,6 +316,7 @@ class SubmitterThread {
 
   // Setup-time copies of the spec (the hot loop reads only these members).
   const ResolvedSpec& spec_;
+  const GroupShape& group_;  // this thread's job group
   const int index_;
   const int cpu_;
   const std::vector<int> fds_;
@@ -292,12 +337,27 @@ class SubmitterThread {
   const bool continue_on_error_;
   const bool random_offsets_;
   const uint32_t read_percent_;  // 100 for reads, 0 for writes
+  const uint8_t write_kind_;     // kWriteIo, or kTrimIo for trim ops
   uint64_t io_quota_ = 0;        // measured logical I/Os to do; 0 = no limit
   // Offsets per target: random ops pick a slot of `alignment` bytes,
   // sequential ops advance by block_size (offset_stride_ is either).
   std::vector<uint64_t> target_slots_;
   uint64_t offset_stride_ = 0;
   std::vector<uint64_t> seq_cursor_;    // sequential: next slot per target
+  // Sequential: the thread's own range of slots [first, end) per target.
+  std::vector<uint64_t> seq_first_;
+  std::vector<uint64_t> seq_end_;
+  // The shaped loop's generators, schedule and syncs.
+  IoShaper shaper_;
+  RatePacer pacer_;
+  bool open_loop_ = false;
+  uint32_t rate_generation_ = 0;
+  // Latest time the queue was seen full with I/O waiting for a slot: an
+  // I/O intended at or before it was late because of the queue depth.
+  int64_t queue_full_seen_ns_ = 0;
+  uint32_t writes_to_sync_ = 0;   // writes left before the next sync
+  bool sync_pending_ = false;
+  uint16_t sync_target_ = 0;
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
   uint32_t split_generation_ = 0;       // of control_->split_strategies

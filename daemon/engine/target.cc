@@ -222,6 +222,8 @@ QueueLimits ReadQueueLimits(const std::string& disk) {
   limits.nr_requests = ReadNumberAttr<uint32_t>(queue + "nr_requests");
   limits.virt_boundary_mask =
       ReadNumberAttr<uint64_t>(queue + "virt_boundary_mask");
+  limits.discard_max_bytes =
+      ReadNumberAttr<uint64_t>(queue + "discard_max_bytes");
   limits.io_poll = ReadNumberAttr<int>(queue + "io_poll") != 0;
   limits.rotational = ReadNumberAttr<int>(queue + "rotational") != 0;
   // "none [mq-deadline] kyber": the bracketed one is active. Devices with a

@@ -27,6 +27,9 @@ struct QueueLimits {
   uint32_t optimal_io_size = 0;
   uint32_t nr_requests = 0;
   uint64_t virt_boundary_mask = 0;
+  // Largest discard the device takes; 0: it cannot discard (trim ops are
+  // refused).
+  uint64_t discard_max_bytes = 0;
   bool io_poll = false;
   bool rotational = false;
   // The active I/O scheduler: "mq-deadline" from "none [mq-deadline] kyber".

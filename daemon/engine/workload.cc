@@ -1,6 +1,8 @@
 #include "daemon/engine/workload.h"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +47,23 @@ absl::Status RefillForVerify(const TargetSpec& t, uint32_t block_size,
 
 }  // namespace
 
+namespace {
+
+// Request objects over every thread: each holds its group's queue depth.
+size_t TotalQueueDepth(const ResolvedSpec& spec) {
+  size_t total = 0;
+  for (const GroupShape& g : spec.groups) {
+    total += size_t{g.threads} * g.queue_depth;
+  }
+  return total;
+}
+
+}  // namespace
+
 Workload::Workload(ResolvedSpec spec)
     : spec_(std::move(spec)),
       shared_requests_(std::make_unique<SharedRequestPool<internal::Request>>(
-          size_t{spec_.spec.threads} * spec_.spec.queue_depth)) {
+          TotalQueueDepth(spec_))) {
   control_.shared_requests = shared_requests_.get();
   control_.split_strategies[0] = spec_.spec.ab_strategies.empty()
                                      ? spec_.spec.split
@@ -263,6 +278,29 @@ absl::Status Workload::OpenTargets() {
                                      why));
     }
     fds_.push_back(fd);
+    BLKPERF_RETURN_IF_ERROR(CheckTrimSupport(i, fd));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Workload::CheckTrimSupport(size_t index, int fd) const {
+  const TargetInfo& info = spec_.targets[index];
+  bool trims = false;
+  for (const GroupShape& g : spec_.groups) trims = trims || OpTrims(g.op);
+  if (!trims || info.kind != TargetKind::kRegularFile) return absl::OkStatus();
+  // A hole punched past the end of the file changes nothing (KEEP_SIZE),
+  // but fails on a file system that cannot punch holes.
+  const uint64_t block = std::max<uint32_t>(512, info.logical_block_size);
+  const uint64_t past_end = (info.size_bytes / block + 1) * block;
+  if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(past_end), static_cast<off_t>(block)) != 0) {
+    const int error_number = errno;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "op ", OpName(spec_.spec.groups.empty() ? spec_.spec.op
+                                                : spec_.groups[0].op),
+        ": targets[", index, "] ", info.path,
+        " cannot punch holes (fallocate PUNCH_HOLE: ", strerror(error_number),
+        "): its file system does not support trims"));
   }
   return absl::OkStatus();
 }
@@ -282,8 +320,9 @@ using internal::kMaxRingEntries;
 
 absl::Status Workload::SizeRingsForStrategies() {
   // Room for the strategies the spec names, for `limits`, and bounded
-  // headroom for finer live switches (ring_sizing.h).
-  const uint32_t qd = spec_.spec.queue_depth;
+  // headroom for finer live switches (ring_sizing.h). Sized for the
+  // deepest group's queue and the largest block.
+  const uint32_t qd = spec_.max_queue_depth;
   std::vector<SplitStrategy> named = spec_.spec.ab_strategies;
   if (named.empty()) named.push_back(spec_.spec.split);
   uint32_t capacity = 1;
@@ -311,7 +350,7 @@ absl::Status Workload::SizeRingsForStrategies() {
   absl::StatusOr<uint32_t> limits =
       PiecesNeeded(spec_, SplitStrategy{SplitStrategy::Kind::kLimits, 0});
   if (limits.ok()) needs.limits = *limits;
-  needs.finest = std::max<uint32_t>(1, spec_.spec.block_size / smallest_block);
+  needs.finest = std::max<uint32_t>(1, spec_.max_block_size / smallest_block);
   control_.piece_capacity = internal::RingPieceCapacity(needs);
   return absl::OkStatus();
 }
@@ -326,7 +365,7 @@ absl::Status Workload::CheckStrategyFits(const SplitStrategy& strategy) const {
         "split ", SplitStrategyName(strategy), " cuts one I/O into up to ",
         pieces, " pieces, more than the ", control_.piece_capacity,
         " this workload's rings were sized for (queue_depth ",
-        spec_.spec.queue_depth, ")"));
+        spec_.max_queue_depth, ")"));
   }
   return absl::OkStatus();
 }
@@ -460,10 +499,73 @@ void Workload::Drive() {
     absl::MutexLock lock(&mu_);
     if (!SwitchLocked(ab[k % ab.size()]).ok()) break;
   }
+  if (spec_.spec.slo.enabled) RunSloSearch();
   finished_.WaitForNotification();
   absl::MutexLock lock(&mu_);
   final_device_ = ReadDevices();
   have_final_device_ = true;
+}
+
+bool Workload::WaitUntil(int64_t when_ns) {
+  // The SLO search's steps need no sub-millisecond start: a timed wait.
+  const int64_t now = MonotonicNanos();
+  if (when_ns > now) {
+    finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(when_ns - now));
+  }
+  return !finished_.HasBeenNotified();
+}
+
+internal::SloStepMeasure Workload::MeasureSloStep(double rate) {
+  const SloSpec& slo = spec_.spec.slo;
+  // Every thread gets an equal share of the step's rate; the submitters
+  // restart their schedules when they see the generation change.
+  const uint32_t generation = control_.rate_generation.load() + 1;
+  control_.rates[generation] = {
+      .per_second = rate / spec_.spec.threads,
+      .arrivals = spec_.spec.arrivals};
+  control_.rate_generation.store(generation, std::memory_order_release);
+  internal::SloStepMeasure m;
+  if (!WaitUntil(MonotonicNanos() + absl::ToInt64Nanoseconds(slo.settle))) {
+    return m;
+  }
+  const ThreadSnapshot before = TotalsNow();
+  const int64_t from = MonotonicNanos();
+  if (!WaitUntil(from + absl::ToInt64Nanoseconds(slo.step))) return m;
+  m.totals = TotalsNow();
+  m.totals.Subtract(before);
+  m.elapsed = absl::Nanoseconds(MonotonicNanos() - from);
+  m.complete = true;
+  return m;
+}
+
+void Workload::RunSloSearch() {
+  const SloSpec& slo = spec_.spec.slo;
+  SloSearch search(slo.target, slo.precision, slo.step, slo.settle);
+  while (std::optional<double> rate = search.NextRate()) {
+    const internal::SloStepMeasure m = MeasureSloStep(*rate);
+    if (!m.complete) break;  // stopped, aborted or failed meanwhile
+    SloStep step;
+    step.asked_iops = *rate;
+    step.elapsed = m.elapsed;
+    step.ios = m.totals.ios;
+    step.iops = m.totals.Iops(m.elapsed);
+    step.late_ios = m.totals.late_ios;
+    // Open-loop steps by intended time; the closed-loop step's intended
+    // time is its submission, so its service latency is the same thing.
+    const LatencyHistogram& h =
+        *rate > 0 ? m.totals.intended_latency : m.totals.latency;
+    step.p50_ns = h.Percentile(50);
+    step.p99_ns = h.Percentile(99);
+    step.p99_9_ns = h.Percentile(99.9);
+    step.value_ns = h.Percentile(slo.target.percentile);
+    search.Record(step);
+    absl::MutexLock lock(&mu_);
+    slo_ = search.summary();
+  }
+  absl::MutexLock lock(&mu_);
+  slo_ = search.summary();
+  // The search is the workload: it ends finished (not stopped) once done.
+  if (slo_.done) control_.stop.store(true);
 }
 
 absl::Status Workload::LaunchThreads() {
@@ -518,6 +620,15 @@ bool Workload::Release(const DeviceCounters& device_baseline,
       spec_.spec.runtime > absl::ZeroDuration()
           ? control_.measure_start_ns + absl::ToInt64Nanoseconds(spec_.spec.runtime)
           : 0;
+  if (spec_.spec.slo.enabled) {
+    // The search ends the workload; this only bounds a search that would
+    // not (its most steps, and a second per step to spare).
+    const SloSpec& slo = spec_.spec.slo;
+    control_.end_ns =
+        control_.measure_start_ns +
+        SloSteps(slo.precision) *
+            absl::ToInt64Nanoseconds(slo.settle + slo.step + absl::Seconds(1));
+  }
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
     // Measuring starts with the first I/O: the device's counters from
     // before any, so device requests per SQE cover exactly the same I/O.
@@ -653,6 +764,20 @@ void Workload::FillPhases(const std::vector<PhaseStart>& phases,
   }
 }
 
+void Workload::FillGroups(WorkloadSnapshot* snapshot) const {
+  if (spec_.spec.groups.empty()) return;
+  for (const GroupShape& g : spec_.groups) {
+    GroupSnapshot group;
+    group.name = g.name;
+    for (uint32_t t = g.first_thread;
+         t < g.first_thread + g.threads && t < snapshot->threads.size(); ++t) {
+      group.threads.push_back(static_cast<int>(t));
+      group.total.Merge(snapshot->threads[t]);
+    }
+    snapshot->groups.push_back(std::move(group));
+  }
+}
+
 void Workload::FillErrorSites(WorkloadSnapshot* snapshot) const {
   const uint32_t claimed = std::min<uint32_t>(
       control_.error_sites_claimed.load(), kMaxErrorSites);
@@ -700,6 +825,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     last_reap = std::max(last_reap, submitter->last_reap_ns());
   }
   if (!submitters_.empty()) snapshot.ring = submitters_[0]->ring_setup();
+  FillGroups(&snapshot);
   snapshot.notes = notes_;
   snapshot.start = StartTimesNow();
   const int64_t end = finished ? last_reap : now;
@@ -725,6 +851,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     stopped_by_user = stopped_by_user_;
     aborted = aborted_;
     phases = phases_;
+    snapshot.slo = slo_;
     device_now = have_final_device_ ? final_device_ : ReadDevices();
   }
   snapshot.split_strategy = SplitStrategyName(

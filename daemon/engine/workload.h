@@ -41,6 +41,16 @@
 #include "daemon/engine/workload_spec.h"
 
 namespace blkperf {
+namespace internal {
+
+// What one SLO search step measured: totals over its measured window.
+struct SloStepMeasure {
+  bool complete = false;  // false: the workload ended during the step
+  ThreadSnapshot totals;
+  absl::Duration elapsed;
+};
+
+}  // namespace internal
 
 class Workload {
  public:
@@ -129,6 +139,9 @@ class Workload {
   };
 
   absl::Status OpenTargets();
+  // Trim ops on a regular file: FailedPrecondition when its file system
+  // cannot punch holes (probed past the end of the file, a no-op).
+  absl::Status CheckTrimSupport(size_t index, int fd) const;
   // spec.verify: loads or creates each target's verify state (re-filling a
   // refill_for_verify target that has none) and builds verify_setup_.
   absl::Status SetUpVerify();
@@ -161,6 +174,15 @@ class Workload {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ThreadSnapshot TotalsNow() const;
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
+  void FillGroups(WorkloadSnapshot* snapshot) const;
+  // Waits until `when_ns` (CLOCK_MONOTONIC); false once the workload ended.
+  bool WaitUntil(int64_t when_ns);
+  // spec.slo: steps through the search (slo_search.h) on the driver thread,
+  // then stops the workload (state finished).
+  void RunSloSearch();
+  // Publishes `rate` (I/Os per second over the workload; 0: closed loop),
+  // lets it settle and measures one step.
+  internal::SloStepMeasure MeasureSloStep(double rate);
   void FillPhases(const std::vector<PhaseStart>& phases,
                   const DeviceCounters& device_now, int64_t end_ns,
                   WorkloadSnapshot* snapshot) const;
@@ -190,6 +212,7 @@ class Workload {
   bool switch_pending_ ABSL_GUARDED_BY(mu_) = false;
   std::thread switcher_;  // ScheduleSplitStrategy's; guarded by mu_
   std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);
+  SloSummary slo_ ABSL_GUARDED_BY(mu_);  // spec.slo: the search so far
   DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> device_stat_paths_;

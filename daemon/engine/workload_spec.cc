@@ -1,6 +1,8 @@
 #include "daemon/engine/workload_spec.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 namespace blkperf {
@@ -27,12 +29,14 @@ bool Parse(const std::array<std::pair<E, const char*>, N>& names,
   return false;
 }
 
-constexpr std::array<std::pair<Op, const char*>, 5> kOpNames = {{
+constexpr std::array<std::pair<Op, const char*>, 7> kOpNames = {{
     {Op::kRead, "read"},
     {Op::kWrite, "write"},
     {Op::kRandRead, "randread"},
     {Op::kRandWrite, "randwrite"},
     {Op::kRandRW, "randrw"},
+    {Op::kTrim, "trim"},
+    {Op::kRandTrim, "randtrim"},
 }};
 
 constexpr std::array<std::pair<PollMode, const char*>, 3> kPollNames = {{
@@ -107,6 +111,8 @@ bool OpWrites(Op op, uint32_t read_percent) {
   switch (op) {
     case Op::kWrite:
     case Op::kRandWrite:
+    case Op::kTrim:
+    case Op::kRandTrim:
       return true;
     case Op::kRandRW:
       return read_percent < 100;
@@ -115,6 +121,80 @@ bool OpWrites(Op op, uint32_t read_percent) {
       return false;
   }
   return true;
+}
+
+bool OpIsRandom(Op op) {
+  return op == Op::kRandRead || op == Op::kRandWrite || op == Op::kRandRW ||
+         op == Op::kRandTrim;
+}
+
+bool OpTrims(Op op) { return op == Op::kTrim || op == Op::kRandTrim; }
+
+std::vector<int> SpecCpus(const WorkloadSpec& spec) {
+  if (spec.groups.empty()) return spec.cpus;
+  std::vector<int> cpus;
+  for (const JobGroupSpec& g : spec.groups) {
+    cpus.insert(cpus.end(), g.cpus.begin(), g.cpus.end());
+  }
+  return cpus;
+}
+
+uint32_t SpecThreads(const WorkloadSpec& spec) {
+  if (!spec.groups.empty()) return static_cast<uint32_t>(SpecCpus(spec).size());
+  if (spec.threads != 0) return spec.threads;
+  return static_cast<uint32_t>(spec.cpus.size());
+}
+
+namespace {
+
+uint32_t LargestBlock(const std::vector<BlockSizeShare>& mix,
+                      uint32_t block_size) {
+  uint32_t largest = mix.empty() ? block_size : 0;
+  for (const BlockSizeShare& s : mix) largest = std::max(largest, s.block_size);
+  return largest;
+}
+
+}  // namespace
+
+uint64_t SpecBufferBytes(const WorkloadSpec& spec) {
+  const uint32_t top = std::max(LargestBlock(spec.read_bssplit, spec.block_size),
+                                LargestBlock(spec.write_bssplit, spec.block_size));
+  if (spec.groups.empty()) {
+    return uint64_t{std::max<uint32_t>(1, SpecThreads(spec))} *
+           spec.queue_depth * top;
+  }
+  uint64_t bytes = 0;
+  for (const JobGroupSpec& g : spec.groups) {
+    const uint32_t bs = g.block_size.value_or(spec.block_size);
+    const uint32_t largest = std::max(
+        LargestBlock(g.read_bssplit.value_or(spec.read_bssplit), bs),
+        LargestBlock(g.write_bssplit.value_or(spec.write_bssplit), bs));
+    bytes += uint64_t{g.cpus.size()} * g.queue_depth.value_or(spec.queue_depth) *
+             largest;
+  }
+  return bytes;
+}
+
+int SloSteps(double precision) {
+  if (!(precision > 0 && precision < 1)) return 1;
+  return 1 + static_cast<int>(std::ceil(std::log2(1 / precision) - 1e-9));
+}
+
+absl::Duration SpecMaxDuration(const WorkloadSpec& spec) {
+  if (!spec.slo.enabled) return spec.ramp_time + spec.runtime;
+  return spec.ramp_time +
+         SloSteps(spec.slo.precision) * (spec.slo.settle + spec.slo.step);
+}
+
+bool SpecWrites(const WorkloadSpec& spec) {
+  if (spec.groups.empty()) return OpWrites(spec.op, spec.read_percent);
+  for (const JobGroupSpec& g : spec.groups) {
+    if (OpWrites(g.op.value_or(spec.op),
+                 g.read_percent.value_or(spec.read_percent))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace blkperf

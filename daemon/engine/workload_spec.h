@@ -10,16 +10,20 @@
 #define BLKPERF_DAEMON_ENGINE_WORKLOAD_SPEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "daemon/engine/io_shape.h"
 #include "daemon/engine/split_strategy.h"
 
 namespace blkperf {
 
-enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW };
+// trim / randtrim discard ranges (block devices: BLOCK_URING_CMD_DISCARD;
+// files: fallocate PUNCH_HOLE | KEEP_SIZE); they need allow_write.
+enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW, kTrim, kRandTrim };
 enum class PollMode { kOff, kOn, kAuto };
 enum class RequestCacheMode { kPerCpu, kShared };
 // When completions are reaped, and so what the latencies include (README,
@@ -53,8 +57,12 @@ bool ParseBufferLayout(absl::string_view text, BufferLayout* layout);
 absl::string_view HugePageModeName(HugePageMode mode);  // "off", "on", "auto"
 bool ParseHugePageMode(absl::string_view text, HugePageMode* mode);
 
-// True for ops that issue writes.
+// True for ops that issue writes (trims included: they destroy data).
 bool OpWrites(Op op, uint32_t read_percent);
+// randread, randwrite, randrw, randtrim.
+bool OpIsRandom(Op op);
+// trim, randtrim.
+bool OpTrims(Op op);
 
 struct TargetSpec {
   // A block device or a regular file.
@@ -80,6 +88,47 @@ struct TargetSpec {
 
   bool operator==(const TargetSpec&) const = default;
 };
+
+// A latency objective to search for (slo_search.h): the highest open-loop
+// rate at which `target` holds.
+struct SloSpec {
+  bool enabled = false;
+  SloTarget target;
+  // The search stops when the bracket [met, missed] is at most this share
+  // of the closed-loop IOPS wide. In (0, 0.5].
+  double precision = 0.05;
+  // Each step runs `settle` (not measured: the queue and the schedule
+  // settle at the new rate) and then `step` (measured).
+  absl::Duration step = absl::Seconds(2);
+  absl::Duration settle = absl::Milliseconds(250);
+
+  bool operator==(const SloSpec&) const = default;
+};
+
+// One job group: its own submitter threads and CPUs with their own I/O
+// shape. A field left unset takes the workload's value (rates excepted: a
+// workload with groups sets rates per group).
+struct JobGroupSpec {
+  std::string name;   // [A-Za-z0-9._-]{1,32}; default "g<index>"
+  std::vector<int> cpus;  // required: one thread per CPU
+  std::optional<Op> op;
+  std::optional<uint32_t> read_percent;
+  std::optional<uint32_t> block_size;
+  std::optional<uint32_t> alignment;
+  std::optional<uint32_t> queue_depth;
+  std::optional<OffsetDistribution> distribution;
+  std::optional<uint32_t> random_percent;
+  std::optional<std::vector<BlockSizeShare>> read_bssplit;
+  std::optional<std::vector<BlockSizeShare>> write_bssplit;
+  std::optional<uint64_t> rate_iops;
+  std::optional<uint64_t> rate_bw;
+  std::optional<Arrivals> arrivals;
+  std::optional<uint32_t> fsync_every;
+  std::optional<uint32_t> fdatasync_every;
+
+  bool operator==(const JobGroupSpec&) const = default;
+};
+inline constexpr size_t kMaxJobGroups = 16;
 
 struct WorkloadSpec {
   std::vector<TargetSpec> targets;
@@ -158,9 +207,54 @@ struct WorkloadSpec {
   std::vector<SplitStrategy> ab_strategies;
   absl::Duration ab_slice = absl::Seconds(1);
 
+  // --- The I/O shape beyond op and block size (io_shape.h) ---
+  // Where random offsets fall.
+  OffsetDistribution distribution;
+  // Random ops: the share of I/Os at a random offset; the others continue
+  // where the thread's previous I/O on that target ended (fio's
+  // percentage_random). Sequential ops are 0% random.
+  uint32_t random_percent = 100;
+  // Block-size mixes of reads and of writes (trims take the write mix);
+  // empty: every I/O is block_size.
+  std::vector<BlockSizeShare> read_bssplit;
+  std::vector<BlockSizeShare> write_bssplit;
+  // Open loop: intended issue times at this many I/Os (or bytes) per
+  // second, split evenly over the threads; latency is then also measured
+  // from each I/O's intended time. 0: closed loop. At most one is set.
+  uint64_t rate_iops = 0;
+  uint64_t rate_bw = 0;
+  Arrivals arrivals = Arrivals::kUniform;
+  // After every N writes a thread issues an fsync (fdatasync) of the
+  // target it wrote last; 0: never. At most one is set.
+  uint32_t fsync_every = 0;
+  uint32_t fdatasync_every = 0;
+  // Job groups; empty: one group of the fields above.
+  std::vector<JobGroupSpec> groups;
+  // SLO search mode: the workload steps through open-loop rates.
+  SloSpec slo;
+
   // Field by field; fleet runs compare a retried request with the first.
   bool operator==(const WorkloadSpec&) const = default;
 };
+
+// The CPUs the spec's threads are pinned to as given: the groups' in group
+// order, else `cpus`. Empty: the engine's default placement.
+std::vector<int> SpecCpus(const WorkloadSpec& spec);
+// Submitter threads the spec asks for (0 when the engine decides: no
+// groups, no threads and no cpus given).
+uint32_t SpecThreads(const WorkloadSpec& spec);
+// Whether any I/O of the spec writes (a group's op counts too).
+bool SpecWrites(const WorkloadSpec& spec);
+// Bytes of I/O buffers the spec asks for before the engine fills in
+// defaults: threads x queue_depth x the largest block of each mix, summed
+// over the groups (ResolveSpec computes the exact figure).
+uint64_t SpecBufferBytes(const WorkloadSpec& spec);
+// The longest the spec runs: ramp_time + runtime, or with an SLO search
+// ramp_time + its most steps x (settle + step).
+absl::Duration SpecMaxDuration(const WorkloadSpec& spec);
+// Steps an SLO search of `precision` takes: the closed-loop step and
+// ceil(log2(1 / precision)) bisections.
+int SloSteps(double precision);
 
 }  // namespace blkperf
 

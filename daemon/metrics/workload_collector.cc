@@ -75,6 +75,47 @@ struct Families {
   MetricFamily latency{"blkperf_io_latency_seconds",
                        "Latency of completed logical I/Os.",
                        MetricType::Histogram};
+  MetricFamily intended_latency{
+      "blkperf_io_intended_latency_seconds",
+      "Open loop: latency of completed logical I/Os from their intended "
+      "issue time (queueing for a slot included).",
+      MetricType::Histogram};
+  MetricFamily late_ios{
+      "blkperf_late_ios_total",
+      "Open loop: I/Os issued after their intended time because the queue "
+      "depth was full.",
+      MetricType::Counter};
+  MetricFamily sync_ios{"blkperf_sync_ios_total",
+                        "fsync/fdatasync calls completed (not in ios).",
+                        MetricType::Counter};
+  MetricFamily slo_done{"blkperf_slo_done",
+                        "SLO search: 1 once the search has ended.",
+                        MetricType::Gauge};
+  MetricFamily slo_best{
+      "blkperf_slo_best_iops",
+      "SLO search: the highest asked rate that met the objective so far.",
+      MetricType::Gauge};
+  MetricFamily slo_knee{"blkperf_slo_knee_iops",
+                        "SLO search: the knee of the rate-latency curve (0: "
+                        "none yet).",
+                        MetricType::Gauge};
+  MetricFamily slo_max{"blkperf_slo_max_iops",
+                       "SLO search: the closed-loop step's IOPS.",
+                       MetricType::Gauge};
+  MetricFamily slo_step_asked{"blkperf_slo_step_asked_iops",
+                              "SLO search: the rate asked in each step (0: "
+                              "the closed-loop step).",
+                              MetricType::Gauge};
+  MetricFamily slo_step_iops{"blkperf_slo_step_iops",
+                             "SLO search: the IOPS each step achieved.",
+                             MetricType::Gauge};
+  MetricFamily slo_step_latency{
+      "blkperf_slo_step_latency_seconds",
+      "SLO search: each step's intended-time latency percentiles.",
+      MetricType::Gauge};
+  MetricFamily slo_step_met{"blkperf_slo_step_met",
+                            "SLO search: 1 when the step met the objective.",
+                            MetricType::Gauge};
   MetricFamily info{"blkperf_workload_info",
                     "Always 1: the workload's spec and split strategy.",
                     MetricType::Gauge};
@@ -122,6 +163,17 @@ struct Families {
                             &cache_misses,
                             &submitter_cpu,
                             &latency,
+                            &intended_latency,
+                            &late_ios,
+                            &sync_ios,
+                            &slo_done,
+                            &slo_best,
+                            &slo_knee,
+                            &slo_max,
+                            &slo_step_asked,
+                            &slo_step_iops,
+                            &slo_step_latency,
+                            &slo_step_met,
                             &info,
                             &state,
                             &elapsed,
@@ -174,11 +226,16 @@ void Directions(const WorkloadMetricsView& view, const ThreadSnapshot& t,
                 bool* reads, bool* writes) {
   const std::string& op = view.op;
   const bool known = op == "read" || op == "randread" || op == "write" ||
-                     op == "randwrite" || op == "randrw";
+                     op == "randwrite" || op == "randrw" || op == "trim" ||
+                     op == "randtrim";
   *reads = !known || op == "read" || op == "randread" || op == "randrw" ||
            t.read_ios != 0;
   *writes = !known || op == "write" || op == "randwrite" || op == "randrw" ||
             t.write_ios != 0;
+}
+
+bool Trims(const WorkloadMetricsView& view, const ThreadSnapshot& t) {
+  return view.op == "trim" || view.op == "randtrim" || t.trim_ios != 0;
 }
 
 // Threads pinned to the same CPU are summed, so every series is unique.
@@ -210,6 +267,17 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
     const Labels op = With(labels, "op", "write");
     AddCounter(f.ios, op, static_cast<double>(t.write_ios));
     AddCounter(f.bytes, op, static_cast<double>(t.write_bytes));
+  }
+  if (Trims(view, t)) {
+    const Labels op = With(labels, "op", "trim");
+    AddCounter(f.ios, op, static_cast<double>(t.trim_ios));
+    AddCounter(f.bytes, op, static_cast<double>(t.trim_bytes));
+  }
+  if (view.open_loop) {
+    AddCounter(f.late_ios, labels, static_cast<double>(t.late_ios));
+  }
+  if (t.sync_ios != 0) {
+    AddCounter(f.sync_ios, labels, static_cast<double>(t.sync_ios));
   }
   // ThreadSnapshot::Merge keeps one entry per errno, so labels are unique.
   for (const ErrorCount& e : t.errors) {
@@ -317,6 +385,33 @@ Labels WorkloadLabels(const WorkloadMetricsView& view) {
   return labels;
 }
 
+// The SLO search's answer so far and its curve: one series per step (at
+// most kMaxSloSteps), the objective as a label of the answer's.
+void AddSloSeries(const SloSummary& slo, const Labels& workload, Families& f) {
+  if (!slo.enabled) return;
+  const Labels objective =
+      With(workload, "objective", SloTargetName(slo.target));
+  AddGauge(f.slo_done, objective, slo.done ? 1.0 : 0.0);
+  AddGauge(f.slo_best, objective, slo.best_iops);
+  AddGauge(f.slo_knee, objective, slo.knee_iops);
+  AddGauge(f.slo_max, objective, slo.max_iops);
+  for (size_t i = 0; i < slo.steps.size(); ++i) {
+    const SloStep& st = slo.steps[i];
+    const Labels step = With(workload, "step", absl::StrCat(i));
+    AddGauge(f.slo_step_asked, step, st.asked_iops);
+    AddGauge(f.slo_step_iops, step, st.iops);
+    AddGauge(f.slo_step_met, step, st.met ? 1.0 : 0.0);
+    const std::pair<const char*, uint64_t> percentiles[] = {
+        {"50", st.p50_ns}, {"99", st.p99_ns}, {"99.9", st.p99_9_ns}};
+    for (const auto& [q, ns] : percentiles) {
+      // "percentile", not "quantile": Prometheus keeps that label for
+      // summaries.
+      AddGauge(f.slo_step_latency, With(step, "percentile", q),
+               static_cast<double>(ns) / 1e9);
+    }
+  }
+}
+
 void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   const WorkloadSnapshot& s = view.snapshot;
   const Labels workload = WorkloadLabels(view);
@@ -330,6 +425,12 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   ClientMetric& latency = f.latency.metric.emplace_back();
   latency.label = with_target;
   latency.histogram = ToPrometheusHistogram(s.total.latency);
+  if (view.open_loop || s.total.intended_latency.Count() != 0) {
+    ClientMetric& intended = f.intended_latency.metric.emplace_back();
+    intended.label = with_target;
+    intended.histogram = ToPrometheusHistogram(s.total.intended_latency);
+  }
+  AddSloSeries(s.slo, workload, f);
 
   AddGauge(f.info,
            With(With(With(workload, "spec", view.spec_summary),

@@ -10,7 +10,11 @@
 // Families (all prefixed blkperf_; per-CPU series carry workload, target,
 // cpu; `target` is the workload's target paths joined with ","; every
 // workload series also carries run_id when the workload has one):
-//   ios_total, bytes_total            counters, + op="read"|"write"
+//   ios_total, bytes_total            counters, + op="read"|"write"|"trim"
+//   late_ios_total                    counter, open-loop workloads: I/Os a
+//                                     full queue held past their intended
+//                                     time
+//   sync_ios_total                    counter, where syncs completed
 //   io_errors_total                   counter, + errno ("EIO",
 //                                     "short_transfer", "verify_mismatch")
 //   ios_in_flight                     gauge
@@ -22,6 +26,13 @@
 //                                     "io_worker"
 // Per workload (workload, target):
 //   io_latency_seconds                histogram (see latency_buckets.h)
+//   io_intended_latency_seconds       histogram, open-loop workloads: from
+//                                     each I/O's intended issue time
+// Per SLO-search workload (workload, + objective="p99<1ms"):
+//   slo_done, slo_best_iops, slo_knee_iops, slo_max_iops     gauges
+// and per step (workload, step="0".."31"): slo_step_asked_iops,
+//   slo_step_iops, slo_step_met, slo_step_latency_seconds (+ percentile
+//   "50"|"99"|"99.9") gauges
 // Per workload (workload):
 //   workload_info                     1, + spec, split_strategy, rw
 //   workload_state                    1 for the current state, 0 for the
@@ -38,8 +49,8 @@
 // Label values come from bounded sets: workload ids (running ones plus
 // terminal ones younger than `finished_ttl`) and their run ids (one per
 // workload, at most 64 characters), CPUs, the op and error kinds, the six
-// states, and at most kMaxStrategiesPerWorkload strategies per workload (the
-// most recently used).
+// states, at most kMaxStrategiesPerWorkload strategies per workload (the
+// most recently used) and at most kMaxSloSteps SLO steps.
 //
 // Every workload's io_latency_seconds has the same `le` set (the fixed
 // LatencyBucketBoundsNs(), whatever its data), on every daemon: so

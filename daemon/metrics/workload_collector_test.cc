@@ -417,6 +417,48 @@ TEST(WorkloadCollectorTest, RunIdNotOfTheDocumentedFormIsNotEchoed) {
               HasSubstr(absl::StrCat("run_id=\"", longest.run_id, "\"")));
 }
 
+TEST(WorkloadCollectorTest, OpenLoopTrimsSyncsAndTheSloSearch) {
+  ThreadSnapshot t = Thread(0, 1, 0, 30);
+  t.trim_ios = 7;
+  t.trim_bytes = 7 * 65536;
+  t.ios += 7;
+  t.late_ios = 4;
+  t.sync_ios = 3;
+  for (int i = 0; i < 37; ++i) t.intended_latency.Record(5'000'000);
+  WorkloadMetricsView v = View("w1", {t});
+  v.op = "randwrite";
+  v.open_loop = true;
+  SloSummary& slo = v.snapshot.slo;
+  slo.enabled = true;
+  slo.target = {.percentile = 99, .bound = absl::Milliseconds(1)};
+  slo.steps.push_back({.asked_iops = 0, .iops = 9000, .p50_ns = 100'000,
+                       .p99_ns = 400'000, .p99_9_ns = 900'000});
+  slo.steps.push_back({.asked_iops = 4500, .iops = 4499, .p50_ns = 50'000,
+                       .p99_ns = 250'000, .p99_9_ns = 2'000'000, .met = true});
+  slo.best_iops = 4500;
+  slo.max_iops = 9000;
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string cpu = R"(workload="w1",target="/dev/zram0",cpu="1")";
+  EXPECT_THAT(s, Contains("blkperf_ios_total{" + cpu + R"(,op="trim"} 7)"));
+  EXPECT_THAT(s, Contains("blkperf_bytes_total{" + cpu + R"(,op="trim"} 458752)"));
+  EXPECT_THAT(s, Contains("blkperf_late_ios_total{" + cpu + "} 4"));
+  EXPECT_THAT(s, Contains("blkperf_sync_ios_total{" + cpu + "} 3"));
+  EXPECT_THAT(s, Contains(R"(blkperf_io_intended_latency_seconds_count{workload="w1",target="/dev/zram0"} 37)"));
+  const std::string objective = R"(workload="w1",objective="p99<1ms")";
+  EXPECT_THAT(s, Contains("blkperf_slo_best_iops{" + objective + "} 4500"));
+  EXPECT_THAT(s, Contains("blkperf_slo_max_iops{" + objective + "} 9000"));
+  EXPECT_THAT(s, Contains("blkperf_slo_done{" + objective + "} 0"));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_asked_iops{workload="w1",step="1"} 4500)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_met{workload="w1",step="1"} 1)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_latency_seconds{workload="w1",step="1",percentile="99.9"} 0.002)"));
+  // A closed-loop workload exports none of the open-loop series.
+  const std::string closed = CollectText({View("w2", {Thread(0, 0, 5, 5)})});
+  EXPECT_THAT(closed, Not(HasSubstr("blkperf_late_ios_total")));
+  EXPECT_THAT(closed, Not(HasSubstr("blkperf_io_intended_latency_seconds")));
+  EXPECT_THAT(closed, Not(HasSubstr("blkperf_slo_")));
+  EXPECT_THAT(closed, Not(HasSubstr(R"(op="trim")")));
+}
+
 TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   constexpr int kThreads = 8;
   std::vector<ThreadSnapshot> threads;
@@ -436,7 +478,7 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   const std::set<std::string> allowed = {
       "workload", "target",         "cpu", "op",       "errno", "mode",
       "state",    "spec",           "rw",  "strategy", "run_id",
-      "split_strategy"};
+      "split_strategy", "objective", "step", "percentile"};
   size_t series = 0;
   for (const auto& f : families) {
     EXPECT_TRUE(absl::StartsWith(f.name, "blkperf_")) << f.name;

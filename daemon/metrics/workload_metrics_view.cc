@@ -23,6 +23,14 @@ std::string MetricsSpecSummary(const WorkloadSpec& spec) {
   }
   if (spec.sqpoll) absl::StrAppend(&summary, " sqpoll");
   if (!spec.direct) absl::StrAppend(&summary, " buffered");
+  if (spec.rate_iops != 0) absl::StrAppend(&summary, " rate_iops=", spec.rate_iops);
+  if (spec.rate_bw != 0) absl::StrAppend(&summary, " rate_bw=", spec.rate_bw);
+  if (!spec.groups.empty()) {
+    absl::StrAppend(&summary, " groups=", spec.groups.size());
+  }
+  if (spec.slo.enabled) {
+    absl::StrAppend(&summary, " slo=", SloTargetName(spec.slo.target));
+  }
   absl::StrAppend(&summary, " targets=", absl::StrJoin(paths, ","));
   return summary;
 }
@@ -39,6 +47,11 @@ WorkloadMetricsView MakeWorkloadMetricsView(std::string id,
                             : snapshot.split_strategy;
   for (const TargetSpec& t : spec.targets) view.targets.push_back(t.path);
   view.op = std::string(OpName(spec.op));
+  view.open_loop = spec.rate_iops != 0 || spec.rate_bw != 0 || spec.slo.enabled;
+  for (const JobGroupSpec& g : spec.groups) {
+    view.open_loop = view.open_loop || g.rate_iops.value_or(0) != 0 ||
+                     g.rate_bw.value_or(0) != 0;
+  }
   view.snapshot = std::move(snapshot);
   view.finished_at = finished_at;
   return view;

@@ -46,6 +46,9 @@ struct WorkloadMetricsView {
   // blkperf_workload_info. It also decides which `op` series (read, write)
   // the I/O counters carry.
   std::string op;
+  // Whether it runs open loop (a rate, or an SLO search): it then exports
+  // intended-time latency and late I/Os from the start.
+  bool open_loop = false;
   // Live figures, or the final ones once snapshot.state is terminal.
   WorkloadSnapshot snapshot;
   // When the workload reached its terminal state; absl::InfinitePast() while

@@ -124,7 +124,10 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"errors\":[", absl::StrJoin(errors, ","), "]",
       ",\"latency\":", JsonLatency(t.latency),
       ",\"submit_latency\":", JsonLatency(t.submit_latency),
-      ",\"completion_latency\":", JsonLatency(t.completion_latency), "}");
+      ",\"completion_latency\":", JsonLatency(t.completion_latency),
+      ",\"intended_latency\":", JsonLatency(t.intended_latency),
+      ",\"late_ios\":", t.late_ios, ",\"trim_ios\":", t.trim_ios,
+      ",\"trim_bytes\":", t.trim_bytes, ",\"sync_ios\":", t.sync_ios, "}");
 }
 
 // "lat", "slat", "clat": one line of min/mean/max and one of percentiles.
@@ -220,6 +223,95 @@ std::string VerifyJson(const VerifySummary& v) {
                       "]}");
 }
 
+namespace {
+
+std::string BssplitText(const std::vector<BlockSizeShare>& reads,
+                        const std::vector<BlockSizeShare>& writes) {
+  if (reads == writes) return BlockSizeSplitName(reads);
+  return absl::StrCat(BlockSizeSplitName(reads), ",",
+                      BlockSizeSplitName(writes));
+}
+
+}  // namespace
+
+std::string ShapeSummary(const WorkloadSpec& spec) {
+  std::string line;
+  if (spec.distribution.kind != OffsetDistribution::Kind::kUniform) {
+    absl::StrAppend(&line, " distribution=",
+                    OffsetDistributionName(spec.distribution));
+  }
+  if (OpIsRandom(spec.op) && spec.random_percent != 100) {
+    absl::StrAppend(&line, " random_percent=", spec.random_percent);
+  }
+  if (!spec.read_bssplit.empty() || !spec.write_bssplit.empty()) {
+    absl::StrAppend(&line, " bssplit=",
+                    BssplitText(spec.read_bssplit, spec.write_bssplit));
+  }
+  if (spec.rate_iops != 0) {
+    absl::StrAppend(&line, " rate_iops=", spec.rate_iops, " (",
+                    ArrivalsName(spec.arrivals), ")");
+  }
+  if (spec.rate_bw != 0) {
+    absl::StrAppend(&line, " rate_bw=", FormatBytes(spec.rate_bw), "/s (",
+                    ArrivalsName(spec.arrivals), ")");
+  }
+  if (spec.fsync_every != 0) absl::StrAppend(&line, " fsync=", spec.fsync_every);
+  if (spec.fdatasync_every != 0) {
+    absl::StrAppend(&line, " fdatasync=", spec.fdatasync_every);
+  }
+  if (!spec.groups.empty()) {
+    absl::StrAppend(&line, " groups=", spec.groups.size());
+  }
+  if (spec.slo.enabled) {
+    absl::StrAppend(&line, " slo=", SloTargetName(spec.slo.target),
+                    " precision=", spec.slo.precision,
+                    " step=", absl::FormatDuration(spec.slo.step),
+                    " settle=", absl::FormatDuration(spec.slo.settle));
+  }
+  return line;
+}
+
+std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& g) {
+  const Op op = g.op.value_or(spec.op);
+  std::string line = absl::StrCat(OpName(op));
+  if (op == Op::kRandRW) {
+    absl::StrAppend(&line, " read_percent=",
+                    g.read_percent.value_or(spec.read_percent));
+  }
+  const auto reads = g.read_bssplit.value_or(spec.read_bssplit);
+  const auto writes = g.write_bssplit.value_or(spec.write_bssplit);
+  if (reads.empty() && writes.empty()) {
+    absl::StrAppend(&line, " bs=",
+                    FormatBytes(g.block_size.value_or(spec.block_size)));
+  } else {
+    absl::StrAppend(&line, " bssplit=", BssplitText(reads, writes));
+  }
+  absl::StrAppend(&line, " qd=", g.queue_depth.value_or(spec.queue_depth),
+                  " cpus=", absl::StrJoin(g.cpus, ","));
+  const OffsetDistribution d = g.distribution.value_or(spec.distribution);
+  if (d.kind != OffsetDistribution::Kind::kUniform) {
+    absl::StrAppend(&line, " distribution=", OffsetDistributionName(d));
+  }
+  const uint32_t random = g.random_percent.value_or(spec.random_percent);
+  if (OpIsRandom(op) && random != 100) {
+    absl::StrAppend(&line, " random_percent=", random);
+  }
+  const Arrivals arrivals = g.arrivals.value_or(spec.arrivals);
+  if (g.rate_iops.value_or(0) != 0) {
+    absl::StrAppend(&line, " rate_iops=", *g.rate_iops, " (",
+                    ArrivalsName(arrivals), ")");
+  }
+  if (g.rate_bw.value_or(0) != 0) {
+    absl::StrAppend(&line, " rate_bw=", FormatBytes(*g.rate_bw), "/s (",
+                    ArrivalsName(arrivals), ")");
+  }
+  const uint32_t fsync = g.fsync_every.value_or(spec.fsync_every);
+  const uint32_t fdatasync = g.fdatasync_every.value_or(spec.fdatasync_every);
+  if (fsync != 0) absl::StrAppend(&line, " fsync=", fsync);
+  if (fdatasync != 0) absl::StrAppend(&line, " fdatasync=", fdatasync);
+  return line;
+}
+
 std::string SpecSummary(const WorkloadSpec& spec) {
   std::string line = absl::StrCat(
       OpName(spec.op), spec.op == Op::kRandRW
@@ -228,7 +320,7 @@ std::string SpecSummary(const WorkloadSpec& spec) {
       " bs=", FormatBytes(spec.block_size), " qd=", spec.queue_depth,
       " batch=", spec.submit_batch, "/", spec.complete_batch,
       " threads=", spec.threads, " cpus=", absl::StrJoin(spec.cpus, ","));
-  if (spec.runtime > absl::ZeroDuration()) {
+  if (spec.runtime > absl::ZeroDuration() && !spec.slo.enabled) {
     absl::StrAppend(&line, " runtime=", absl::FormatDuration(spec.runtime));
   }
   if (spec.io_count != 0) absl::StrAppend(&line, " io_count=", spec.io_count);
@@ -259,10 +351,137 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   if (spec.force_async) absl::StrAppend(&line, " force_async");
   absl::StrAppend(&line, " latency_mode=", LatencyModeName(spec.latency_mode),
                   " io_timeout=", absl::FormatDuration(spec.io_timeout));
+  absl::StrAppend(&line, ShapeSummary(spec));
   return line;
 }
 
 namespace {
+
+std::string Ns(uint64_t ns) { return FormatNanos(static_cast<double>(ns)); }
+
+// Open loop: intended-time latency and the I/Os a full queue held back.
+// Trims and syncs when there were any.
+std::string ShapeText(const ThreadSnapshot& t, double seconds) {
+  std::string out;
+  if (t.trim_ios != 0) {
+    absl::StrAppend(&out, "  trim: IOPS=",
+                    FormatCount(t.trim_ios / std::max(seconds, 1e-9)),
+                    " BW=", FormatBytes(t.trim_bytes / std::max(seconds, 1e-9)),
+                    "/s  trims=", t.trim_ios, " (in ios and bytes)\n");
+  }
+  if (t.sync_ios != 0) {
+    absl::StrAppend(&out, "  syncs: ", t.sync_ios,
+                    " completed (not in ios, IOPS or latency)\n");
+  }
+  if (t.intended_latency.Count() != 0) {
+    AppendLatency("ilat", "intended time: from each I/O's scheduled issue "
+                  "time, queueing included", t.intended_latency, &out);
+    absl::StrAppend(
+        &out, "  open loop: late=", t.late_ios, " of ", t.ios,
+        " I/Os issued after their intended time because the queue depth "
+        "was full (", Percent(static_cast<double>(t.late_ios),
+                             static_cast<double>(t.ios)),
+        "); lat above is the service time from submission\n");
+  }
+  return out;
+}
+
+std::string GroupsText(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
+  std::string out;
+  for (size_t i = 0; i < s.groups.size(); ++i) {
+    const GroupSnapshot& g = s.groups[i];
+    const ThreadSnapshot& t = g.total;
+    absl::StrAppend(
+        &out, "  group ", g.name, ": ",
+        i < spec.groups.size() ? GroupSummary(spec, spec.groups[i]) : "",
+        "\n    IOPS=", FormatCount(t.Iops(s.elapsed)),
+        " BW=", FormatBytes(t.BytesPerSecond(s.elapsed)), "/s",
+        " read_ios=", t.read_ios, " write_ios=", t.write_ios,
+        t.trim_ios != 0 ? absl::StrCat(" trim_ios=", t.trim_ios) : "",
+        " p50=", Ns(t.latency.Percentile(50)),
+        " p99=", Ns(t.latency.Percentile(99)),
+        t.intended_latency.Count() != 0
+            ? absl::StrCat(" intended p99=", Ns(t.intended_latency.Percentile(99)),
+                           " p99.9=", Ns(t.intended_latency.Percentile(99.9)),
+                           " late=", t.late_ios)
+            : "",
+        "\n");
+  }
+  return out;
+}
+
+std::string SloStepText(size_t i, const SloStep& st) {
+  return absl::StrCat(
+      "    step ", i, " ",
+      st.asked_iops > 0 ? absl::StrCat("rate ", FormatCount(st.asked_iops))
+                        : std::string("closed loop"),
+      ": IOPS=", FormatCount(st.iops), " p50=", Ns(st.p50_ns),
+      " p99=", Ns(st.p99_ns), " p99.9=", Ns(st.p99_9_ns),
+      st.asked_iops > 0 ? absl::StrCat(" late=", st.late_ios) : "",
+      st.asked_iops > 0 ? (st.met ? " met" : " missed") : "", "\n");
+}
+
+std::string SloText(const SloSummary& slo) {
+  if (!slo.enabled) return "";
+  std::string out = absl::StrCat(
+      "  slo search ", SloTargetName(slo.target), " (intended-time latency; ",
+      "precision ", absl::StrFormat("%g%%", 100 * slo.precision), " of the ",
+      "closed-loop IOPS; steps of ", absl::FormatDuration(slo.step), " after ",
+      absl::FormatDuration(slo.settle), " to settle):\n");
+  for (size_t i = 0; i < slo.steps.size(); ++i) {
+    absl::StrAppend(&out, SloStepText(i, slo.steps[i]));
+  }
+  if (!slo.done) {
+    absl::StrAppend(&out, "    (searching)\n");
+  } else if (slo.best_iops > 0) {
+    absl::StrAppend(
+        &out, "    answer: ", FormatCount(slo.best_iops), " IOPS meet ",
+        SloTargetName(slo.target), " (achieved ",
+        FormatCount(slo.best_achieved_iops), "); ",
+        slo.failed_iops < slo.max_iops
+            ? absl::StrCat("missed at ", FormatCount(slo.failed_iops))
+            : absl::StrCat("no tested rate missed up to the closed-loop ",
+                           FormatCount(slo.max_iops)),
+        "\n");
+  }
+  if (slo.done) {
+    absl::StrAppend(&out, "    knee: ",
+                    slo.knee_iops > 0 ? absl::StrCat(FormatCount(slo.knee_iops),
+                                                     " IOPS")
+                                      : std::string("none (too few steps or "
+                                                    "a flat curve)"),
+                    "\n");
+  }
+  if (!slo.note.empty()) absl::StrAppend(&out, "    note: ", slo.note, "\n");
+  return out;
+}
+
+std::string SloJson(const SloSummary& slo) {
+  if (!slo.enabled) return "null";
+  std::vector<std::string> steps;
+  for (const SloStep& st : slo.steps) {
+    steps.push_back(absl::StrCat(
+        "{\"asked_iops\":", Number(st.asked_iops), ",\"iops\":",
+        Number(st.iops), ",\"ios\":", st.ios, ",\"late_ios\":", st.late_ios,
+        ",\"p50_ns\":", st.p50_ns, ",\"p99_ns\":", st.p99_ns,
+        ",\"p99_9_ns\":", st.p99_9_ns, ",\"value_ns\":", st.value_ns,
+        ",\"met\":", st.met ? "true" : "false", ",\"elapsed_seconds\":",
+        Number(absl::ToDoubleSeconds(st.elapsed)), "}"));
+  }
+  return absl::StrCat(
+      "{\"objective\":", Quote(SloTargetName(slo.target)),
+      ",\"precision\":", Number(slo.precision),
+      ",\"step_seconds\":", Number(absl::ToDoubleSeconds(slo.step)),
+      ",\"settle_seconds\":", Number(absl::ToDoubleSeconds(slo.settle)),
+      ",\"done\":", slo.done ? "true" : "false",
+      ",\"max_iops\":", Number(slo.max_iops),
+      ",\"best_iops\":", Number(slo.best_iops),
+      ",\"best_achieved_iops\":", Number(slo.best_achieved_iops),
+      ",\"failed_iops\":", Number(slo.failed_iops),
+      ",\"knee_iops\":", Number(slo.knee_iops),
+      ",\"note\":", Quote(slo.note), ",\"steps\":[",
+      absl::StrJoin(steps, ","), "]}");
+}
 
 // Fleet runs: how the scheduled start went, e.g. "start: scheduled
 // 12.000000000s (monotonic), first submit 41.2us after it, threads spread 8.1us".
@@ -347,6 +566,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }
+  absl::StrAppend(&out, ShapeText(t, seconds));
   const uint64_t gets = t.cache_hits + t.cache_misses;
   absl::StrAppend(&out, "  request cache: ",
                   RequestCacheModeName(spec.request_cache),
@@ -390,6 +610,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     r.note.empty() ? "" : absl::StrCat(" (note: ", r.note, ")"),
                     "\n");
   }
+  absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo));
   absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
   if (!s.error_sites.empty()) {
@@ -467,6 +688,13 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
                          ",\"offset\":", s.error.offset,
                          ",\"message\":", Quote(s.error.message), "}");
   }
+  std::vector<std::string> groups;
+  for (const GroupSnapshot& g : s.groups) {
+    groups.push_back(absl::StrCat("{\"name\":", Quote(g.name),
+                                  ",\"threads\":[", absl::StrJoin(g.threads, ","),
+                                  "],\"total\":", JsonThread(g.total, s.elapsed),
+                                  "}"));
+  }
   const StartTimes& st = s.start;
   return absl::StrCat(
       "{\"spec\":", Quote(SpecSummary(spec)),
@@ -500,7 +728,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"error\":", error,
       ",\"error_total\":", s.total.ErrorTotal(),
       ",\"error_sites\":[", absl::StrJoin(sites, ","), "]",
-      ",\"verify\":", VerifyJson(s.verify), "}\n");
+      ",\"verify\":", VerifyJson(s.verify),
+      ",\"groups\":[", absl::StrJoin(groups, ","), "]",
+      ",\"slo\":", SloJson(s.slo), "}\n");
 }
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,

@@ -23,6 +23,13 @@ inline constexpr double kReportPercentiles[] = {50, 90, 99, 99.9, 99.99};
 // One line of the spec: "randread bs=4KiB qd=32 batch=32/32 threads=1 ...".
 std::string SpecSummary(const WorkloadSpec& spec);
 
+// The I/O shape part of SpecSummary: " distribution=zipf:1.2 bssplit=4k/70:
+// 64k/30 rate_iops=20000 (poisson) ..." ("" for a plain shape).
+std::string ShapeSummary(const WorkloadSpec& spec);
+
+// One job group: "randread bs=4.00KiB qd=8 cpus=0,1 distribution=zipf:1.2".
+std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& group);
+
 // The final (or live) result as a multi-line table.
 std::string FormatTextReport(const WorkloadSpec& spec,
                              const std::vector<TargetInfo>& targets,

@@ -117,7 +117,7 @@ class EngineBackend final : public WorkloadBackend {
   // what was checked.
   static absl::StatusOr<std::vector<OpenedTarget>> OpenTargets(
       WorkloadSpec& spec, const AccessPolicy& policy, bool default_target) {
-    const bool writes = OpWrites(spec.op, spec.read_percent);
+    const bool writes = SpecWrites(spec);
     std::vector<OpenedTarget> opened;
     for (size_t i = 0; i < spec.targets.size(); ++i) {
       TargetSpec& target = spec.targets[i];

@@ -151,10 +151,22 @@ absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
                      " exceeds the daemon limit --max_queue_depth=",
                      limits_.max_queue_depth));
   }
-  const absl::Duration total = spec.ramp_time + spec.runtime;
+  for (size_t i = 0; i < spec.groups.size(); ++i) {
+    const std::optional<uint32_t>& qd = spec.groups[i].queue_depth;
+    if (qd.has_value() && *qd > limits_.max_queue_depth) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("spec.groups[", i, "].queue_depth ", *qd,
+                       " exceeds the daemon limit --max_queue_depth=",
+                       limits_.max_queue_depth));
+    }
+  }
+  const absl::Duration total = SpecMaxDuration(spec);
   if (total > limits_.max_runtime) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "spec.ramp_time + spec.runtime = ", absl::FormatDuration(total),
+        spec.slo.enabled ? "spec.ramp_time + the SLO search's steps x "
+                           "(spec.slo.settle + spec.slo.step) = "
+                         : "spec.ramp_time + spec.runtime = ",
+        absl::FormatDuration(total),
         " exceeds the daemon limit --max_runtime=",
         absl::FormatDuration(limits_.max_runtime)));
   }
@@ -376,7 +388,7 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   }
   BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
   BLKPERF_ASSIGN_OR_RETURN(const bool runtime_capped, CapRuntime(spec));
-  const bool writes = OpWrites(spec.op, spec.read_percent);
+  const bool writes = SpecWrites(spec);
 
   // Allow lists first, so a path outside them is not even probed. The
   // default target is the daemon's own file.
@@ -391,24 +403,27 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   }
   BLKPERF_RETURN_IF_ERROR(backend_->ValidateFields(spec, engine_limits_));
 
-  // Threads and CPUs as the engine resolves them (see workload_spec.h).
-  const uint32_t threads = spec.threads != 0
-                               ? spec.threads
-                               : std::max<uint32_t>(1, spec.cpus.size());
-  std::vector<int> cpus = spec.cpus;
+  // Threads and CPUs as the engine resolves them (see workload_spec.h; a
+  // spec with groups lists every CPU in its groups).
+  const uint32_t threads = std::max<uint32_t>(1, SpecThreads(spec));
+  std::vector<int> cpus = SpecCpus(spec);
   if (cpus.empty()) {
     const std::vector<int> online = backend_->OnlineCpus();
     for (uint32_t i = 0; i < threads && !online.empty(); ++i) {
       cpus.push_back(online[i % online.size()]);
     }
   }
-  const uint64_t buffer_bytes =
-      uint64_t{threads} * spec.queue_depth * spec.block_size;
+  const uint64_t buffer_bytes = SpecBufferBytes(spec);
   if (buffer_bytes > limits_.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "spec: threads x queue_depth x block_size = ", threads, " x ",
-        spec.queue_depth, " x ", spec.block_size, " = ", buffer_bytes,
-        " bytes of I/O buffers exceeds the daemon limit --max_buffer_bytes=",
+        "spec: threads x queue_depth x block_size = ", buffer_bytes,
+        " bytes of I/O buffers",
+        spec.groups.empty() && spec.read_bssplit.empty() &&
+                spec.write_bssplit.empty()
+            ? absl::StrCat(" (", threads, " x ", spec.queue_depth, " x ",
+                           spec.block_size, ")")
+            : " (the largest block of each mix, summed over the groups)",
+        " exceeds the daemon limit --max_buffer_bytes=",
         limits_.max_buffer_bytes));
   }
 

@@ -277,6 +277,43 @@ TEST_F(ControlPlaneTest, RunPrintsTheFinalReport) {
   EXPECT_THAT(r.out, HasSubstr("state: finished"));
 }
 
+TEST_F(ControlPlaneTest, WorkloadShapesOverGrpc) {
+  // Open loop with a size mix and zipf offsets, through the client.
+  Result r = Client({"run", "--target=" + dir_ + "/a", "--runtime=1s",
+                     "--direct=false", "--rate_iops=2000", "--arrivals=poisson",
+                     "--bssplit=4k/50:8k/50", "--distribution=zipf:1.2",
+                     "--quiet", "--report_json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("rate_iops=2000 (poisson)"));
+  EXPECT_THAT(r.out, HasSubstr("distribution=zipf:1.2"));
+  EXPECT_THAT(r.out, HasSubstr("bssplit=4k/50:8k/50"));
+  const v1::Workload w = Status("w1");
+  const v1::ThreadStats& total = w.snapshot().total();
+  ASSERT_GT(total.ios(), 0u);
+  EXPECT_EQ(total.intended_latency().count(), total.ios());
+  EXPECT_TRUE(total.has_intended_histogram());
+  EXPECT_NEAR(total.iops(), 2000, 2000 * 0.05);
+  EXPECT_EQ(w.spec().distribution(), "zipf:1.2");
+  EXPECT_EQ(w.spec().rate_iops(), 2000u);
+  ASSERT_EQ(w.spec().read_bssplit_size(), 2);
+
+  // A short SLO search: the client prints the curve and the answer, the
+  // API carries them.
+  Result slo = Client({"run", "--target=" + dir_ + "/a", "--direct=false",
+                       "--slo=p99<1s", "--slo_precision=0.5",
+                       "--slo_step=200ms", "--slo_settle=0s", "--quiet"});
+  ASSERT_EQ(slo.code, 0) << slo.err;
+  EXPECT_THAT(slo.out, HasSubstr("slo search p99<1s"));
+  EXPECT_THAT(slo.out, HasSubstr("step 0 closed loop: IOPS="));
+  EXPECT_THAT(slo.out, HasSubstr("answer: "));
+  const v1::Workload searched = Status("w2");
+  EXPECT_EQ(searched.state(), v1::WORKLOAD_STATE_FINISHED);
+  ASSERT_TRUE(searched.snapshot().has_slo());
+  EXPECT_TRUE(searched.snapshot().slo().done());
+  EXPECT_EQ(searched.snapshot().slo().steps_size(), 2);
+  EXPECT_GT(searched.snapshot().slo().best_iops(), 0);
+}
+
 TEST_F(ControlPlaneTest, TwoWatchersAgreeWithTheFinalResult) {
   const std::string id = Start("/a", "2s");
   ASSERT_EQ(id, "w1");
@@ -410,6 +447,15 @@ TEST_F(ControlPlaneTest, BadSpecsAreInvalidArgumentNamingTheField) {
       {{target + "," + dir_ + "/a"}, "targets[1].path"},
       {{"--spec_file=" + relative_file}, "spec.targets[0].path"},
       {{"--spec_file=" + spec_file}, "spec.op"},
+      {{target, "--distribution=zipf:0"}, "spec.distribution"},
+      {{target, "--op=read", "--distribution=pareto:0.2"}, "distribution"},
+      {{target, "--op=read", "--random_percent=50"}, "random_percent"},
+      {{target, "--rate_iops=100", "--rate_bw=1m"}, "rate_bw"},
+      {{target, "--bssplit=4k/50:1000/50"}, "read_bssplit[1]"},
+      {{target, "--fsync=4"}, "fsync_every"},
+      {{target, "--groups=op=randread cpus=4095"}, "groups[0].cpus[0]"},
+      {{target, "--slo=p99>1ms"}, "spec.slo.objective"},
+      {{target, "--slo=p99<1ms", "--io_count=10"}, "io_count"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"start"};

@@ -4,8 +4,9 @@
 Starts Prometheus (Debian package `prometheus`) on a free loopback port with
 the repository's dashboards/prometheus.yml and blkperf_rules.yml (scrape and
 evaluation interval lowered to 1 s, the blkperf job pointed at the daemon
-under test), runs one workload that switches its split strategy half-way,
-and then checks through Prometheus' HTTP API that
+under test), runs one workload that switches its split strategy half-way
+and then a short SLO search (open loop: the intended-time, late-I/O and
+SLO series), and then checks through Prometheus' HTTP API that
 
   * every expression of dashboards/queries.txt (each dashboard panel,
     annotation and variable query, each recording rule, and each alert's
@@ -41,6 +42,7 @@ RAMP_S = 1
 SWITCH_AFTER_S = 8   # after the start, ramp included
 SWITCH_TO = "limits"
 IOPS_TOLERANCE = 0.05
+SLO_STEP_S = 1.5     # 3 steps (closed loop + 2 bisections) of this
 # Grafana's $__rate_interval is at least 4 scrape intervals; the test scrapes
 # every second.
 SUBSTITUTIONS = {
@@ -211,6 +213,18 @@ class ServeDaemon:
         iops = float(total["iops"])
         return find_key(final, ("workload_id", "workloadId")) or workload, iops
 
+    def run_slo_search(self, target):
+        """A short open-loop SLO search after the main workload: the
+        intended-time latency, late I/O and SLO series need one."""
+        run = self.client("--json", "--quiet", "run", f"--target={target}",
+                          "--direct=false", "--qd=8", "--slo=p99<50ms",
+                          "--slo_precision=0.25", f"--slo_step={SLO_STEP_S}s",
+                          "--slo_settle=200ms")
+        final = json.loads(run.stdout)
+        slo = find_key(find_key(final, ("snapshot",)), ("slo",))
+        assert slo and slo.get("done"), f"the SLO search did not finish: {slo}"
+        return find_key(final, ("workload_id", "workloadId"))
+
     def stop(self):
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -342,6 +356,8 @@ def main():
         workload, iops = daemon.run_workload(
             os.path.join(workdir, "metrics_e2e.dat"))
         log(f"--- workload {workload}: {iops:.1f} IOPS (its own result)")
+        slo = daemon.run_slo_search(os.path.join(workdir, "metrics_e2e.dat"))
+        log(f"--- SLO search {slo} done")
         time.sleep(3)  # final values scraped, rules evaluated on them
         check_metrics_text(args.promtool, daemon.metrics_address, failures)
         end = time.time()

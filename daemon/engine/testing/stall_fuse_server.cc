@@ -1,12 +1,18 @@
 // A FUSE file system with one file, /data, whose reads can be made to stop
-// completing: the device that stalls in the engine's stall test.
+// completing, for a while or for good, or be served one at a time: the
+// devices of the engine's stall, open-loop and SLO tests.
 //
-//   stall_fuse_server MOUNTPOINT SIZE_BYTES
+//   stall_fuse_server MOUNTPOINT SIZE_BYTES [--stall_ms=N] [--service_us=N]
 //   kill -USR1 <pid>   # from now on, reads are never answered
+//   kill -USR2 <pid>   # (--stall_ms) no read is answered for N ms, then
+//                      # every read held meanwhile is
 //   kill -TERM <pid>   # unmount and exit; the kernel fails pending reads
 //
-// Reads return zeros until SIGUSR1. The file is opened with direct_io, so
-// every read reaches this server (no page cache). Test-only.
+// Reads return zeros. With --service_us a worker thread answers reads in
+// arrival order, one at a time, each after N us: a queue whose latency
+// grows with the load (capacity 1e6 / N reads a second). The file is
+// opened with direct_io, so every read reaches this server (no page
+// cache). Test-only.
 #define FUSE_USE_VERSION 35
 
 #include <errno.h>
@@ -17,7 +23,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sys/prctl.h>
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -26,8 +41,78 @@ constexpr fuse_ino_t kDataIno = 2;
 constexpr char kDataName[] = "data";
 uint64_t g_size = 0;
 volatile sig_atomic_t g_stalled = 0;
+// Set by the signal handler, taken by the worker thread: a lock-free atomic
+// is both signal-safe and race-free.
+std::atomic<int> g_stall_asked{0};
+int64_t g_stall_ns = 0;    // --stall_ms
+int64_t g_service_ns = 0;  // --service_us
 
 void OnUsr1(int) { g_stalled = 1; }
+void OnUsr2(int) { g_stall_asked.store(1); }
+
+int64_t Now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+void SleepNs(int64_t ns) {
+  const int64_t until = Now() + ns;
+  const timespec at = {.tv_sec = until / 1000000000,
+                       .tv_nsec = until % 1000000000};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) != 0) {
+  }
+}
+
+struct PendingRead {
+  fuse_req_t req;
+  size_t size;
+  off_t offset;
+};
+
+// Reads waiting for the worker (--stall_ms, --service_us).
+std::mutex g_mu;
+std::condition_variable g_cv;
+std::deque<PendingRead> g_queue;
+std::atomic<bool> g_exit{false};
+
+void Answer(fuse_req_t req, size_t size, off_t offset) {
+  static std::vector<char> zeros;
+  if (static_cast<uint64_t>(offset) >= g_size) {
+    fuse_reply_buf(req, nullptr, 0);
+    return;
+  }
+  size = static_cast<size_t>(
+      std::min<uint64_t>(size, g_size - static_cast<uint64_t>(offset)));
+  if (zeros.size() < size) zeros.resize(size);
+  fuse_reply_buf(req, zeros.data(), size);
+}
+
+// Answers queued reads in order: none while a stall lasts, each after the
+// service time.
+void Worker() {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  int64_t stall_until = 0;
+  while (!g_exit.load()) {
+    if (g_stall_asked.exchange(0) != 0) stall_until = Now() + g_stall_ns;
+    if (Now() < stall_until) {
+      SleepNs(std::min<int64_t>(1'000'000, stall_until - Now()));
+      continue;
+    }
+    PendingRead next;
+    {
+      std::unique_lock<std::mutex> lock(g_mu);
+      if (g_queue.empty()) {
+        g_cv.wait_for(lock, std::chrono::milliseconds(1));
+        continue;
+      }
+      next = g_queue.front();
+      g_queue.pop_front();
+    }
+    if (g_service_ns > 0) SleepNs(g_service_ns);
+    Answer(next.req, next.size, next.offset);
+  }
+}
 
 void Attributes(fuse_ino_t ino, struct stat* st) {
   memset(st, 0, sizeof(*st));
@@ -77,26 +162,41 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 void Read(fuse_req_t req, fuse_ino_t, size_t size, off_t offset,
           fuse_file_info*) {
   if (g_stalled) return;  // never answered: the I/O stays outstanding
-  static std::vector<char> zeros;
-  if (static_cast<uint64_t>(offset) >= g_size) {
-    fuse_reply_buf(req, nullptr, 0);
+  if (g_stall_ns == 0 && g_service_ns == 0) {
+    Answer(req, size, offset);
     return;
   }
-  size = static_cast<size_t>(
-      std::min<uint64_t>(size, g_size - static_cast<uint64_t>(offset)));
-  if (zeros.size() < size) zeros.resize(size);
-  fuse_reply_buf(req, zeros.data(), size);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_queue.push_back({req, size, offset});
+  }
+  g_cv.notify_one();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s MOUNTPOINT SIZE_BYTES\n", argv[0]);
+  if (argc < 3) {
+    fprintf(stderr,
+            "usage: %s MOUNTPOINT SIZE_BYTES [--stall_ms=N] [--service_us=N]\n",
+            argv[0]);
     return 2;
   }
   g_size = strtoull(argv[2], nullptr, 10);
+  for (int i = 3; i < argc; ++i) {
+    if (strncmp(argv[i], "--stall_ms=", 11) == 0) {
+      g_stall_ns = strtoll(argv[i] + 11, nullptr, 10) * 1'000'000;
+    } else if (strncmp(argv[i], "--service_us=", 13) == 0) {
+      g_service_ns = strtoll(argv[i] + 13, nullptr, 10) * 1'000;
+    } else {
+      fprintf(stderr, "unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
   signal(SIGUSR1, OnUsr1);
+  signal(SIGUSR2, OnUsr2);
+  std::thread worker;
+  if (g_stall_ns > 0 || g_service_ns > 0) worker = std::thread(Worker);
   fuse_lowlevel_ops ops;
   memset(&ops, 0, sizeof(ops));
   ops.lookup = Lookup;
@@ -116,7 +216,12 @@ int main(int argc, char** argv) {
       }
       fuse_remove_signal_handlers(se);
     }
+    g_exit.store(true);
+    if (worker.joinable()) worker.join();
     fuse_session_destroy(se);
+  } else {
+    g_exit.store(true);
+    if (worker.joinable()) worker.join();
   }
   fuse_opt_free_args(&args);
   return ret == 0 ? 0 : 1;
