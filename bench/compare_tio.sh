@@ -47,7 +47,7 @@ done
 build_t_io_uring "$cache"
 command -v fio >/dev/null || tools/setup.sh
 bazel build -c opt //daemon:blkperfd >&2
-blkperfd=$(pwd)/bazel-bin/daemon/blkperfd
+blkperfd=${BLKPERFD:-$(pwd)/bazel-bin/daemon/blkperfd}
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_set=0
 cleanup() {

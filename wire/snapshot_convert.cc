@@ -638,9 +638,9 @@ void TargetInfoToProto(const TargetInfo& info, v1::TargetInfo* proto) {
   proto->set_path(info.path);
   proto->set_resolved_path(info.resolved_path);
   proto->set_path_is_symlink(info.path_is_symlink);
-  proto->set_kind(info.kind == TargetKind::kBlockDevice
-                      ? v1::TARGET_KIND_BLOCK_DEVICE
-                      : v1::TARGET_KIND_REGULAR_FILE);
+  proto->set_kind(info.kind == TargetKind::kBlockDevice ? v1::TARGET_KIND_BLOCK_DEVICE
+                  : info.kind == TargetKind::kNop       ? v1::TARGET_KIND_NOP
+                                                        : v1::TARGET_KIND_REGULAR_FILE);
   proto->set_size_bytes(info.size_bytes);
   proto->set_logical_block_size(info.logical_block_size);
   proto->set_physical_block_size(info.physical_block_size);
@@ -680,9 +680,9 @@ TargetInfo TargetInfoFromProto(const v1::TargetInfo& proto) {
   info.path = proto.path();
   info.resolved_path = proto.resolved_path();
   info.path_is_symlink = proto.path_is_symlink();
-  info.kind = proto.kind() == v1::TARGET_KIND_BLOCK_DEVICE
-                  ? TargetKind::kBlockDevice
-                  : TargetKind::kRegularFile;
+  info.kind = proto.kind() == v1::TARGET_KIND_BLOCK_DEVICE ? TargetKind::kBlockDevice
+              : proto.kind() == v1::TARGET_KIND_NOP        ? TargetKind::kNop
+                                                           : TargetKind::kRegularFile;
   info.size_bytes = proto.size_bytes();
   info.logical_block_size = proto.logical_block_size();
   info.physical_block_size = proto.physical_block_size();

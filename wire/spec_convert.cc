@@ -522,6 +522,7 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
     spec.registered_files = proto.registered_files();
   }
   if (proto.has_vectored()) spec.vectored = proto.vectored();
+  if (proto.has_nop()) spec.nop = proto.nop();
   BLKPERF_ASSIGN_OR_RETURN(spec.buffer_layout,
                            BufferLayoutFromProto(proto.buffer_layout()));
   BLKPERF_ASSIGN_OR_RETURN(spec.huge_pages,
@@ -603,6 +604,7 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   proto->set_fixed_buffers(spec.fixed_buffers);
   proto->set_registered_files(spec.registered_files);
   proto->set_vectored(spec.vectored);
+  proto->set_nop(spec.nop);
   proto->set_buffer_layout(BufferLayoutToProto(spec.buffer_layout));
   proto->set_huge_pages(HugePageModeToProto(spec.huge_pages));
   proto->set_polled(PollModeToProto(spec.polled));

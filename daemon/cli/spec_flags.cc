@@ -57,6 +57,9 @@ ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
 ABSL_FLAG(bool, registered_files, true, "registered_files: register files");
 ABSL_FLAG(bool, vectored, false,
           "vectored: READV/WRITEV with an iovec (needs --nofixed_buffers)");
+ABSL_FLAG(bool, nop, false,
+          "nop: no device, every I/O an IORING_OP_NOP (t/io_uring -N1); "
+          "give no --target");
 ABSL_FLAG(std::optional<std::string>, buffer_layout, std::nullopt,
           "buffer_layout: per_slot or one_region (default per_slot)");
 ABSL_FLAG(std::optional<std::string>, huge_pages, std::nullopt,
@@ -327,6 +330,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     spec.set_registered_files(absl::GetFlag(FLAGS_registered_files));
   }
   if (BoolChanged("vectored")) spec.set_vectored(absl::GetFlag(FLAGS_vectored));
+  if (BoolChanged("nop")) spec.set_nop(absl::GetFlag(FLAGS_nop));
   if (auto v = absl::GetFlag(FLAGS_buffer_layout)) {
     v1::BufferLayout layout;
     if (!v1::BufferLayout_Parse("BUFFER_LAYOUT_" + absl::AsciiStrToUpper(*v),

@@ -48,9 +48,12 @@ void PrepVectored(const PieceIo& io, IovecRing* iovecs) {
   }
 }
 
+void PrepNop(const PieceIo& io, IovecRing*) { io_uring_prep_nop(io.sqe); }
+
 }  // namespace
 
 IoMode IoModeOf(const WorkloadSpec& spec) {
+  if (spec.nop) return IoMode::kNop;
   if (spec.fixed_buffers) return IoMode::kFixed;
   return spec.vectored ? IoMode::kVectored : IoMode::kPlain;
 }
@@ -63,6 +66,8 @@ absl::string_view IoModeName(IoMode mode) {
       return "plain";
     case IoMode::kVectored:
       return "vectored";
+    case IoMode::kNop:
+      return "nop";
   }
   return "unknown";
 }
@@ -75,6 +80,8 @@ uint8_t IoModeOpcode(IoMode mode, bool is_write) {
       return is_write ? IORING_OP_WRITE : IORING_OP_READ;
     case IoMode::kVectored:
       return is_write ? IORING_OP_WRITEV : IORING_OP_READV;
+    case IoMode::kNop:
+      return IORING_OP_NOP;
   }
   return IORING_OP_NOP;
 }
@@ -87,6 +94,8 @@ PrepFn PrepFunctionFor(IoMode mode) {
       return &PrepPlain;
     case IoMode::kVectored:
       return &PrepVectored;
+    case IoMode::kNop:
+      return &PrepNop;
   }
   return &PrepPlain;
 }

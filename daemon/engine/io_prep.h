@@ -11,6 +11,7 @@
 //   plain:    IORING_OP_READ / WRITE on a user address (-B0, t/io_uring's
 //             default plain mode)
 //   vectored: IORING_OP_READV / WRITEV with a one-entry iovec (-B0 -V1)
+//   nop:      IORING_OP_NOP, no file, no buffer (-N1; WorkloadSpec::nop)
 #ifndef BLKPERF_DAEMON_ENGINE_IO_PREP_H_
 #define BLKPERF_DAEMON_ENGINE_IO_PREP_H_
 
@@ -25,10 +26,11 @@
 
 namespace blkperf::internal {
 
-enum class IoMode { kFixed, kPlain, kVectored };
+enum class IoMode { kFixed, kPlain, kVectored, kNop };
 
 IoMode IoModeOf(const WorkloadSpec& spec);
-absl::string_view IoModeName(IoMode mode);  // "fixed", "plain", "vectored"
+// "fixed", "plain", "vectored", "nop"
+absl::string_view IoModeName(IoMode mode);
 // The opcode `mode` issues for a read or a write (IORING_OP_*).
 uint8_t IoModeOpcode(IoMode mode, bool is_write);
 

@@ -132,7 +132,7 @@ struct RingSetup {
   uint32_t cq_entries = 0;
   uint32_t pieces_per_io = 0;
   std::string buffer_layout;  // "per_slot" or "one_region"
-  std::string io_mode;        // "fixed", "plain" or "vectored"
+  std::string io_mode;        // "fixed", "plain", "vectored" or "nop"
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat

@@ -63,6 +63,59 @@ absl::Status ValidateBufferFields(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
+// nop: no device, so nothing that needs one (WorkloadSpec::nop). The
+// workload-shape fields are checked on the resolved groups (NopShapeCheck).
+absl::Status ValidateNopFields(const WorkloadSpec& spec) {
+  if (!spec.targets.empty()) {
+    return Invalid("targets", absl::StrCat("has ", spec.targets.size(),
+                                           " entries, but nop runs on no "
+                                           "target: leave targets empty"));
+  }
+  if (spec.op != Op::kRead && spec.op != Op::kRandRead) {
+    return Invalid("op", absl::StrCat(OpName(spec.op),
+                                      " with nop: a NOP moves no data, so "
+                                      "only read and randread are accepted"));
+  }
+  if (spec.verify) return Invalid("verify", "has no data to check with nop");
+  if (spec.polled == PollMode::kOn) {
+    return Invalid("polled", "on with nop: there is no device to poll");
+  }
+  if (spec.split.kind != SplitStrategy::Kind::kNone ||
+      !spec.ab_strategies.empty()) {
+    return Invalid(spec.ab_strategies.empty() ? "split" : "ab_strategies",
+                   "needs a device's queue limits; nop has none (split none "
+                   "only)");
+  }
+  if (!spec.groups.empty()) {
+    return Invalid("groups", "cannot be used with nop");
+  }
+  return absl::OkStatus();
+}
+
+// The stand-in target of a NOP workload: offsets are still drawn (they are
+// part of the engine's cost per I/O), over 1 GiB or one block.
+TargetInfo NopTargetInfo(uint32_t block_size) {
+  TargetInfo info;
+  info.path = "nop";
+  info.resolved_path = "nop";
+  info.kind = TargetKind::kNop;
+  info.size_bytes = std::max<uint64_t>(uint64_t{1} << 30, block_size);
+  info.logical_block_size = 512;
+  info.physical_block_size = 512;
+  return info;
+}
+
+absl::Status NopShapeCheck(const std::vector<GroupShape>& groups) {
+  for (const GroupShape& g : groups) {
+    if (g.shaped) {
+      return Invalid("nop",
+                     "needs plain I/O shapes: no distribution, "
+                     "random_percent, bssplit, rates, syncs, trims or slo");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
   if (spec.verify_pass && !spec.verify) {
     return Invalid("verify_pass", "needs verify");
@@ -106,7 +159,9 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
 absl::Status ValidateFields(const WorkloadSpec& spec,
                             const EngineLimits& limits,
                             const std::vector<int>& online) {
-  if (spec.targets.empty()) {
+  if (spec.nop) {
+    BLKPERF_RETURN_IF_ERROR(ValidateNopFields(spec));
+  } else if (spec.targets.empty()) {
     return Invalid("targets", "is empty: at least one target is required");
   }
   std::set<std::string> seen;
@@ -217,6 +272,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
         limits.max_buffer_bytes,
         spec.groups.empty() ? "" : " (summed over the groups)"));
   }
+  if (spec.nop) BLKPERF_RETURN_IF_ERROR(NopShapeCheck(groups));
   if (spec.verify) {
     for (const GroupShape& g : groups) {
       if (g.shaped) {
@@ -427,6 +483,10 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
       }
     }
     resolved.targets.push_back(*std::move(info));
+  }
+  if (out.nop) {
+    out.targets = {TargetSpec{.path = "nop"}};
+    resolved.targets = {NopTargetInfo(out.block_size)};
   }
   uint64_t min_size = UINT64_MAX;
   for (const TargetInfo& info : resolved.targets) {

@@ -43,6 +43,42 @@ class SpecValidationTest : public ::testing::Test {
   EngineLimits limits_;
 };
 
+TEST_F(SpecValidationTest, NopStandsInOneTargetOfItsOwn) {
+  spec_.targets.clear();
+  spec_.nop = true;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->targets.size(), 1u);
+  EXPECT_EQ(r->targets[0].kind, TargetKind::kNop);
+  EXPECT_EQ(r->targets[0].path, "nop");
+  ASSERT_EQ(r->spec.targets.size(), 1u);
+  EXPECT_EQ(r->spec.targets[0].path, "nop");
+  EXPECT_GE(r->min_target_bytes, uint64_t{1} << 30);
+}
+
+TEST_F(SpecValidationTest, NopRefusesWhatNeedsADevice) {
+  spec_.nop = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "targets");
+  spec_.targets.clear();
+  spec_.op = Op::kRandWrite;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "op");
+  spec_.op = Op::kRandRead;
+  spec_.verify = true;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "verify");
+  spec_.verify = false;
+  spec_.polled = PollMode::kOn;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "polled");
+  spec_.polled = PollMode::kOff;
+  spec_.split.kind = SplitStrategy::Kind::kLimits;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "split");
+  spec_.split.kind = SplitStrategy::Kind::kNone;
+  spec_.rate_iops = 1000;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "nop");
+  spec_.rate_iops = 0;
+  spec_.groups.push_back({.cpus = {OnlineCpus()[0]}});
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "groups");
+}
+
 TEST_F(SpecValidationTest, FillsDefaults) {
   spec_.queue_depth = 8;
   absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);

@@ -187,15 +187,17 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       submit_batch_(group_.submit_batch),
       complete_batch_(group_.complete_batch),
       block_size_(group_.max_block_size),  // the buffer slot size
+      io_length_(spec.spec.nop ? 0 : block_size_),
       fixed_buffers_(spec.spec.fixed_buffers),
       io_mode_(IoModeOf(spec.spec)),
       prep_(OpTrims(group_.op)
                 ? TrimFunctionFor(spec.targets[0].kind ==
                                   TargetKind::kBlockDevice)
                 : PrepFunctionFor(io_mode_)),
-      registered_files_(spec.spec.registered_files),
+      // A NOP names no file (Workload notes that registered_files is moot).
+      registered_files_(spec.spec.registered_files && !spec.spec.nop),
       sqe_flags_(static_cast<uint8_t>(
-          (spec.spec.registered_files ? IOSQE_FIXED_FILE : 0) |
+          (registered_files_ ? IOSQE_FIXED_FILE : 0) |
           (spec.spec.force_async ? IOSQE_ASYNC : 0))),
       latency_tracking_(spec.spec.latency_tracking),
       latency_mode_(spec.spec.latency_mode),
@@ -580,7 +582,7 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     } else {
       target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
       req->offset = NextOffset(req->target);
-      req->length = block_size_;
+      req->length = io_length_;
       req->is_write =
           read_percent_ == 100 ? false
           : read_percent_ == 0
@@ -748,11 +750,11 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
     const uint64_t ios = read_ios + write_ios;
     finished_ios_ += ios;
     stats_.ios.Add(ios);
-    stats_.bytes.Add(ios * block_size_);
+    stats_.bytes.Add(ios * io_length_);
     stats_.read_ios.Add(read_ios);
-    stats_.read_bytes.Add(read_ios * block_size_);
+    stats_.read_bytes.Add(read_ios * io_length_);
     stats_.write_ios.Add(write_ios);
-    stats_.write_bytes.Add(write_ios * block_size_);
+    stats_.write_bytes.Add(write_ios * io_length_);
   }
   return completed;
 }

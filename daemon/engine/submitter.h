@@ -325,6 +325,9 @@ class SubmitterThread {
   const uint32_t submit_batch_;
   const uint32_t complete_batch_;
   const uint32_t block_size_;
+  // The plain loop's bytes per I/O: block_size_, or 0 for NOP (a NOP
+  // completes with 0 and moves no data).
+  const uint32_t io_length_;
   const bool fixed_buffers_;
   const IoMode io_mode_;
   const PrepFn prep_;  // PrepFunctionFor(io_mode_): chosen once, not per I/O

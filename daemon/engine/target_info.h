@@ -43,7 +43,9 @@ struct QueueLimits {
   int poll_queues = -1;
 };
 
-enum class TargetKind { kBlockDevice, kRegularFile };
+// kNop: the stand-in target of a NOP workload (WorkloadSpec::nop): no
+// file, no device, nothing opened.
+enum class TargetKind { kBlockDevice, kRegularFile, kNop };
 
 struct TargetInfo {
   // The path as given.

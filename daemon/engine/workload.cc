@@ -74,6 +74,12 @@ Workload::Workload(ResolvedSpec spec)
       device_stat_paths_.push_back(target.stat_path);
     }
   }
+  if (spec_.spec.nop) {
+    notes_.push_back(
+        "nop: every I/O is an IORING_OP_NOP on no device (t/io_uring -N1): "
+        "no data moves (bytes count 0), and direct and registered_files "
+        "have no effect");
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
@@ -190,7 +196,9 @@ Workload::~Workload() {
     switcher = std::move(switcher_);
   }
   if (switcher.joinable()) switcher.join();
-  for (int fd : fds_) close(fd);
+  for (int fd : fds_) {
+    if (fd >= 0) close(fd);
+  }
 }
 
 absl::Status Workload::SetUpVerify() {
@@ -254,6 +262,10 @@ absl::Status Workload::SetUpVerify() {
 absl::Status Workload::OpenTargets() {
   for (size_t i = 0; i < spec_.targets.size(); ++i) {
     const TargetInfo& info = spec_.targets[i];
+    if (info.kind == TargetKind::kNop) {  // nothing to open
+      fds_.push_back(-1);
+      continue;
+    }
     int flags = (spec_.writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
     if (spec_.spec.direct) flags |= O_DIRECT;
     // A write workload claims block devices exclusively for its whole run;

@@ -198,6 +198,12 @@ struct WorkloadSpec {
   // the non-blocking attempt that devices without nowait support (zram,
   // loop) fail with EAGAIN before io_uring punts them anyway.
   bool force_async = false;
+  // No device: every I/O is an IORING_OP_NOP (t/io_uring -N1), so the run
+  // measures the engine's and io_uring's own cost per I/O. `targets` must
+  // then be empty (the engine stands in one target named "nop" whose I/Os
+  // move no data: bytes count 0); reads only, no verify, no split, no
+  // polling, no job groups or workload shapes.
+  bool nop = false;
   // Count I/O errors and keep going instead of stopping at the first.
   bool continue_on_error = false;
   // How logical I/Os are cut into SQEs; switchable while running.

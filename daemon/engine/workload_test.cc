@@ -282,6 +282,23 @@ TEST_F(WorkloadTest, PlainBuffersAndUnregisteredFilesWork) {
   EXPECT_FALSE(s.ring.registered_files);
 }
 
+TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
+  WorkloadSpec spec;
+  spec.nop = true;
+  spec.queue_depth = 32;
+  spec.runtime = absl::ZeroDuration();
+  spec.io_count = 5000;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, /*block_size=*/0);
+  EXPECT_EQ(s.total.ios, 5000u);
+  EXPECT_EQ(s.total.read_ios, 5000u);
+  EXPECT_EQ(s.total.bytes, 0u);
+  EXPECT_GE(s.total.sqes, 5000u);
+  EXPECT_EQ(s.ring.io_mode, "nop");
+  EXPECT_FALSE(s.ring.registered_files);  // a NOP names no file
+  EXPECT_THAT(s.notes, testing::Contains(HasSubstr("IORING_OP_NOP")));
+}
+
 TEST_F(WorkloadTest, ThreadsSplitTheIoCountExactly) {
   WorkloadSpec spec = FileSpec();
   const std::vector<int> online = OnlineCpus();

@@ -66,8 +66,9 @@ std::string ErrorsText(const ThreadSnapshot& t) {
 }
 
 std::string TargetLine(const TargetInfo& t) {
-  const char* kind =
-      t.kind == TargetKind::kBlockDevice ? "block device" : "regular file";
+  const char* kind = t.kind == TargetKind::kBlockDevice ? "block device"
+                     : t.kind == TargetKind::kNop       ? "no device: NOPs"
+                                                        : "regular file";
   std::string line = absl::StrCat(t.path, " (", kind, ", ",
                                   FormatBytes(static_cast<double>(t.size_bytes)),
                                   ", logical block ", t.logical_block_size);
@@ -643,7 +644,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
   for (const TargetInfo& t : targets) {
     target_json.push_back(absl::StrCat(
         "{\"path\":", Quote(t.path), ",\"kind\":",
-        Quote(t.kind == TargetKind::kBlockDevice ? "block" : "file"),
+        Quote(t.kind == TargetKind::kBlockDevice ? "block"
+              : t.kind == TargetKind::kNop       ? "nop"
+                                                 : "file"),
         ",\"size_bytes\":", t.size_bytes,
         ",\"logical_block_size\":", t.logical_block_size,
         ",\"device\":", Quote(t.device_name), "}"));

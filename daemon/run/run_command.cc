@@ -37,7 +37,7 @@ constexpr int kExitFinishedWithErrors = 3;
 absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
   BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto, SpecFromFlags());
   BLKPERF_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecFromProto(proto));
-  if (spec.targets.empty()) {
+  if (spec.targets.empty() && !spec.nop) {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget(DataDirectory()));
     spec.targets.push_back(std::move(target));
   }

@@ -381,7 +381,7 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   // Verify state lives in the daemon's data directory, never a client's path.
   spec.verify_state_dir =
       data_dir_.empty() ? "" : blkperf::VerifyStateDirectory(data_dir_);
-  const bool default_target = spec.targets.empty();
+  const bool default_target = spec.targets.empty() && !spec.nop;
   if (default_target) {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget());
     spec.targets.push_back(std::move(target));
