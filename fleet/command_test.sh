@@ -2,7 +2,9 @@
 # End to end: the `blkperf fleet` commands as a user runs them, against 8
 # fake hosts (fleet/testing/fake_fleet_hosts, clocks hours apart): a run
 # through a file_sd inventory written by `fleet inventory`, watch and split
-# of a live run, Ctrl-C aborting everywhere, and flag errors naming the flag.
+# of a live run, Ctrl-C aborting everywhere, workload-shape flags, job
+# groups and an SLO search forwarded to every host, and flag errors naming
+# the flag.
 set -euo pipefail
 blkperf=$1
 fake=$2
@@ -64,6 +66,60 @@ rc=0; wait "$run_pid" || rc=$?
 [[ $(py "$dir/intr.json" 'all(h["report"]["state"] == "WORKLOAD_STATE_ABORTED" for h in r["hosts"])') == True ]] \
   || fail "a host was not aborted"
 
+# Workload-shape flags (daemon/cli/shape_flags.cc, the one flag set of
+# blkperfd run, blkperf run and blkperf fleet run) reach every host's spec:
+# offsets, mixes per direction, the open-loop rate, syncs; then job groups;
+# then an SLO search.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=shaped --json --op=randrw --allow_write \
+  --distribution=zipf:1.2 --random_percent=80 --bssplit=4k/70:64k/30,8k \
+  --rate_iops=20000 --arrivals=poisson --fdatasync=16 \
+  > "$dir/shaped.json" 2> "$dir/shaped.err" \
+  || fail "shaped run exited $?: $(cat "$dir/shaped.err")"
+[[ $(py "$dir/shaped.json" 'r["outcome"]') == completed ]] || fail "shaped outcome"
+[[ $(py "$dir/shaped.json" 'len(r["hosts"])') == 8 ]] || fail "shaped hosts"
+shaped_spec_ok='all(
+  s["distribution"] == "zipf:1.2" and s["random_percent"] == 80 and
+  [(b["block_size"], b["percent"]) for b in s["read_bssplit"]] == [(4096, 70), (65536, 30)] and
+  [(b["block_size"], b["percent"]) for b in s["write_bssplit"]] == [(8192, 100)] and
+  s["rate_iops"] == "20000" and s["arrivals"] == "ARRIVALS_POISSON" and
+  s["fdatasync_every"] == 16
+  for s in (h["report"]["spec"] for h in r["hosts"]))'
+[[ $(py "$dir/shaped.json" "$shaped_spec_ok") == True ]] \
+  || fail "a host's spec lacks the shape flags: $(py "$dir/shaped.json" 'r["hosts"][0]["report"]["spec"]')"
+
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=grouped --json \
+  --groups="hot: op=randread cpus=0 distribution=pareto:0.2; paced: op=read cpus=1 bs=128k rate_bw=64m" \
+  > "$dir/grouped.json" 2> "$dir/grouped.err" \
+  || fail "grouped run exited $?: $(cat "$dir/grouped.err")"
+grouped_spec_ok='all(
+  [(g["name"], g["cpus"], g["op"]) for g in s["groups"]] ==
+    [("hot", [0], "OP_RANDREAD"), ("paced", [1], "OP_READ")] and
+  s["groups"][0]["distribution"] == "pareto:0.2" and
+  s["groups"][1]["block_size"] == 131072 and
+  s["groups"][1]["rate_bw"] == str(64 << 20)
+  for s in (h["report"]["spec"] for h in r["hosts"]))'
+[[ $(py "$dir/grouped.json" 'len(r["hosts"])') == 8 ]] || fail "grouped hosts"
+[[ $(py "$dir/grouped.json" "$grouped_spec_ok") == True ]] \
+  || fail "a host's spec lacks the groups: $(py "$dir/grouped.json" 'r["hosts"][0]["report"]["spec"]')"
+
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --interval=300ms \
+  --start_margin=200ms --run_id=slo --json --slo='p99.9<=250us' \
+  --slo_precision=0.1 --slo_step=1s --slo_settle=100ms \
+  > "$dir/slo.json" 2> "$dir/slo.err" \
+  || fail "slo run exited $?: $(cat "$dir/slo.err")"
+slo_spec_ok='all(
+  s["slo"]["objective"] == "p99.9<=250us" and s["slo"]["precision"] == 0.1 and
+  s["slo"]["step"] == "1s" and s["slo"]["settle"] == "0.100s"
+  for s in (h["report"]["spec"] for h in r["hosts"]))'
+[[ $(py "$dir/slo.json" 'len(r["hosts"])') == 8 ]] || fail "slo hosts"
+[[ $(py "$dir/slo.json" "$slo_spec_ok") == True ]] \
+  || fail "a host's spec lacks the SLO search: $(py "$dir/slo.json" 'r["hosts"][0]["report"]["spec"]')"
+
 # Flag errors name the flag and exit 1 before any call.
 expect_error() {  # expect_error WORDS ARGS...
   local words=$1; shift
@@ -77,6 +133,10 @@ expect_error "hosts entry 1" run --hosts=a:1,b
 expect_error "duplicate host" inventory --hosts=a:1,a:1
 expect_error "hosts is empty" run
 expect_error "unknown fleet command" launch --hosts=a:1
+# A bad shape flag names the flag, before any call too.
+expect_error "bssplit" run --hosts=a:1 --bssplit=4k/70:64k/20
+expect_error "arrivals" run --hosts=a:1 --arrivals=bursty
+expect_error "groups" run --hosts=a:1 --groups="hot op=randread"
 # Unreadable TLS files: once, before any host is called.
 expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
 echo PASS
