@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/random/random.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -104,7 +105,8 @@ std::string Record(const v1::Workload& w, HostRun& host) {
 void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
-    if (host.state != HostState::kStarted) return;
+    host.polled = host.state == HostState::kStarted;
+    if (!host.polled) return;
     host.previous_total = host.workload.snapshot().total();
     host.previous_elapsed_ns = Nanos(host.workload.snapshot().elapsed());
     absl::StatusOr<v1::Workload> w = GetOne(options, host);
@@ -121,7 +123,9 @@ void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
   });
 }
 
-IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
+}  // namespace
+
+IntervalFigures FleetFigures(const std::vector<HostRun>& hosts) {
   IntervalFigures f;
   std::vector<v1::ThreadStats> intervals;
   bool first = true;
@@ -132,6 +136,9 @@ IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
     }
     ++f.hosts;
     if (host.state == HostState::kStarted) ++f.running;
+    // A host that ended in an earlier round did no I/O in this interval;
+    // its previous_total still spans its own last one.
+    if (!host.polled) continue;
     const v1::ThreadStats& now = host.workload.snapshot().total();
     const int64_t dt =
         Nanos(host.workload.snapshot().elapsed()) - host.previous_elapsed_ns;
@@ -159,6 +166,8 @@ IntervalFigures FiguresOf(const std::vector<HostRun>& hosts) {
   if (merged.ok()) f.p99_ns = merged->latency().p99_ns();
   return f;
 }
+
+namespace {
 
 void SleepUnless(absl::Duration d, const std::atomic<bool>* interrupted) {
   const absl::Time end = absl::Now() + d;
@@ -388,8 +397,24 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
         s.ok() ? absl::UnknownError("not called") : s;
     if (s.ok()) {
       r = CallWithRetry<v1::ArmWorkloadResponse>(
-          policy, Idempotency::kIdempotent,
-          [&] { return host.connection->ArmWorkload(request); });
+          policy, Idempotency::kIdempotent, [&] {
+            if (host.arm_sent_local_ns == 0) {
+              host.arm_sent_local_ns = MonotonicNowNs();
+            }
+            return host.connection->ArmWorkload(request);
+          });
+    }
+    if (r.ok() && r->existing() &&
+        r->workload().state() != v1::WORKLOAD_STATE_ARMED) {
+      // An earlier run with this id got further here than arming (it was
+      // released, or it ended): Go could not start it at this run's instant.
+      r = absl::FailedPreconditionError(absl::StrCat(
+          "run id ", run_.run_id, " is already ",
+          absl::AsciiStrToLower(absl::StripPrefix(
+              v1::WorkloadState_Name(r->workload().state()),
+              "WORKLOAD_STATE_")),
+          " here (workload ", r->workload_id(),
+          "): give this run a new --run_id"));
     }
     if (!r.ok()) {
       host.state = HostState::kArmFailed;
@@ -441,11 +466,13 @@ void Orchestrator::ReleaseLeftOut() {
 }
 
 absl::Status Orchestrator::CheckLease() const {
+  // A host's lease began when the daemon armed it, which may have been on
+  // an attempt whose answer was lost: count from the first attempt sent.
   int64_t first_armed = 0;
   for (const HostRun& h : run_.hosts) {
     if (h.state != HostState::kArmed) continue;
-    if (first_armed == 0 || h.armed_local_ns < first_armed) {
-      first_armed = h.armed_local_ns;
+    if (first_armed == 0 || h.arm_sent_local_ns < first_armed) {
+      first_armed = h.arm_sent_local_ns;
     }
   }
   if (first_armed == 0) return absl::OkStatus();
@@ -456,7 +483,7 @@ absl::Status Orchestrator::CheckLease() const {
   if (needed < absl::ToInt64Nanoseconds(options_.lease)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "lease ", absl::FormatDuration(options_.lease),
-      " is too short: the first host armed ",
+      " is too short: the first host was sent Arm ",
       absl::FormatDuration(absl::Nanoseconds(MonotonicNowNs() - first_armed)),
       " ago and the start margin is ", absl::FormatDuration(run_.margin),
       "; raise --lease"));
@@ -498,7 +525,7 @@ void Orchestrator::Collect() {
     }
     PollHosts(options_, run_.hosts);
     HandleLosses();
-    if (on_interval_) on_interval_(FiguresOf(run_.hosts));
+    if (on_interval_) on_interval_(FleetFigures(run_.hosts));
     if (!run_.abort_reason.empty()) return;
     if (Count(HostState::kStarted) == 0) break;
     SleepUnless(options_.poll_interval, interrupted_);
@@ -608,7 +635,7 @@ void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
   while (running() && !(interrupted != nullptr && interrupted->load())) {
     SleepUnless(options.poll_interval, interrupted);
     PollHosts(options, hosts);
-    on_interval(FiguresOf(hosts));
+    on_interval(FleetFigures(hosts));
   }
 }
 

@@ -105,6 +105,10 @@ struct HostRun {
   std::string workload_id;
   // When its Arm answered, this process's CLOCK_MONOTONIC.
   int64_t armed_local_ns = 0;
+  // When its first Arm attempt was sent, this process's CLOCK_MONOTONIC: a
+  // lower bound of when its lease began (the daemon may have armed on an
+  // attempt whose answer was lost, before the retry that answered).
+  int64_t arm_sent_local_ns = 0;
   ClockEstimate clock;
   std::vector<ClockSample> clock_samples;
   // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
@@ -117,6 +121,9 @@ struct HostRun {
   // The previous poll's total (for per-interval figures).
   v1::ThreadStats previous_total;
   int64_t previous_elapsed_ns = 0;
+  // Polled in the latest round: only then do previous_total and workload
+  // span the last interval (a host that ended earlier adds nothing to it).
+  bool polled = false;
 };
 
 struct FleetRun {
@@ -169,7 +176,7 @@ class Orchestrator {
   // --arm_timeout or clock not read. Says so in their error.
   void ReleaseLeftOut();
   // FailedPrecondition when an armed host's lease could end before Go's
-  // instant (the first host armed + lease < now + 2 * margin).
+  // instant (the first Arm sent + lease < now + 2 * margin).
   absl::Status CheckLease() const;
   void GoAll();
   void Collect();
@@ -185,6 +192,11 @@ class Orchestrator {
   std::function<void(const IntervalFigures&)> on_interval_;
   FleetRun run_;
 };
+
+// The last interval's fleet figures over `hosts` as the latest poll left
+// them: hosts started or completed count, but only hosts polled in that
+// round add to the rates and the merged p99.
+IntervalFigures FleetFigures(const std::vector<HostRun>& hosts);
 
 // `fleet watch` and `fleet split`: the hosts' workloads of run `run_id`,
 // found with ListWorkloads. Hosts lacking it are listed in HostRun.error

@@ -39,8 +39,9 @@ FleetOptions FastOptions() {
 
 v1::WorkloadSpec Spec(absl::Duration runtime) {
   v1::WorkloadSpec spec;
-  spec.mutable_runtime()->set_nanos(
-      static_cast<int32_t>(absl::ToInt64Nanoseconds(runtime)));
+  const int64_t ns = absl::ToInt64Nanoseconds(runtime);
+  spec.mutable_runtime()->set_seconds(ns / 1000000000);
+  spec.mutable_runtime()->set_nanos(static_cast<int32_t>(ns % 1000000000));
   spec.set_block_size(4096);
   return spec;
 }
@@ -212,8 +213,13 @@ TEST(OrchestratorTest, HostLostWithAbortStopsEveryHost) {
 }
 
 TEST(OrchestratorTest, IdempotentCallsAreRetriedWithoutDuplicates) {
-  std::vector<FakeHostConfig> hosts = Hosts(2);
+  // Host 1 refuses its first calls of each method. Host 2 arms on its first
+  // Arm but the answers to two are lost: the retries find the same
+  // workload, and its lease is counted from the first attempt, not from
+  // the answer.
+  std::vector<FakeHostConfig> hosts = Hosts(3);
   hosts[1].unavailable_first_calls = 2;
+  hosts[2].lose_first_arm_answers = 2;
   auto fleet = FakeFleet::Start(hosts);
   ASSERT_TRUE(fleet.ok());
   Outcome out = RunFleet(**fleet, FastOptions());
@@ -222,6 +228,55 @@ TEST(OrchestratorTest, IdempotentCallsAreRetriedWithoutDuplicates) {
   EXPECT_EQ(s.calls.at("ArmWorkload"), 3);
   EXPECT_EQ(s.calls.at("GoWorkload"), 3);
   EXPECT_EQ(s.workloads_created, 1);
+  const testing::FakeHostState lost = (*fleet)->host(2);
+  EXPECT_EQ(lost.calls.at("ArmWorkload"), 3);
+  EXPECT_EQ(lost.workloads_created, 1);
+  const HostRun& h = out.run.hosts[2];
+  ASSERT_NE(h.arm_sent_local_ns, 0);
+  EXPECT_LE(h.arm_sent_local_ns, lost.armed_host_ns - hosts[2].clock_offset_ns);
+  EXPECT_LT(h.arm_sent_local_ns, h.armed_local_ns);
+}
+
+TEST(OrchestratorTest, RunIdOfAnEndedRunArmsNothing) {
+  auto fleet = FakeFleet::Start(Hosts(2));
+  ASSERT_TRUE(fleet.ok());
+  Outcome first = RunFleet(**fleet, FastOptions());
+  ASSERT_EQ(first.report.outcome, "completed");
+  const int gos = (*fleet)->host(0).calls.at("GoWorkload");
+  // The same run id again: each daemon returns the finished workload, which
+  // Go could not start at a new instant.
+  Outcome again = RunFleet(**fleet, FastOptions());
+  EXPECT_EQ(again.report.outcome, "not_started");
+  ASSERT_EQ(again.report.excluded.size(), 2u);
+  for (const Excluded& e : again.report.excluded) {
+    EXPECT_THAT(e.reason, HasSubstr("run id test-run is already finished here"));
+    EXPECT_THAT(e.reason, HasSubstr("new --run_id"));
+  }
+  EXPECT_EQ(again.report.armed, 0);
+  EXPECT_EQ((*fleet)->host(0).calls.at("GoWorkload"), gos);
+  EXPECT_EQ((*fleet)->host(0).workloads_created, 1);
+}
+
+TEST(OrchestratorTest, LiveFiguresLeaveOutHostsThatEnded) {
+  // Host 0 (10k IOPS) ends after 300 ms, the others (20k, 30k) run 1 s:
+  // once it has ended, the fleet's interval IOPS are the others' alone.
+  std::vector<FakeHostConfig> hosts = Hosts(3);
+  hosts[0].runtime_ns = 300000000;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  std::vector<IntervalFigures> after;
+  Outcome out = RunFleet(**fleet, FastOptions(), absl::Seconds(1), nullptr,
+                         [&](const IntervalFigures& f) {
+                           if (f.running == 2) after.push_back(f);
+                         });
+  EXPECT_EQ(out.report.outcome, "completed");
+  ASSERT_GE(after.size(), 3u);
+  // The first of them may still hold host 0's last (partial) interval.
+  for (size_t i = 1; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].hosts, 3);
+    EXPECT_NEAR(after[i].iops, 50000, 1500) << i;
+    EXPECT_EQ(after[i].slowest_host, (*fleet)->addresses()[1]) << i;
+  }
 }
 
 TEST(OrchestratorTest, SplitIsNotRetriedAndLandsAtOneInstant) {

@@ -86,7 +86,8 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
   *w.mutable_spec() = s.spec;
   w.set_split(s.split.empty() ? "none" : s.split);
   int64_t elapsed = 0;
-  const int64_t runtime = RuntimeNs(s.spec);
+  const int64_t runtime =
+      config.runtime_ns > 0 ? config.runtime_ns : RuntimeNs(s.spec);
   if (s.go_host_ns != 0) {
     const int64_t until = s.aborted ? s.aborted_host_ns : now;
     elapsed = std::clamp<int64_t>(until - s.go_host_ns, 0, runtime);
@@ -172,6 +173,13 @@ class FakeService final : public v1::Blkperf::Service {
         s.run_id = q->run_id();
         s.spec = q->spec();
         s.armed = true;
+        s.armed_host_ns =
+            Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns;
+      }
+      if (s.calls["ArmWorkload"] <=
+          fleet_->configs_[i].lose_first_arm_answers) {
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            "injected: the answer to an Arm that armed was lost");
       }
     }
     r->set_api_version(v1::API_VERSION_CURRENT);

@@ -38,6 +38,11 @@ struct FakeHostConfig {
   // From this long after its start on, every call fails UNAVAILABLE (the
   // host is gone); negative: never.
   int64_t lost_after_ns = -1;
+  // The first N ArmWorkload calls arm the host (the first one creates the
+  // workload) and then fail with UNAVAILABLE, as if the answer were lost.
+  int lose_first_arm_answers = 0;
+  // This host's runtime in ns; 0: the spec's.
+  int64_t runtime_ns = 0;
   // Synthetic rate and histogram position.
   double iops = 100000;
   uint32_t bucket_base = 400;
@@ -49,6 +54,8 @@ struct FakeHostState {
   int workloads_created = 0;
   std::string run_id;
   bool armed = false;
+  // When the workload was created, on the host's clock.
+  int64_t armed_host_ns = 0;
   int64_t go_host_ns = 0;
   bool aborted = false;
   int64_t aborted_host_ns = 0;
