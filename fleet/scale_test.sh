@@ -2,10 +2,13 @@
 # Scale: `blkperf fleet run` against 1,000 fake hosts (one fake_fleet_hosts
 # process listening on 1,000 loopback ports, each host's clock hours apart):
 # every host arms, starts and completes, the merged total is the exact sum,
-# and the orchestrator's peak RSS (VmHWM, GNU time's %M) stays under
-# 200 MiB. Wall time is printed, not asserted here (the project asserts no
-# timing in tests): bench/fleet_scale.sh runs this script with
-# FLEET_SCALE_MAX_WALL_S=10 and bench/RESULTS.md holds the figures.
+# and the orchestrator arms, starts and collects in under
+# FLEET_SCALE_MAX_WALL_S (default 10, the issue's bar; wall time of the
+# whole `blkperf fleet run`, a 1 s workload and the 1 s start margin
+# included) with a peak RSS (VmHWM, GNU time's %M) under 200 MiB. The wall
+# time is a timing figure: the Bazel target is tagged exclusive, as
+# fleet_e2e_test is for the start skew; bench/fleet_scale.sh runs this
+# script over rounds and bench/RESULTS.md holds the figures.
 set -euo pipefail
 blkperf=$1
 fake=$2
@@ -35,8 +38,7 @@ echo "steps: $(py 'r["steps_seconds"]'), start margin $(py 'r["start_margin_seco
   || fail "merged ios differ from the sum"
 [[ $(py 'int(r["merged"]["snapshot"]["total"]["ios"]) > 0') == True ]] || fail "no I/O"
 (( rss_kb < 200 * 1024 )) || fail "peak RSS ${rss_kb} KiB (>= 200 MiB)"
-if [[ -n ${FLEET_SCALE_MAX_WALL_S:-} ]]; then
-  python3 -c "import sys; sys.exit(0 if float('$wall_s') < float('$FLEET_SCALE_MAX_WALL_S') else 1)" \
-    || fail "took ${wall_s}s (>= ${FLEET_SCALE_MAX_WALL_S}s)"
-fi
+max_wall_s=${FLEET_SCALE_MAX_WALL_S:-10}
+python3 -c "import sys; sys.exit(0 if float('$wall_s') < float('$max_wall_s') else 1)" \
+  || fail "took ${wall_s}s (>= ${max_wall_s}s)"
 echo PASS
