@@ -18,7 +18,11 @@ never arms with --min_hosts=100% starts nothing and releases every armed
 host, and --min_hosts=6 runs partial without it; an orchestrator killed
 after Arm leaves hosts that release themselves when their lease ends; a
 host killed mid-run with --on_host_loss=abort stops every host; an A/B run
-(--ab=none,limits) counts its slices from the common instant on every host.
+(--ab=none,limits) counts its slices from the common instant on every host;
+`fleet watch` prints live lines over every host and `fleet split` switches
+every host at one instant (instants within the start skew bar in true
+time); an orchestrator killed while arming and run again with the same run
+id (a retried Arm) completes with one workload per host.
 The start
 skew is the spread of the hosts' first submissions in CLOCK_REALTIME (which
 time namespaces do not shift; one machine, one realtime clock); it must be
@@ -107,6 +111,29 @@ def run_states(blkperf, host, run_id):
         if w.get("run_id") == run_id:
             return w["state"], w.get("end_reason", "")
     return None, ""
+
+
+def run_workloads(blkperf, host, run_id):
+    """Every workload of run `run_id` on `host`: [(state, end_reason)]."""
+    out = subprocess.run([blkperf, f"--server={host.proxy_address}", "list",
+                          "--json", *CLIENT_TLS], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    return [(w["state"], w.get("end_reason", ""))
+            for w in json.loads(out).get("workloads", [])
+            if w.get("run_id") == run_id]
+
+
+def wait_for_states(blkperf, hosts, run_id, state, timeout_s):
+    """Waits until run `run_id` is in `state` on every host of `hosts`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = [run_states(blkperf, h, run_id)[0] for h in hosts]
+        if all(s == state for s in states):
+            return
+        assert time.monotonic() < deadline, (
+            f"run {run_id} not {state} on every host within {timeout_s}s: "
+            f"{states}")
+        time.sleep(0.2)
 
 
 def check_merge(report):
@@ -211,6 +238,117 @@ def check_ab_phases_line_up(blkperf, fleet, target):
         + f"; latest switch {worst_late_us:.1f} us after its slice")
 
 
+def check_watch_and_split(blkperf, fleet, target):
+    """`fleet watch` and `fleet split` on a fleet run of real daemons. The
+    watch prints a live line per interval over all 8 hosts. The split sends
+    each host one instant of its own clock (the common instant plus its
+    offset): those instants must lie within MAX_SKEW_US of each other in
+    true time, as the start does, and each host must switch at its instant
+    (as late as its switcher thread wakes, MAX_SWITCH_LATE_MS)."""
+    run_id = "e2e-split"
+    hosts = fleet.hosts_flag()
+    run = subprocess.Popen(
+        [blkperf, "fleet", "run", f"--hosts={hosts}", f"--target={target}",
+         "--runtime=6s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
+         f"--run_id={run_id}", *CLIENT_TLS],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_states(blkperf, fleet.hosts, run_id, "WORKLOAD_STATE_RUNNING",
+                        30)
+        watch = subprocess.Popen(
+            [blkperf, "fleet", "watch", run_id, f"--hosts={hosts}",
+             "--interval=500ms", "--json", *CLIENT_TLS],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        split = subprocess.run(
+            [blkperf, "fleet", "split", run_id, "limits", f"--hosts={hosts}",
+             "--start_margin=500ms", *CLIENT_TLS],
+            capture_output=True, text=True, timeout=60)
+        watch_out, watch_err = watch.communicate(timeout=60)
+        out, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    sys.stderr.write(err)
+    assert split.returncode == 0, (split.returncode, split.stdout, split.stderr)
+    instants = {}  # address -> the instant of its own clock it was sent
+    for line in split.stdout.splitlines():
+        address, _, rest = line.partition(": ")
+        words = rest.split()
+        assert words[:4] == ["split", "limits", "at", "monotonic"], line
+        instants[address] = int(words[4])
+    assert sorted(instants) == sorted(hosts.split(",")), split.stdout
+
+    assert watch.returncode == 0, (watch.returncode, watch_err)
+    lines = [json.loads(l) for l in watch_out.splitlines()]
+    assert len(lines) >= 3, watch_out
+    live = [l for l in lines if l["running"] == 8]
+    assert live, watch_out
+    for l in live:
+        assert l["hosts"] == 8 and l["iops"] > 0 and l["p99_ns"] > 0, l
+        assert l["slowest_host"] in instants, l
+    assert lines[-1]["running"] == 0 and lines[-1]["hosts"] == 8, lines[-1]
+
+    report = json.loads(out)
+    assert run.returncode == 0, (run.returncode, report.get("abort_reason"))
+    assert report["outcome"] == "completed", report["outcome"]
+    check_merge(report)
+    true_instants, worst_late_us = [], 0.0
+    for h in report["hosts"]:
+        st = h["report"]["start"]
+        at = instants[h["address"]]
+        # Both clocks were stamped together at the first submission.
+        true_instants.append(int(st["first_submit_realtime_ns"]) -
+                             (int(st["first_submit_monotonic_ns"]) - at))
+        phases = h["report"]["snapshot"]["phases"]
+        assert [p["strategy"] for p in phases] == ["none", "limits"], phases
+        switched = (int(st["measure_start_monotonic_ns"]) +
+                    duration_ns(phases[1]["start"]))
+        late_ns = switched - at
+        assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6, (
+            f"{h['address']}: switched {late_ns} ns after its instant")
+        worst_late_us = max(worst_late_us, late_ns / 1e3)
+    spread_us = (max(true_instants) - min(true_instants)) / 1e3
+    print(f"fleet split: instants spread {spread_us:.1f} us in true time; "
+          f"latest switch {worst_late_us:.1f} us after its instant; watch "
+          f"printed {len(lines)} lines", flush=True)
+    assert spread_us < MAX_SKEW_US, (
+        f"split instants {spread_us:.1f} us apart >= {MAX_SKEW_US:.0f} us")
+
+
+def check_rearm_makes_no_duplicate(blkperf, fleet, target):
+    """A retried Arm on real daemons: an orchestrator killed while arming
+    (one host paused holds it there), then `fleet run` again with the same
+    run id. Every daemon returns the workload it armed for the first one
+    (ArmWorkload is idempotent by run id), the run completes, and each
+    host holds exactly one workload of that run."""
+    run_id = "e2e-rearm"
+    held, others = fleet.hosts[-1], fleet.hosts[:-1]
+    flags = [f"--run_id={run_id}", "--lease=40s", "--runtime=2s"]
+    held.pause()
+    try:
+        first = subprocess.Popen(
+            [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
+             f"--target={target}", "--qd=1", "--bs=128k", "--arm_timeout=20s",
+             "--json", *flags, *CLIENT_TLS],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_states(blkperf, others, run_id, "WORKLOAD_STATE_ARMED", 15)
+        finally:
+            first.kill()
+            first.wait()
+    finally:
+        held.resume()
+    rc, report = run_fleet(blkperf, fleet, target, flags)
+    assert rc == 0 and report["outcome"] == "completed", (
+        rc, report["outcome"], report["abort_reason"], report["excluded"])
+    assert len(report["hosts"]) == 8
+    check_merge(report)
+    for h in fleet.hosts:
+        workloads = run_workloads(blkperf, h, run_id)
+        assert [s for s, _ in workloads] == ["WORKLOAD_STATE_FINISHED"], (
+            h.name, workloads)
+    print("retried Arm: one workload per host, run completed", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--blkperfd", required=True)
@@ -267,6 +405,8 @@ def main():
             print("PASS (skew only)")
             return
         check_ab_phases_line_up(blkperf, fleet, target)
+        check_watch_and_split(blkperf, fleet, target)
+        check_rearm_makes_no_duplicate(blkperf, fleet, target)
 
         lost = fleet.hosts[5]
         rc, report = run_fleet(
