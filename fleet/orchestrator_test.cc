@@ -11,6 +11,8 @@
 #include "fleet/report.h"
 #include "fleet/testing/fake_fleet.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 
 namespace blkperf::fleet {
@@ -127,6 +129,76 @@ TEST(OrchestratorTest, AllHostsStartTogetherAndMergeExactly) {
   EXPECT_THAT(json, HasSubstr("\"start_offset_ns\""));
   EXPECT_THAT(json, HasSubstr("\"clock_error_ns\""));
   EXPECT_THAT(FormatReportText(out.report), HasSubstr("completed=4"));
+}
+
+// The fields of a JSON object, by name.
+std::vector<std::string> Keys(const google::protobuf::Value& v) {
+  std::vector<std::string> keys;
+  for (const auto& [k, unused] : v.struct_value().fields()) keys.push_back(k);
+  return keys;
+}
+
+// `v` printed back as JSON parses as the API's Workload (no unknown field):
+// the same shape as a single host's report.
+void ExpectWorkloadShape(const google::protobuf::Value& v,
+                         const std::string& what) {
+  std::string json;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(v, &json).ok());
+  v1::Workload w;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(json, &w);
+  EXPECT_TRUE(parsed.ok()) << what << ": " << parsed;
+}
+
+TEST(OrchestratorTest, JsonHasTheNamedShapeAndFlagsOutliers) {
+  // Five hosts near 20k IOPS but one at 100k: median 20k, MAD 1k, so only
+  // the 100k host lies more than 3 MADs out. A sixth host refuses to arm.
+  std::vector<FakeHostConfig> hosts = Hosts(6);
+  const double iops[6] = {20000, 21000, 100000, 19000, 20000, 0};
+  for (int i = 0; i < 6; ++i) hosts[i].iops = iops[i];
+  hosts[5].arm = ArmBehavior::kRefuse;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.min_hosts = Quorum{5, false};
+  Outcome out = RunFleet(**fleet, options);
+  ASSERT_EQ(out.report.outcome, "partial");
+
+  google::protobuf::Value root;
+  const std::string json = FormatReportJson(out.report);
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &root).ok())
+      << json;
+  EXPECT_THAT(Keys(root), ::testing::IsSupersetOf(
+                              {"run_id", "outcome", "merged", "hosts",
+                               "excluded", "window", "counts"}));
+  const auto& f = root.struct_value().fields();
+  ExpectWorkloadShape(f.at("merged"), "merged");
+  const auto& rows = f.at("hosts").list_value().values();
+  ASSERT_EQ(rows.size(), 5);
+  std::vector<bool> flagged;
+  for (const google::protobuf::Value& row : rows) {
+    EXPECT_THAT(Keys(row), ::testing::IsSupersetOf(
+                               {"address", "state", "report",
+                                "start_offset_ns", "clock_error_ns"}));
+    const auto& h = row.struct_value().fields();
+    EXPECT_EQ(h.at("state").string_value(), "completed");
+    ExpectWorkloadShape(h.at("report"), h.at("address").string_value());
+    flagged.push_back(h.at("outlier").bool_value());
+  }
+  // Sorted by IOPS: the 100k host first, and only it flagged.
+  EXPECT_EQ(rows[0].struct_value().fields().at("address").string_value(),
+            (*fleet)->addresses()[2]);
+  EXPECT_THAT(flagged, ::testing::ElementsAre(true, false, false, false, false));
+  EXPECT_NEAR(out.report.outliers.median, 20000, 100);
+  EXPECT_NEAR(out.report.outliers.mad, 1000, 100);
+  const auto& excluded = f.at("excluded").list_value().values();
+  ASSERT_EQ(excluded.size(), 1);
+  EXPECT_THAT(Keys(excluded[0]),
+              ::testing::IsSupersetOf({"address", "reason"}));
+  EXPECT_EQ(excluded[0].struct_value().fields().at("address").string_value(),
+            (*fleet)->addresses()[5]);
+  const std::string text = FormatReportText(out.report);
+  EXPECT_EQ(text.find("OUTLIER"), text.rfind("OUTLIER")) << text;
+  EXPECT_THAT(text, HasSubstr("OUTLIER"));
 }
 
 TEST(OrchestratorTest, QuorumMetWithoutARefusingHost) {
