@@ -28,12 +28,19 @@ TEST(IoShaperTest, SequentialThreadsGetDisjointRangesAndWrapInThem) {
   const uint64_t size = 10 << 20;
   GroupShape g = Group(Op::kRead, 3);
   std::set<uint64_t> seen[3];
+  uint64_t previous_end = 0;
   for (uint32_t t = 0; t < 3; ++t) {
     absl::StatusOr<IoShaper> s = IoShaper::Create(g, {size}, t);
     ASSERT_TRUE(s.ok()) << s.status();
     const uint64_t first = s->range_first(0), end = s->range_end(0);
     EXPECT_EQ(first % 4096, 0u);
-    if (t > 0) EXPECT_EQ(first, seen[t - 1].empty() ? 0 : first);
+    // The ranges tile the target: each starts where the previous ended,
+    // the last ends with the target.
+    EXPECT_EQ(first, previous_end) << "thread " << t;
+    if (t == 2) {
+      EXPECT_EQ(end, size);
+    }
+    previous_end = end;
     const uint64_t blocks = (end - first) / 4096;
     for (uint64_t i = 0; i < 2 * blocks; ++i) {
       const uint64_t offset = s->NextOffset(0, 4096, 0, 0, 0);
