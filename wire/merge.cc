@@ -38,6 +38,14 @@ absl::StatusOr<v1::ThreadStats> MergeThreadStats(
           name, ".histogram is missing for ", stats[i].ios(),
           " completed I/Os: latency cannot be merged exactly without it"));
     }
+    if (!stats[i].has_intended_histogram() &&
+        stats[i].intended_latency().count() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ".intended_histogram is missing for ",
+          stats[i].intended_latency().count(),
+          " open-loop I/Os: intended-time latency cannot be merged exactly "
+          "without it"));
+    }
     absl::StatusOr<ThreadSnapshot> t = ThreadFromProto(stats[i], name);
     if (!t.ok()) return t.status();
     merged.Merge(*t);

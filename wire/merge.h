@@ -36,7 +36,8 @@ absl::StatusOr<v1::LatencyHistogram> MergeHistograms(
 // percentiles from the merged histogram, rates over `window`). Errors as
 // MergeHistograms', naming "<field>[i]...". An input without a histogram
 // but with completed I/Os cannot be merged exactly: InvalidArgument naming
-// "<field>[i].histogram".
+// "<field>[i].histogram" (or "<field>[i].intended_histogram" for open-loop
+// I/Os with intended-time latencies and no histogram of them).
 absl::StatusOr<v1::ThreadStats> MergeThreadStats(
     const std::vector<v1::ThreadStats>& stats, absl::Duration window,
     absl::string_view field);

@@ -21,6 +21,9 @@ void RecordHost(int k, LatencyHistogram* h) {
 v1::ThreadStats HostStats(int k) {
   ThreadSnapshot t;
   RecordHost(k, &t.latency);
+  // Open loop: each I/O's intended-time latency, queueing included.
+  RecordHost(k + 10, &t.intended_latency);
+  t.late_ios = 7u + k;
   t.ios = t.latency.Count();
   t.bytes = t.ios * 4096;
   t.read_ios = t.ios;
@@ -78,6 +81,18 @@ TEST(MergeThreadStatsTest, AddsCountersErrorsAndRecomputesRates) {
   EXPECT_DOUBLE_EQ(merged->iops(), (a.ios() + b.ios()) / 4.0);
   EXPECT_EQ(merged->histogram().count(), a.ios() + b.ios());
   EXPECT_EQ(merged->latency().max_ns(), 4'000'002u);
+  // Open-loop figures add up too: intended-time latency bucket by bucket.
+  EXPECT_EQ(merged->late_ios(), a.late_ios() + b.late_ios());
+  LatencyHistogram intended;
+  RecordHost(11, &intended);
+  RecordHost(12, &intended);
+  ASSERT_EQ(merged->intended_histogram().count(), intended.Count());
+  absl::StatusOr<LatencyHistogram> back =
+      HistogramFromProto(merged->intended_histogram());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, intended);
+  EXPECT_EQ(merged->intended_latency().count(), intended.Count());
+  EXPECT_EQ(merged->intended_latency().p99_ns(), intended.Percentile(99));
 }
 
 TEST(MergeThreadStatsTest, RefusesWhatCannotMergeExactly) {
@@ -93,6 +108,14 @@ TEST(MergeThreadStatsTest, RefusesWhatCannotMergeExactly) {
   merged = MergeThreadStats({a, b}, absl::Seconds(1), "hosts");
   EXPECT_THAT(std::string(merged.status().message()),
               HasSubstr("hosts[1].histogram.layout.name"));
+  // Intended-time latencies without their histogram: not silently dropped.
+  b = HostStats(1);
+  ASSERT_GT(b.intended_latency().count(), 0u);
+  b.clear_intended_histogram();
+  merged = MergeThreadStats({a, b}, absl::Seconds(1), "hosts");
+  EXPECT_EQ(merged.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(merged.status().message()),
+              HasSubstr("hosts[1].intended_histogram"));
 }
 
 }  // namespace
