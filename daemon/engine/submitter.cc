@@ -281,6 +281,13 @@ absl::Status SubmitterThread::Setup() {
   std::vector<Request*> objects(queue_depth_);
   for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
   if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
+    // The thread's own requests only (OwnsRequests): request i keeps buffer
+    // slot i and stands in by_buffer_ for good (pieces_left says whether
+    // it is in flight).
+    for (uint32_t i = 0; i < queue_depth_; ++i) {
+      requests_[i].buffer = static_cast<uint16_t>(i);
+      by_buffer_[i] = &requests_[i];
+    }
     per_cpu_cache_ = std::make_unique<PerCpuRequestCache<Request>>(
         queue_depth_, control_->shared_requests);
     per_cpu_cache_->Fill(objects.data(), objects.size());
@@ -572,7 +579,10 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     }
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
-    req->buffer = free_buffers_[--free_buffer_count_];
+    if constexpr (!OwnsRequests<Cache>()) {
+      req->buffer = free_buffers_[--free_buffer_count_];
+      by_buffer_[req->buffer] = req;
+    }
     req->target = static_cast<uint16_t>(target_cursor_);
     if constexpr (kShaped) {
       PickShaped(req, now_ns);  // may replace the target (a sync's)
@@ -625,7 +635,6 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       sqes += pieces;
     }
     batch_[ios] = req;  // stamped by EnterAndStamp
-    by_buffer_[req->buffer] = req;
     ++ios;
   }
   inflight_ += ios;
@@ -722,8 +731,10 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
         if (latency_tracking_) latencies.Add(req->submit_ns, req->issued_ns);
       }
     }
-    by_buffer_[req->buffer] = nullptr;
-    free_buffers_[free_buffer_count_++] = req->buffer;
+    if constexpr (!OwnsRequests<Cache>()) {
+      by_buffer_[req->buffer] = nullptr;
+      free_buffers_[free_buffer_count_++] = req->buffer;
+    }
     cache.Put(req);
   }
   latencies.Flush();
@@ -939,7 +950,8 @@ bool SubmitterThread::CheckStalls(int64_t now) {
   next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
   const Request* oldest = nullptr;
   for (const Request* req : by_buffer_) {
-    if (req != nullptr && (oldest == nullptr || req->submit_ns < oldest->submit_ns)) {
+    if (req != nullptr && req->pieces_left != 0 &&
+        (oldest == nullptr || req->submit_ns < oldest->submit_ns)) {
       oldest = req;
     }
   }

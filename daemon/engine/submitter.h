@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/base/optimization.h"
@@ -207,6 +208,17 @@ absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
                                        unsigned page_shift,
                                        std::vector<Splitter>* splitters);
 
+// Whether a submitter's requests all stay its own under request cache
+// `Cache`: a PerCpuRequestCache is filled with exactly the thread's
+// queue_depth requests and has that capacity, so it never flushes to, nor
+// takes from, the shared pool. Request i then keeps buffer slot i, and the
+// loop keeps no buffer free list. Shared-pool requests move between threads
+// and take a free buffer slot of the thread that gets them.
+template <typename Cache>
+constexpr bool OwnsRequests() {
+  return std::is_same_v<Cache, PerCpuRequestCache<Request>>;
+}
+
 class SubmitterThread {
  public:
   SubmitterThread(const ResolvedSpec& spec, int index, std::vector<int> fds,
@@ -381,8 +393,9 @@ class SubmitterThread {
   uint32_t target_cursor_ = 0;
   uint32_t inflight_ = 0;
   uint32_t pieces_inflight_ = 0;  // SQEs submitted and not yet reaped
-  // The requests prepared this turn (to stamp them), and the one in flight
-  // on each buffer slot (to find stalled I/O): sized at setup.
+  // The requests prepared this turn (to stamp them), and the one on each
+  // buffer slot (to find stalled I/O: in flight while its pieces_left is
+  // not 0): sized at setup.
   std::vector<Request*> batch_;
   std::vector<Request*> by_buffer_;
   int64_t next_stall_check_ns_ = 0;
