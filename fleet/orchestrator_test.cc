@@ -6,10 +6,12 @@
 #include <atomic>
 #include <map>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "fleet/merge.h"
 #include "fleet/report.h"
 #include "fleet/testing/fake_fleet.h"
+#include "fleet/testing/silent_relay.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -376,6 +378,44 @@ TEST(OrchestratorTest, SplitIsNotRetriedAndLandsAtOneInstant) {
   EXPECT_EQ((*fleet)->host(0).split, "limits");
   EXPECT_LE(std::llabs(at0 - at1),
             (*found)[0].clock.error_ns + (*found)[1].clock.error_ns);
+}
+
+TEST(OrchestratorTest, KeepalivePingsNoticeAHostThatWentSilentMidCall) {
+  // Host 1's Arm hangs; once it is in flight, the relay in front of host 1
+  // goes silent (no FIN, no RST, nothing). The keepalive ping goes
+  // unanswered, so the call fails within keepalive time + timeout instead
+  // of at its 20 s deadline.
+  std::vector<FakeHostConfig> hosts = Hosts(2);
+  hosts[1].arm = ArmBehavior::kHang;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  const std::string& direct = (*fleet)->addresses()[1];
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(direct.substr(direct.rfind(':') + 1), &port));
+  auto relay = testing::SilentRelay::Start(port);
+  ASSERT_TRUE(relay.ok()) << relay.status();
+  (*fleet)->AddPortAlias((*relay)->port(), 1);
+  FleetOptions options = FastOptions();
+  options.keepalive_time = absl::Milliseconds(300);
+  options.channel.keepalive_timeout = absl::Milliseconds(300);
+  options.call_timeout = absl::Seconds(20);
+  options.arm_timeout = absl::Seconds(15);
+  options.lease = absl::Seconds(30);
+  options.retry.max_attempts = 1;
+  std::thread silencer([&] {
+    while ((*fleet)->host(1).calls.count("ArmWorkload") == 0) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    (*relay)->Silence();
+  });
+  Orchestrator o(options, {(*fleet)->addresses()[0], (*relay)->address()},
+                 nullptr);
+  absl::StatusOr<FleetRun> run = o.Run(Spec(absl::Milliseconds(500)));
+  silencer.join();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->hosts[0].state, HostState::kAborted);
+  EXPECT_EQ(run->hosts[1].state, HostState::kArmFailed);
+  EXPECT_LT(run->arm_time, absl::Seconds(5)) << run->hosts[1].error;
 }
 
 TEST(OrchestratorTest, InterruptAbortsEverywhere) {

@@ -289,13 +289,13 @@ class FakeService final : public v1::Blkperf::Service {
     const grpc::string_ref authority = ctx->ExperimentalGetAuthority();
     const std::string a(authority.data(), authority.size());
     int port = 0;
+    absl::MutexLock lock(&fleet_->mu_);
     if (!absl::SimpleAtoi(a.substr(a.rfind(':') + 1), &port) ||
         fleet_->port_to_host_.count(port) == 0) {
       return grpc::Status(grpc::StatusCode::INTERNAL, "unknown authority " + a);
     }
     index = fleet_->port_to_host_.at(port);
     const FakeHostConfig& config = fleet_->configs_[index];
-    absl::MutexLock lock(&fleet_->mu_);
     FakeHostState& s = fleet_->states_[index];
     const int n = ++s.calls[method];
     const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
@@ -333,10 +333,16 @@ absl::StatusOr<std::unique_ptr<FakeFleet>> FakeFleet::Start(
     if (ports[i] == 0) {
       return absl::InternalError(absl::StrCat("fake fleet: port ", i, " not bound"));
     }
+    absl::MutexLock lock(&fleet->mu_);
     fleet->port_to_host_[ports[i]] = i;
     fleet->addresses_.push_back(absl::StrCat("127.0.0.1:", ports[i]));
   }
   return fleet;
+}
+
+void FakeFleet::AddPortAlias(int port, size_t index) {
+  absl::MutexLock lock(&mu_);
+  port_to_host_[port] = index;
 }
 
 FakeFleet::~FakeFleet() {

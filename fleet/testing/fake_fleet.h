@@ -77,6 +77,10 @@ class FakeFleet {
   // The workload as host `index` reports it now (used by the service).
   v1::Workload WorkloadOf(size_t index) const;
 
+  // Calls whose authority names `port` (a relay in front of host `index`)
+  // go to host `index`.
+  void AddPortAlias(int port, size_t index);
+
  private:
   friend class FakeService;
   FakeFleet() = default;
@@ -84,7 +88,7 @@ class FakeFleet {
   mutable absl::Mutex mu_;
   std::vector<FakeHostConfig> configs_;
   std::vector<FakeHostState> states_ ABSL_GUARDED_BY(mu_);
-  std::map<int, size_t> port_to_host_;
+  std::map<int, size_t> port_to_host_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> addresses_;
   std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
