@@ -46,7 +46,10 @@ done
 
 build_t_io_uring "$cache"
 command -v fio >/dev/null || tools/setup.sh
-bazel build -c opt //daemon:blkperfd >&2
+# BLKPERFD names an already built (-c opt) blkperfd to use instead.
+if [[ -z ${BLKPERFD:-} ]]; then
+  bazel build -c opt //daemon:blkperfd >&2
+fi
 blkperfd=${BLKPERFD:-$(pwd)/bazel-bin/daemon/blkperfd}
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_set=0
@@ -82,13 +85,17 @@ setup_target() {
       dd if=/dev/urandom of=/dev/zram0 bs=1M oflag=direct status=none 2>/dev/null || true
       path=/dev/zram0 direct=1 ;;
     nop)
-      if ! "$blkperfd" run --helpfull 2>&1 | grep -q -- '--nop'; then
+      if ! has_nop; then
         echo "nop: this blkperfd has no NOP target; t/io_uring -N1 only" >&2
       fi
       path= direct=0 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
   esac
 }
+
+# Whether this blkperfd has the NOP target (grep -q would end the pipe early,
+# and pipefail would count blkperfd's SIGPIPE as no match).
+has_nop() { [[ $("$blkperfd" run --helpfull 2>&1) == *--nop* ]]; }
 
 cpus_for() { (($1 == 1)) && echo $(($(nproc) - 1)) || echo 0,1; }
 
@@ -147,7 +154,7 @@ arms_for() {
   local n=$1 nop_flag=()
   if [[ $t == nop ]]; then
     nop_flag=(-N1)
-    if "$blkperfd" run --helpfull 2>&1 | grep -q -- '--nop'; then
+    if has_nop; then
       echo "blkperf|blkperf_run $n"
       echo "blkperf_shared|blkperf_run $n --request_cache=shared"
       echo "blkperf_plain|blkperf_run $n --nofixed_buffers"

@@ -363,7 +363,10 @@ absl::Status Workload::SizeRingsForStrategies() {
       PiecesNeeded(spec_, SplitStrategy{SplitStrategy::Kind::kLimits, 0});
   if (limits.ok()) needs.limits = *limits;
   needs.finest = std::max<uint32_t>(1, spec_.max_block_size / smallest_block);
-  control_.piece_capacity = internal::RingPieceCapacity(needs);
+  // A NOP is never split (CheckSwitchable): rings of queue_depth entries,
+  // as t/io_uring -N1 has.
+  control_.piece_capacity =
+      spec_.spec.nop ? 1 : internal::RingPieceCapacity(needs);
   return absl::OkStatus();
 }
 
@@ -383,6 +386,11 @@ absl::Status Workload::CheckStrategyFits(const SplitStrategy& strategy) const {
 }
 
 absl::Status Workload::CheckSwitchable(const SplitStrategy& strategy) const {
+  if (spec_.spec.nop) {
+    return absl::FailedPreconditionError(
+        "split: a nop workload has no device whose limits a split could "
+        "follow; it runs split none only");
+  }
   if (!spec_.spec.ab_strategies.empty()) {
     return absl::FailedPreconditionError(
         "split: the workload alternates ab_strategies; it cannot be switched "

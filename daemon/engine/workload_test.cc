@@ -295,8 +295,24 @@ TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
   EXPECT_EQ(s.total.bytes, 0u);
   EXPECT_GE(s.total.sqes, 5000u);
   EXPECT_EQ(s.ring.io_mode, "nop");
+  EXPECT_EQ(s.ring.pieces_per_io, 1u);  // never split: rings of qd entries
+  EXPECT_EQ(s.ring.sq_entries, 32u);
   EXPECT_FALSE(s.ring.registered_files);  // a NOP names no file
   EXPECT_THAT(s.notes, testing::Contains(HasSubstr("IORING_OP_NOP")));
+}
+
+TEST_F(WorkloadTest, NopRefusesLiveSplitSwitches) {
+  WorkloadSpec spec;
+  spec.nop = true;
+  spec.runtime = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const absl::Status refused =
+      (*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("split"));
+  (*w)->RequestStop();
+  (*w)->Wait();
 }
 
 TEST_F(WorkloadTest, ThreadsSplitTheIoCountExactly) {
