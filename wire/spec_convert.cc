@@ -506,8 +506,9 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
         spec.runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
   if (proto.has_io_count()) spec.io_count = proto.io_count();
+  // An SLO search ends after its steps, whatever the runtime.
   if (proto.has_runtime() && spec.runtime == absl::ZeroDuration() &&
-      spec.io_count == 0) {
+      spec.io_count == 0 && !proto.has_slo()) {
     return Invalid("spec.runtime",
                    "is 0 and spec.io_count is 0: the workload would never end");
   }

@@ -395,6 +395,16 @@ TEST(SpecFromProtoTest, ZeroRuntimeWithIoCountIsFine) {
   EXPECT_EQ(spec->io_count, 1000u);
 }
 
+TEST(SpecFromProtoTest, ZeroRuntimeWithAnSloSearchIsFine) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.mutable_runtime();  // a search ends after its steps
+  proto.mutable_slo()->set_objective("p99<1ms");
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->slo.enabled);
+  EXPECT_EQ(spec->runtime, absl::ZeroDuration());
+}
+
 TEST(SpecFromProtoTest, MessagesGiveTheValue) {
   v1::WorkloadSpec proto = MinimalSpec();
   proto.set_read_percent(150);

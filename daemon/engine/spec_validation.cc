@@ -235,7 +235,9 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   if (spec.runtime < absl::ZeroDuration()) {
     return Invalid("runtime", "must not be negative");
   }
-  if (spec.runtime == absl::ZeroDuration() && spec.io_count == 0) {
+  // An SLO search ends after its steps (SpecMaxDuration): runtime is moot.
+  if (spec.runtime == absl::ZeroDuration() && spec.io_count == 0 &&
+      !spec.slo.enabled) {
     return Invalid("runtime", "is 0 and io_count is 0: the workload would never end");
   }
   if (spec.runtime > limits.max_runtime) {

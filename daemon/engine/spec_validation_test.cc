@@ -208,6 +208,11 @@ TEST_F(SpecValidationTest, RejectsRuntimes) {
   spec_.runtime = absl::ZeroDuration();
   spec_.io_count = 0;
   ExpectRejected(absl::StatusCode::kInvalidArgument, "runtime");
+  spec_.runtime = absl::ZeroDuration();
+  spec_.slo.enabled = true;  // p99 < 1ms: a search ends after its steps
+  absl::StatusOr<ResolvedSpec> search = ResolveSpec(spec_, limits_);
+  EXPECT_TRUE(search.ok()) << search.status();
+  spec_.slo = SloSpec();
   spec_.runtime = limits_.max_runtime + absl::Seconds(1);
   ExpectRejected(absl::StatusCode::kInvalidArgument, "runtime");
   spec_.runtime = absl::Seconds(1);
