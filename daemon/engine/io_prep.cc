@@ -1,6 +1,10 @@
 #include "daemon/engine/io_prep.h"
 
+#include <errno.h>
 #include <linux/falloc.h>
+#include <string.h>
+
+#include "absl/strings/str_cat.h"
 
 namespace blkperf::internal {
 namespace {
@@ -18,37 +22,6 @@ void PrepPunchHole(const PieceIo& io, IovecRing*) {
                           FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                           static_cast<off_t>(io.offset), io.length);
 }
-
-void PrepFixed(const PieceIo& io, IovecRing*) {
-  if (io.is_write) {
-    io_uring_prep_write_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
-                              io.buf_index);
-  } else {
-    io_uring_prep_read_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
-                             io.buf_index);
-  }
-}
-
-void PrepPlain(const PieceIo& io, IovecRing*) {
-  if (io.is_write) {
-    io_uring_prep_write(io.sqe, io.fd, io.addr, io.length, io.offset);
-  } else {
-    io_uring_prep_read(io.sqe, io.fd, io.addr, io.length, io.offset);
-  }
-}
-
-void PrepVectored(const PieceIo& io, IovecRing* iovecs) {
-  iovec* iov = iovecs->Next();
-  iov->iov_base = io.addr;
-  iov->iov_len = io.length;
-  if (io.is_write) {
-    io_uring_prep_writev(io.sqe, io.fd, iov, 1, io.offset);
-  } else {
-    io_uring_prep_readv(io.sqe, io.fd, iov, 1, io.offset);
-  }
-}
-
-void PrepNop(const PieceIo& io, IovecRing*) { io_uring_prep_nop(io.sqe); }
 
 }  // namespace
 
@@ -89,19 +62,57 @@ uint8_t IoModeOpcode(IoMode mode, bool is_write) {
 PrepFn PrepFunctionFor(IoMode mode) {
   switch (mode) {
     case IoMode::kFixed:
-      return &PrepFixed;
+      return &PrepIo<IoMode::kFixed>;
     case IoMode::kPlain:
-      return &PrepPlain;
+      return &PrepIo<IoMode::kPlain>;
     case IoMode::kVectored:
-      return &PrepVectored;
+      return &PrepIo<IoMode::kVectored>;
     case IoMode::kNop:
-      return &PrepNop;
+      return &PrepIo<IoMode::kNop>;
   }
-  return &PrepPlain;
+  return &PrepIo<IoMode::kPlain>;
 }
 
 PrepFn TrimFunctionFor(bool block_device) {
   return block_device ? &PrepDiscard : &PrepPunchHole;
+}
+
+absl::Status UringDiscardVerdict(bool opcode_supported, int result) {
+  if (!opcode_supported) {
+    return absl::FailedPreconditionError(
+        "this kernel has no IORING_OP_URING_CMD (Linux 5.19 and later), so "
+        "blkperf cannot discard a block device through io_uring");
+  }
+  if (result == -EOPNOTSUPP) {
+    return absl::FailedPreconditionError(
+        "this kernel cannot discard a block device through io_uring "
+        "(BLOCK_URING_CMD_DISCARD, Linux 6.12 and later)");
+  }
+  if (result < 0 && result != -EINVAL) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a test discard through io_uring failed: ", strerror(-result)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckUringDiscard(int fd) {
+  io_uring_probe* probe = io_uring_get_probe();
+  const bool supported =
+      probe != nullptr && io_uring_opcode_supported(probe, IORING_OP_URING_CMD);
+  if (probe != nullptr) io_uring_free_probe(probe);
+  if (!supported) return UringDiscardVerdict(false, 0);
+  io_uring ring;
+  int ret = io_uring_queue_init(2, &ring, 0);
+  if (ret < 0) {
+    return absl::ErrnoToStatus(-ret, "a ring for a test discard");
+  }
+  PrepDiscard({io_uring_get_sqe(&ring), fd, nullptr, 0, 0, 0, true}, nullptr);
+  io_uring_cqe* cqe = nullptr;
+  ret = io_uring_submit_and_wait(&ring, 1);
+  if (ret >= 0) ret = io_uring_wait_cqe(&ring, &cqe);
+  const int result = ret < 0 ? ret : cqe->res;
+  io_uring_queue_exit(&ring);
+  return UringDiscardVerdict(true, result);
 }
 
 }  // namespace blkperf::internal

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "daemon/engine/workload_spec.h"
 
@@ -62,10 +63,61 @@ class IovecRing {
 };
 
 // Writes the piece into `io.sqe` (opcode, fd, address, length, offset; and
-// buf_index or the iovec). Flags and user_data are the caller's.
+// buf_index or the iovec). Flags and user_data are the caller's. The NOP
+// mode writes only opcode, flags and nop_flags: the SQE's other fields must
+// be zero (a ring whose SQEs only ever hold these NOPs, cleared at setup).
 using PrepFn = void (*)(const PieceIo& io, IovecRing* iovecs);
 
 PrepFn PrepFunctionFor(IoMode mode);
+
+// The same preps as inline templates, for a loop compiled once per mode
+// (the submitter's plain loop): no call per I/O. PrepFunctionFor(mode) is
+// &PrepIo<mode>.
+template <IoMode kMode>
+void PrepIo(const PieceIo& io, IovecRing* iovecs);
+
+template <>
+inline void PrepIo<IoMode::kFixed>(const PieceIo& io, IovecRing*) {
+  if (io.is_write) {
+    io_uring_prep_write_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
+                              io.buf_index);
+  } else {
+    io_uring_prep_read_fixed(io.sqe, io.fd, io.addr, io.length, io.offset,
+                             io.buf_index);
+  }
+}
+
+template <>
+inline void PrepIo<IoMode::kPlain>(const PieceIo& io, IovecRing*) {
+  if (io.is_write) {
+    io_uring_prep_write(io.sqe, io.fd, io.addr, io.length, io.offset);
+  } else {
+    io_uring_prep_read(io.sqe, io.fd, io.addr, io.length, io.offset);
+  }
+}
+
+template <>
+inline void PrepIo<IoMode::kVectored>(const PieceIo& io, IovecRing* iovecs) {
+  iovec* iov = iovecs->Next();
+  iov->iov_base = io.addr;
+  iov->iov_len = io.length;
+  if (io.is_write) {
+    io_uring_prep_writev(io.sqe, io.fd, iov, 1, io.offset);
+  } else {
+    io_uring_prep_readv(io.sqe, io.fd, iov, 1, io.offset);
+  }
+}
+
+template <>
+inline void PrepIo<IoMode::kNop>(const PieceIo& io, IovecRing*) {
+  // As t/io_uring -N1, only what a NOP reads: its opcode, flags and
+  // nop_flags (0: no injected result, no file, no buffer). The other fields
+  // keep the zeroes they had when the ring was set up (the submitter clears
+  // a NOP ring's SQEs, and a NOP workload writes nothing but NOPs).
+  io.sqe->opcode = IORING_OP_NOP;
+  io.sqe->flags = 0;
+  io.sqe->rw_flags = 0;
+}
 
 // Trims (op trim, randtrim) of `length` bytes at `offset`; addr and
 // buf_index are not used:
@@ -77,6 +129,16 @@ PrepFn TrimFunctionFor(bool block_device);
 // BLOCK_URING_CMD_DISCARD, _IO(0x12, 0) in <linux/blkdev.h> (newer than
 // Debian's kernel headers).
 inline constexpr uint32_t kBlockUringCmdDiscard = 0x1200;
+
+// Whether this kernel discards block device `fd` (open for writing) through
+// io_uring: one zero-length discard, which discards nothing, on a ring of
+// its own. OK, or FailedPrecondition saying why not (no IORING_OP_URING_CMD
+// before Linux 5.19; no BLOCK_URING_CMD_DISCARD before 6.12).
+absl::Status CheckUringDiscard(int fd);
+// The verdict on that probe: whether the kernel knows IORING_OP_URING_CMD,
+// and the discard's result (-EINVAL, a zero length, is the answer of a
+// kernel that can discard).
+absl::Status UringDiscardVerdict(bool opcode_supported, int result);
 
 }  // namespace blkperf::internal
 

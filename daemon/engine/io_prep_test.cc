@@ -1,5 +1,6 @@
 #include "daemon/engine/io_prep.h"
 
+#include <errno.h>
 #include <liburing.h>
 
 #include <cstring>
@@ -25,6 +26,8 @@ TEST(IoPrepTest, ModeFollowsTheSpec) {
   EXPECT_EQ(IoModeOf(spec), IoMode::kPlain);
   spec.vectored = true;
   EXPECT_EQ(IoModeOf(spec), IoMode::kVectored);
+  spec.nop = true;
+  EXPECT_EQ(IoModeOf(spec), IoMode::kNop);
 }
 
 TEST(IoPrepTest, FixedWritesReadFixedWithTheBufferIndex) {
@@ -81,6 +84,37 @@ TEST(IoPrepTest, IovecRingReusesSlotsInOrder) {
 }
 
 // The kernel under the tests supports every opcode the modes issue.
+TEST(IoPrepTest, NopWritesOnlyTheOpcodeFlagsAndNopFlags) {
+  io_uring_sqe sqe;
+  memset(&sqe, 0, sizeof(sqe));
+  sqe.flags = IOSQE_FIXED_FILE;
+  sqe.rw_flags = 7;  // a stale nop_flags would inject results or files
+  char buffer[4096];
+  IovecRing iovecs;
+  PrepFunctionFor(IoMode::kNop)({&sqe, 3, buffer, 4096, 8192, 5, false},
+                                &iovecs);
+  EXPECT_EQ(sqe.opcode, IORING_OP_NOP);
+  EXPECT_EQ(sqe.opcode, IoModeOpcode(IoMode::kNop, false));
+  EXPECT_EQ(sqe.flags, 0);
+  EXPECT_EQ(sqe.rw_flags, 0u);
+  EXPECT_EQ(sqe.fd, 0);  // untouched: a NOP names no file
+  EXPECT_EQ(sqe.addr, 0u);
+  EXPECT_EQ(sqe.len, 0u);
+}
+
+TEST(IoPrepTest, DiscardProbeVerdicts) {
+  EXPECT_TRUE(UringDiscardVerdict(true, -EINVAL).ok());  // 6.12+: len 0
+  EXPECT_TRUE(UringDiscardVerdict(true, 0).ok());
+  const absl::Status old = UringDiscardVerdict(true, -EOPNOTSUPP);
+  EXPECT_EQ(old.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(old.message().find("6.12"), absl::string_view::npos);
+  const absl::Status older = UringDiscardVerdict(false, 0);
+  EXPECT_EQ(older.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(older.message().find("IORING_OP_URING_CMD"), absl::string_view::npos);
+  EXPECT_EQ(UringDiscardVerdict(true, -EPERM).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(IoPrepTest, KernelSupportsEveryModesOpcodes) {
   io_uring_probe* probe = io_uring_get_probe();
   ASSERT_NE(probe, nullptr) << "io_uring probing is unavailable";

@@ -227,16 +227,10 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
                        WaitForInstant(control_->start_at_ns, control_->stop);
   if (setup_status_.ok() && !control_->abort.load() && on_time) {
     StampFirstSubmit();
-    if (group_.shaped) {
-      if (per_cpu_cache_ != nullptr) {
-        Run<true>(*per_cpu_cache_);
-      } else {
-        Run<true>(*shared_cache_);
-      }
-    } else if (per_cpu_cache_ != nullptr) {
-      Run<false>(*per_cpu_cache_);
+    if (per_cpu_cache_ != nullptr) {
+      RunLoop(*per_cpu_cache_);
     } else {
-      Run<false>(*shared_cache_);
+      RunLoop(*shared_cache_);
     }
   }
   if (abandoned()) {
@@ -426,6 +420,9 @@ absl::Status SubmitterThread::SetUpRing(bool polled) {
     ret = io_uring_queue_init_params(ring_entries_, &ring_, &p);
     if (ret == 0) {
       ring_ready_ = true;
+      // NOP preps write only what a NOP reads (io_prep.h): every other
+      // field of every SQE starts, and stays, zero.
+      memset(ring_.sq.sqes, 0, sizeof(io_uring_sqe) * ring_.sq.ring_entries);
       polled_ = polled;
       ring_setup_.setup_flags = SetupFlagNames(flags);
       ring_setup_.polled = polled;
@@ -549,20 +546,44 @@ inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
   return slot * offset_stride_;
 }
 
+template <typename Cache>
+void SubmitterThread::RunLoop(Cache& cache) {
+  // The shaped loop calls prep_ (trims have their own); the plain loop is
+  // compiled once per I/O mode, its prep inlined.
+  if (group_.shaped) return Run<true, IoMode::kFixed>(cache);
+  switch (io_mode_) {
+    case IoMode::kFixed:
+      return Run<false, IoMode::kFixed>(cache);
+    case IoMode::kPlain:
+      return Run<false, IoMode::kPlain>(cache);
+    case IoMode::kVectored:
+      return Run<false, IoMode::kVectored>(cache);
+    case IoMode::kNop:
+      return Run<false, IoMode::kNop>(cache);
+  }
+}
+
+template <bool kShaped, IoMode kMode>
 inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
                                        uint64_t piece_offset,
                                        uint32_t piece_length) {
   char* addr = buffers_ + size_t{req->buffer} * block_size_ +
                (piece_offset - req->offset);
   const int fd = registered_files_ ? req->target : fds_[req->target];
-  prep_({sqe, fd, addr, piece_length, piece_offset,
-         static_cast<uint16_t>(req->buffer & buf_index_mask_), req->is_write},
-        &piece_iovecs_);
+  const PieceIo io{sqe,          fd,           addr,
+                   piece_length, piece_offset,
+                   static_cast<uint16_t>(req->buffer & buf_index_mask_),
+                   req->is_write};
+  if constexpr (kShaped) {
+    prep_(io, &piece_iovecs_);
+  } else {
+    PrepIo<kMode>(io, &piece_iovecs_);
+  }
   sqe->flags |= sqe_flags_;
   io_uring_sqe_set_data(sqe, req);
 }
 
-template <bool kShaped, typename Cache>
+template <bool kShaped, IoMode kMode, typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
                                   bool measuring, int64_t now_ns) {
   uint32_t ios = 0;
@@ -616,7 +637,8 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       ++sqes;
     } else if (split_none_) {
       req->pieces_left = 1;
-      PrepPiece(NextSqe(&ring_), req, req->offset, req->length);
+      PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset,
+                                req->length);
       ++sqes;
     } else {
       const Splitter& splitter = splitters_[req->target];
@@ -627,7 +649,8 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       while (done < length) {
         const uint32_t piece = splitter.NextPieceLength(
             req->offset + done, buffer_base + done, length - done);
-        PrepPiece(NextSqe(&ring_), req, req->offset + done, piece);
+        PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset + done,
+                                  piece);
         done += piece;
         ++pieces;
       }
@@ -821,7 +844,7 @@ unsigned SubmitterThread::OpenLoopWait(uint32_t room, uint32_t prepped,
   return 1;
 }
 
-template <bool kShaped, typename Cache>
+template <bool kShaped, IoMode kMode, typename Cache>
 void SubmitterThread::Run(Cache& cache) {
   const int64_t measure_start = control_->measure_start_ns;
   const int64_t end = control_->end_ns;
@@ -859,7 +882,8 @@ void SubmitterThread::Run(Cache& cache) {
     }
     if constexpr (kShaped) FollowRate(now);
     const uint32_t prepped =
-        Prepare<kShaped>(cache, std::min(room, submit_batch_), measuring, now);
+        Prepare<kShaped, kMode>(cache, std::min(room, submit_batch_),
+                                measuring, now);
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;

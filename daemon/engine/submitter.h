@@ -279,11 +279,15 @@ class SubmitterThread {
   absl::Status WarmUpRing();
   void TearDownRing();
 
-  // kShaped: the loop of a shaped group (offset tables, size mixes,
-  // open-loop pacing, syncs, trims); else the plain one. Chosen once.
-  template <bool kShaped, typename Cache>
+  // Runs the loop of this thread's group and I/O mode (RunLoop chooses
+  // once). kShaped: the loop of a shaped group (offset tables, size mixes,
+  // open-loop pacing, syncs, trims), which preps through prep_; else the
+  // plain one, compiled per I/O mode kMode with its prep inlined.
+  template <typename Cache>
+  void RunLoop(Cache& cache);
+  template <bool kShaped, IoMode kMode, typename Cache>
   void Run(Cache& cache);
-  template <bool kShaped, typename Cache>
+  template <bool kShaped, IoMode kMode, typename Cache>
   uint32_t Prepare(Cache& cache, uint32_t max_ios, bool measuring,
                    int64_t now_ns);
   template <bool kShaped, typename Cache>
@@ -315,6 +319,7 @@ class SubmitterThread {
   ABSL_ATTRIBUTE_NOINLINE void OnEnterError(int ret, uint32_t sqes,
                                             unsigned wait_nr);
   void ClaimErrorSite(int errno_value, uint16_t target, uint64_t offset);
+  template <bool kShaped, IoMode kMode>
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
                  uint32_t piece_length);
   uint64_t NextOffset(uint16_t target);
@@ -342,7 +347,9 @@ class SubmitterThread {
   const uint32_t io_length_;
   const bool fixed_buffers_;
   const IoMode io_mode_;
-  const PrepFn prep_;  // PrepFunctionFor(io_mode_): chosen once, not per I/O
+  // The shaped loop's prep: PrepFunctionFor(io_mode_), or the trim prep of
+  // a trim group (the plain loop inlines PrepIo<kMode>).
+  const PrepFn prep_;
   const bool registered_files_;
   const uint8_t sqe_flags_;  // IOSQE_FIXED_FILE / IOSQE_ASYNC per the spec
   const bool latency_tracking_;

@@ -299,7 +299,16 @@ absl::Status Workload::CheckTrimSupport(size_t index, int fd) const {
   const TargetInfo& info = spec_.targets[index];
   bool trims = false;
   for (const GroupShape& g : spec_.groups) trims = trims || OpTrims(g.op);
-  if (!trims || info.kind != TargetKind::kRegularFile) return absl::OkStatus();
+  if (!trims) return absl::OkStatus();
+  if (info.kind == TargetKind::kBlockDevice) {
+    const absl::Status can = internal::CheckUringDiscard(fd);
+    if (can.ok()) return can;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "op ", OpName(spec_.spec.groups.empty() ? spec_.spec.op
+                                                : spec_.groups[0].op),
+        ": targets[", index, "] ", info.path, ": ", can.message()));
+  }
+  if (info.kind != TargetKind::kRegularFile) return absl::OkStatus();
   // A hole punched past the end of the file changes nothing (KEEP_SIZE),
   // but fails on a file system that cannot punch holes.
   const uint64_t block = std::max<uint32_t>(512, info.logical_block_size);
