@@ -11,8 +11,12 @@
 //
 // Rates (IOPS, bandwidth, IOs per call) are recomputed over the window the
 // caller names; the inputs' own rates are ignored. The fleet orchestrator
-// merges hosts' totals this way; the same helpers serve any tool that adds
-// results up.
+// merges hosts' totals and job groups this way; the same helpers serve any
+// tool that adds results up.
+//
+//   absl::StatusOr<std::vector<v1::GroupResult>> groups = MergeGroups(
+//       {&host_a.snapshot(), &host_b.snapshot()}, overlap_window, "hosts");
+//   // (*groups)[g].total().ios() == a.groups(g).total().ios() + b's.
 #ifndef BLKPERF_WIRE_MERGE_H_
 #define BLKPERF_WIRE_MERGE_H_
 
@@ -40,6 +44,19 @@ absl::StatusOr<v1::LatencyHistogram> MergeHistograms(
 // I/Os with intended-time latencies and no histogram of them).
 absl::StatusOr<v1::ThreadStats> MergeThreadStats(
     const std::vector<v1::ThreadStats>& stats, absl::Duration window,
+    absl::string_view field);
+
+// Each job group summed across `snapshots` (one spec run on several hosts or
+// workloads): result[g] holds groups(g) of every input merged as
+// MergeThreadStats merges totals (rates over `window`), with the group's
+// name and its threads' indexes (the same on every input). The inputs must
+// list the same groups, by name and in order, each with the same threads:
+// otherwise InvalidArgument naming the first input that differs from
+// `snapshots[0]`, "<field>[i].groups[g]" (".threads" for threads), never a
+// merge of unlike groups. Empty when no input has groups.
+// REQUIRES: no pointer in `snapshots` is null.
+absl::StatusOr<std::vector<v1::GroupResult>> MergeGroups(
+    const std::vector<const v1::Snapshot*>& snapshots, absl::Duration window,
     absl::string_view field);
 
 }  // namespace blkperf

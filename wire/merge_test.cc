@@ -118,5 +118,134 @@ TEST(MergeThreadStatsTest, RefusesWhatCannotMergeExactly) {
               HasSubstr("hosts[1].intended_histogram"));
 }
 
+// Host `k`'s snapshot of a workload with job groups "hot" (threads 0, 1) and
+// "log" (thread 2), each group's figures different from the other's.
+v1::Snapshot GroupsHost(int k) {
+  v1::Snapshot s;
+  const char* names[] = {"hot", "log"};
+  for (int g = 0; g < 2; ++g) {
+    v1::GroupResult* group = s.add_groups();
+    group->set_name(names[g]);
+    if (g == 0) {
+      group->add_threads(0);
+      group->add_threads(1);
+    } else {
+      group->add_threads(2);
+    }
+    *group->mutable_total() = HostStats(3 * k + g);
+  }
+  return s;
+}
+
+// Bucket index -> count summed over `histograms`.
+std::map<uint32_t, uint64_t> BucketSums(
+    const std::vector<const v1::LatencyHistogram*>& histograms) {
+  std::map<uint32_t, uint64_t> sums;
+  for (const v1::LatencyHistogram* h : histograms) {
+    for (const v1::HistogramBucket& b : h->buckets()) sums[b.index()] += b.count();
+  }
+  return sums;
+}
+
+void ExpectBuckets(const v1::LatencyHistogram& merged,
+                   const std::map<uint32_t, uint64_t>& sums) {
+  ASSERT_EQ(static_cast<size_t>(merged.buckets_size()), sums.size());
+  for (const v1::HistogramBucket& b : merged.buckets()) {
+    EXPECT_EQ(b.count(), sums.at(b.index())) << "bucket " << b.index();
+  }
+}
+
+TEST(MergeGroupsTest, MergesEachGroupExactlyKeepingNamesAndThreads) {
+  const std::vector<v1::Snapshot> hosts = {GroupsHost(0), GroupsHost(1),
+                                           GroupsHost(2)};
+  absl::StatusOr<std::vector<v1::GroupResult>> merged = MergeGroups(
+      {&hosts[0], &hosts[1], &hosts[2]}, absl::Seconds(5), "hosts");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_EQ(merged->size(), 2u);
+  EXPECT_EQ((*merged)[0].name(), "hot");
+  EXPECT_THAT((*merged)[0].threads(), ::testing::ElementsAre(0u, 1u));
+  EXPECT_EQ((*merged)[1].name(), "log");
+  EXPECT_THAT((*merged)[1].threads(), ::testing::ElementsAre(2u));
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    const v1::ThreadStats& t = (*merged)[g].total();
+    uint64_t ios = 0, bytes = 0, late = 0, errors = 0;
+    std::vector<const v1::LatencyHistogram*> histograms, intended;
+    LatencyHistogram all;
+    for (const v1::Snapshot& h : hosts) {
+      const v1::ThreadStats& in = h.groups(g).total();
+      ios += in.ios();
+      bytes += in.bytes();
+      late += in.late_ios();
+      errors += in.error_total();
+      histograms.push_back(&in.histogram());
+      intended.push_back(&in.intended_histogram());
+      absl::StatusOr<LatencyHistogram> one = HistogramFromProto(in.histogram());
+      ASSERT_TRUE(one.ok()) << one.status();
+      all.Merge(*one);
+    }
+    ASSERT_GT(ios, 0u);
+    EXPECT_EQ(t.thread_index(), -1);
+    EXPECT_EQ(t.ios(), ios);
+    EXPECT_EQ(t.bytes(), bytes);
+    EXPECT_EQ(t.late_ios(), late);
+    EXPECT_EQ(t.error_total(), errors);
+    EXPECT_DOUBLE_EQ(t.iops(), ios / 5.0);
+    EXPECT_EQ(t.histogram().count(), ios);
+    ExpectBuckets(t.histogram(), BucketSums(histograms));
+    ExpectBuckets(t.intended_histogram(), BucketSums(intended));
+    EXPECT_EQ(t.latency().p99_ns(), all.Percentile(99));
+  }
+  // Groups are not mixed up: each merged group holds its own I/Os.
+  EXPECT_NE((*merged)[0].total().ios(), (*merged)[1].total().ios());
+}
+
+TEST(MergeGroupsTest, NoGroupsMergeToNone) {
+  const v1::Snapshot a, b;
+  absl::StatusOr<std::vector<v1::GroupResult>> merged =
+      MergeGroups({&a, &b}, absl::Seconds(1), "hosts");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_TRUE(merged->empty());
+}
+
+TEST(MergeGroupsTest, RefusesHostsWhoseGroupsDisagree) {
+  const v1::Snapshot a = GroupsHost(0);
+  auto expect_refused = [&](const v1::Snapshot& b, const std::string& field) {
+    const v1::Snapshot ok = GroupsHost(1);
+    absl::StatusOr<std::vector<v1::GroupResult>> merged =
+        MergeGroups({&a, &ok, &b}, absl::Seconds(1), "hosts");
+    EXPECT_EQ(merged.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(merged.status().message()), HasSubstr(field));
+  };
+  // Other order.
+  v1::Snapshot b = GroupsHost(2);
+  b.mutable_groups()->SwapElements(0, 1);
+  expect_refused(b, "hosts[2].groups[0] is \"log\" where hosts[0].groups[0] "
+                    "is \"hot\"");
+  // Another name.
+  b = GroupsHost(2);
+  b.mutable_groups(1)->set_name("logs");
+  expect_refused(b, "hosts[2].groups[1] is \"logs\"");
+  // A group missing, or one too many.
+  b = GroupsHost(2);
+  b.mutable_groups()->RemoveLast();
+  expect_refused(b, "hosts[2].groups[1] is missing");
+  b = GroupsHost(2);
+  v1::GroupResult extra = b.groups(0);
+  extra.set_name("extra");
+  *b.add_groups() = extra;
+  expect_refused(b, "hosts[2].groups[2] \"extra\" has no counterpart");
+  // No groups at all where the others have them.
+  expect_refused(v1::Snapshot(), "hosts[2].groups[0] is missing");
+  // Same names, other threads.
+  b = GroupsHost(2);
+  b.mutable_groups(0)->add_threads(3);
+  expect_refused(b, "hosts[2].groups[0].threads [0,1,3]");
+  // A group's figures that cannot merge exactly name the group.
+  b = GroupsHost(2);
+  b.mutable_groups(1)->mutable_total()->clear_histogram();
+  expect_refused(b, "hosts[2].groups[1].total.histogram");
+}
+
 }  // namespace
 }  // namespace blkperf
