@@ -360,6 +360,42 @@ namespace {
 
 std::string Ns(uint64_t ns) { return FormatNanos(static_cast<double>(ns)); }
 
+}  // namespace
+
+std::string OpenLoopText(const ThreadSnapshot& t) {
+  if (t.intended_latency.Count() == 0) return "";
+  std::string out;
+  AppendLatency("ilat", "intended time: from each I/O's scheduled issue "
+                "time, queueing included", t.intended_latency, &out);
+  absl::StrAppend(
+      &out, "  open loop: late=", t.late_ios, " of ", t.ios,
+      " I/Os issued after their intended time because the queue depth "
+      "was full (", Percent(static_cast<double>(t.late_ios),
+                           static_cast<double>(t.ios)),
+      "); lat above is the service time from submission\n");
+  return out;
+}
+
+std::string GroupText(absl::string_view name, absl::string_view summary,
+                      const ThreadSnapshot& t, double iops,
+                      double bytes_per_second) {
+  return absl::StrCat(
+      "  group ", name, ": ", summary, "\n    IOPS=", FormatCount(iops),
+      " BW=", FormatBytes(bytes_per_second), "/s",
+      " read_ios=", t.read_ios, " write_ios=", t.write_ios,
+      t.trim_ios != 0 ? absl::StrCat(" trim_ios=", t.trim_ios) : "",
+      " p50=", Ns(t.latency.Percentile(50)),
+      " p99=", Ns(t.latency.Percentile(99)),
+      t.intended_latency.Count() != 0
+          ? absl::StrCat(" intended p99=", Ns(t.intended_latency.Percentile(99)),
+                         " p99.9=", Ns(t.intended_latency.Percentile(99.9)),
+                         " late=", t.late_ios)
+          : "",
+      "\n");
+}
+
+namespace {
+
 // Open loop: intended-time latency and the I/Os a full queue held back.
 // Trims and syncs when there were any.
 std::string ShapeText(const ThreadSnapshot& t, double seconds) {
@@ -374,16 +410,7 @@ std::string ShapeText(const ThreadSnapshot& t, double seconds) {
     absl::StrAppend(&out, "  syncs: ", t.sync_ios,
                     " completed (not in ios, IOPS or latency)\n");
   }
-  if (t.intended_latency.Count() != 0) {
-    AppendLatency("ilat", "intended time: from each I/O's scheduled issue "
-                  "time, queueing included", t.intended_latency, &out);
-    absl::StrAppend(
-        &out, "  open loop: late=", t.late_ios, " of ", t.ios,
-        " I/Os issued after their intended time because the queue depth "
-        "was full (", Percent(static_cast<double>(t.late_ios),
-                             static_cast<double>(t.ios)),
-        "); lat above is the service time from submission\n");
-  }
+  absl::StrAppend(&out, OpenLoopText(t));
   return out;
 }
 
@@ -391,22 +418,12 @@ std::string GroupsText(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
   std::string out;
   for (size_t i = 0; i < s.groups.size(); ++i) {
     const GroupSnapshot& g = s.groups[i];
-    const ThreadSnapshot& t = g.total;
     absl::StrAppend(
-        &out, "  group ", g.name, ": ",
-        i < spec.groups.size() ? GroupSummary(spec, spec.groups[i]) : "",
-        "\n    IOPS=", FormatCount(t.Iops(s.elapsed)),
-        " BW=", FormatBytes(t.BytesPerSecond(s.elapsed)), "/s",
-        " read_ios=", t.read_ios, " write_ios=", t.write_ios,
-        t.trim_ios != 0 ? absl::StrCat(" trim_ios=", t.trim_ios) : "",
-        " p50=", Ns(t.latency.Percentile(50)),
-        " p99=", Ns(t.latency.Percentile(99)),
-        t.intended_latency.Count() != 0
-            ? absl::StrCat(" intended p99=", Ns(t.intended_latency.Percentile(99)),
-                           " p99.9=", Ns(t.intended_latency.Percentile(99.9)),
-                           " late=", t.late_ios)
-            : "",
-        "\n");
+        &out, GroupText(g.name,
+                        i < spec.groups.size() ? GroupSummary(spec, spec.groups[i])
+                                               : "",
+                        g.total, g.total.Iops(s.elapsed),
+                        g.total.BytesPerSecond(s.elapsed)));
   }
   return out;
 }

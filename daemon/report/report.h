@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/target_info.h"
 #include "daemon/engine/workload_spec.h"
@@ -29,6 +30,20 @@ std::string ShapeSummary(const WorkloadSpec& spec);
 
 // One job group: "randread bs=4.00KiB qd=8 cpus=0,1 distribution=zipf:1.2".
 std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& group);
+
+// Open loop only ("" when `total` has no intended-time latencies): the
+// "ilat" lines (min/mean/max and percentiles of the intended-time latency)
+// and "open loop: late=N of M I/Os ...", as FormatTextReport prints them
+// for the workload total. The fleet report prints its merged total with it.
+std::string OpenLoopText(const ThreadSnapshot& total);
+
+// One job group's two lines of FormatTextReport: "  group hot: <summary>\n"
+// and "    IOPS=... BW=... read_ios=... p50=... p99=...[ intended p99=...
+// p99.9=... late=N]\n", at the rates given (FormatTextReport: the group's
+// counts over the snapshot's elapsed time; a fleet report: its own).
+std::string GroupText(absl::string_view name, absl::string_view summary,
+                      const ThreadSnapshot& total, double iops,
+                      double bytes_per_second);
 
 // The final (or live) result as a multi-line table.
 std::string FormatTextReport(const WorkloadSpec& spec,
