@@ -4,8 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "wire/merge.h"
+#include "daemon/engine/snapshot.h"
+#include "daemon/engine/workload_spec.h"
+#include "daemon/report/report.h"
 #include "google/protobuf/util/json_util.h"
+#include "wire/merge.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 
 namespace blkperf::fleet {
 namespace {
@@ -54,6 +59,43 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
   return row;
 }
 
+// The hosts' job groups, merged exactly (//wire:merge MergeGroups: hosts
+// whose group lists differ are refused, naming hosts[i].groups[g]). A
+// group's rates count the I/Os and bytes it completed inside the overlap
+// window: the polls sample each host's total only, so each host's count
+// inside the window is shared out between its groups in proportion to
+// their whole-run counts. The groups' rates then add up to the total's.
+absl::Status MergeHostGroups(const std::vector<HostRow>& rows,
+                             const std::vector<WindowCounts>& in_window,
+                             absl::Duration length, v1::Snapshot& merged) {
+  std::vector<const v1::Snapshot*> snapshots;
+  for (const HostRow& row : rows) snapshots.push_back(&row.workload.snapshot());
+  absl::StatusOr<std::vector<v1::GroupResult>> groups =
+      MergeGroups(snapshots, length, "hosts");
+  if (!groups.ok()) return groups.status();
+  const double seconds = absl::ToDoubleSeconds(length);
+  for (size_t g = 0; g < groups->size(); ++g) {
+    WindowCounts sum;
+    for (size_t h = 0; h < snapshots.size(); ++h) {
+      const v1::ThreadStats& total = snapshots[h]->total();
+      const v1::ThreadStats& group = snapshots[h]->groups(g).total();
+      if (total.ios() != 0) {
+        sum.ios += in_window[h].ios * static_cast<double>(group.ios()) /
+                   static_cast<double>(total.ios());
+      }
+      if (total.bytes() != 0) {
+        sum.bytes += in_window[h].bytes * static_cast<double>(group.bytes()) /
+                     static_cast<double>(total.bytes());
+      }
+    }
+    v1::GroupResult& out = *merged.add_groups();
+    out = std::move((*groups)[g]);
+    out.mutable_total()->set_iops(sum.ios / seconds);
+    out.mutable_total()->set_bytes_per_second(sum.bytes / seconds);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MergeHosts(const std::vector<HostRow>& rows,
                         const std::vector<HostTimeline>& timelines,
                         FleetReport& report) {
@@ -69,11 +111,12 @@ absl::Status MergeHosts(const std::vector<HostRow>& rows,
       MergeThreadStats(totals, length, "hosts");
   if (!total.ok()) return total.status();
   // Rates over the overlap window count only the I/Os inside it.
+  std::vector<WindowCounts> in_window;
   WindowCounts sum;
   for (const HostTimeline& t : timelines) {
-    const WindowCounts c = CountsIn(t, *overlap);
-    sum.ios += c.ios;
-    sum.bytes += c.bytes;
+    in_window.push_back(CountsIn(t, *overlap));
+    sum.ios += in_window.back().ios;
+    sum.bytes += in_window.back().bytes;
   }
   const double seconds = absl::ToDoubleSeconds(length);
   total->set_iops(sum.ios / seconds);
@@ -82,6 +125,11 @@ absl::Status MergeHosts(const std::vector<HostRow>& rows,
   merged.set_workload_id(report.run_id);
   merged.set_run_id(report.run_id);
   *merged.mutable_snapshot()->mutable_total() = *std::move(total);
+  if (absl::Status s =
+          MergeHostGroups(rows, in_window, length, *merged.mutable_snapshot());
+      !s.ok()) {
+    return s;
+  }
   merged.mutable_snapshot()->mutable_elapsed()->set_seconds(
       overlap->length_ns() / 1000000000);
   merged.mutable_snapshot()->mutable_elapsed()->set_nanos(
@@ -100,6 +148,13 @@ void AddNotes(FleetReport& report) {
       "sums over each host's whole measured run",
       static_cast<int>(report.hosts.size()), report.overlap.begin_ns / 1e9,
       report.overlap.end_ns / 1e9));
+  if (s->groups_size() > 0) {
+    s->add_notes(
+        "groups: ios, bytes and the histograms are exact sums over the hosts; "
+        "a group's iops and bytes_per_second share each host's I/Os inside "
+        "the overlap window out between its groups in proportion to their "
+        "whole-run counts (the polls sample totals only)");
+  }
   if (!report.excluded.empty()) {
     std::string names;
     for (const Excluded& e : report.excluded) {
@@ -201,6 +256,39 @@ std::string Rate(double iops, double bps) {
                          bps / (1024.0 * 1024.0));
 }
 
+// The merged total's open-loop lines and the job groups' lines, printed by
+// the single-host report's own code (daemon/report) from the merged
+// figures in the engine's terms; a group's rates are the merged report's.
+std::string ShapeAndGroupsText(const v1::Workload& merged) {
+  const v1::Snapshot& s = merged.snapshot();
+  absl::StatusOr<ThreadSnapshot> total =
+      ThreadFromProto(s.total(), "merged.snapshot.total");
+  std::string out = total.ok()
+                        ? OpenLoopText(*total)
+                        : absl::StrCat("  (", total.status().message(), ")\n");
+  // The group summaries need the spec; a spec this client cannot read
+  // leaves them out, as the single-host report does for a missing group.
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(merged.spec());
+  for (int g = 0; g < s.groups_size(); ++g) {
+    const v1::GroupResult& group = s.groups(g);
+    absl::StatusOr<ThreadSnapshot> t = ThreadFromProto(
+        group.total(), absl::StrCat("merged.snapshot.groups[", g, "].total"));
+    if (!t.ok()) {
+      absl::StrAppend(&out, "  group ", group.name(), ": (",
+                      t.status().message(), ")\n");
+      continue;
+    }
+    const std::string summary =
+        spec.ok() && static_cast<size_t>(g) < spec->groups.size()
+            ? GroupSummary(*spec, spec->groups[g])
+            : "";
+    absl::StrAppend(&out, GroupText(group.name(), summary, *t,
+                                    group.total().iops(),
+                                    group.total().bytes_per_second()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatReportText(const FleetReport& r) {
@@ -228,6 +316,7 @@ std::string FormatReportText(const FleetReport& r) {
         " p99.9=", Latency(t.latency().p99_9_ns()),
         " p99.99=", Latency(t.latency().p99_99_ns()),
         " max=", Latency(t.latency().max_ns()), "\n");
+    absl::StrAppend(&out, ShapeAndGroupsText(r.merged));
     absl::StrAppend(&out, absl::StrFormat(
         "per host (own window; median IOPS %.1fk, MAD %.1fk, outlier > 3 MAD):\n",
         r.outliers.median / 1e3, r.outliers.mad / 1e3));
