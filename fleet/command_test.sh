@@ -3,8 +3,8 @@
 # fake hosts (fleet/testing/fake_fleet_hosts, clocks hours apart): a run
 # through a file_sd inventory written by `fleet inventory`, watch and split
 # of a live run, Ctrl-C aborting everywhere, workload-shape flags, job
-# groups and an SLO search forwarded to every host, and flag errors naming
-# the flag.
+# groups and an SLO search forwarded to every host, job groups merged per
+# group, and flag errors naming the flag.
 set -euo pipefail
 blkperf=$1
 fake=$2
@@ -105,6 +105,38 @@ grouped_spec_ok='all(
 [[ $(py "$dir/grouped.json" 'len(r["hosts"])') == 8 ]] || fail "grouped hosts"
 [[ $(py "$dir/grouped.json" "$grouped_spec_ok") == True ]] \
   || fail "a host's spec lacks the groups: $(py "$dir/grouped.json" 'r["hosts"][0]["report"]["spec"]')"
+# The merged report carries each group merged across the hosts: counts and
+# every histogram bucket the sum of the hosts' (and the groups' the total).
+python3 - "$dir/grouped.json" <<'PY' || fail "merged groups: $(py "$dir/grouped.json" 'r["merged"]["snapshot"]["groups"]')"
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+merged = r["merged"]["snapshot"]
+hosts = [h["report"]["snapshot"] for h in r["hosts"]]
+assert len(hosts) == 8, len(hosts)
+assert [g["name"] for g in merged["groups"]] == ["hot", "paced"], merged["groups"]
+def buckets(h):
+    return {b["index"]: int(b["count"]) for b in h.get("buckets", [])}
+for i, g in enumerate(merged["groups"]):
+    parts = [s["groups"][i] for s in hosts]
+    assert all(p["name"] == g["name"] for p in parts)
+    assert g["threads"] == parts[0]["threads"] == [i], g["threads"]
+    for field in ("ios", "bytes", "read_ios"):
+        want = sum(int(p["total"][field]) for p in parts)
+        assert want > 0 and int(g["total"][field]) == want, (g["name"], field)
+    want = collections.Counter()
+    for p in parts:
+        want.update(buckets(p["total"]["histogram"]))
+    got = buckets(g["total"]["histogram"])
+    assert got and got == dict(want), (g["name"], got, dict(want))
+assert sum(int(g["total"]["ios"]) for g in merged["groups"]) == int(merged["total"]["ios"])
+PY
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=grouped-text \
+  --groups="hot: op=randread cpus=0; paced: op=read cpus=1 bs=128k rate_bw=64m" \
+  > "$dir/grouped.txt" 2>&1 || fail "grouped text run exited $?: $(cat "$dir/grouped.txt")"
+grep -q "^  group hot: randread" "$dir/grouped.txt" && grep -q "^  group paced: read" "$dir/grouped.txt" \
+  || fail "text report lacks the groups: $(cat "$dir/grouped.txt")"
 
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --interval=300ms \

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -75,6 +76,46 @@ v1::ThreadStats FakeTotal(const FakeHostConfig& config, int64_t elapsed_ns) {
   return t;
 }
 
+namespace {
+
+// Job groups, as a daemon reports them: group g of n does the share
+// (g + 1) / (1 + ... + n) of the host's rate, in buckets of its own
+// (bucket_base + 8 g), and the total is the exact sum of the groups.
+void AddFakeGroups(const FakeHostConfig& config, const v1::WorkloadSpec& spec,
+                   int64_t elapsed, v1::Snapshot* snapshot) {
+  const int n = spec.groups_size();
+  const absl::Duration window = absl::Nanoseconds(std::max<int64_t>(elapsed, 1));
+  std::vector<v1::ThreadStats> groups;
+  uint32_t thread = 0;
+  for (int g = 0; g < n; ++g) {
+    FakeHostConfig share = config;
+    share.iops = config.iops * (g + 1) / (n * (n + 1) / 2.0);
+    share.bucket_base = config.bucket_base + 8 * static_cast<uint32_t>(g);
+    v1::ThreadStats t = FakeTotal(share, elapsed);
+    const v1::JobGroup& group = spec.groups(g);
+    const uint32_t bs = group.has_block_size() ? group.block_size()
+                        : spec.has_block_size() ? spec.block_size()
+                                                : 4096;
+    t.set_bytes(t.ios() * bs);
+    t.set_read_bytes(t.bytes());
+    absl::StatusOr<v1::ThreadStats> filled =
+        MergeThreadStats({t}, window, "fake");
+    if (filled.ok()) t = *std::move(filled);
+    groups.push_back(t);
+    v1::GroupResult* out = snapshot->add_groups();
+    out->set_name(group.name().empty() ? absl::StrCat("g", g) : group.name());
+    for (int c = 0; c < std::max(group.cpus_size(), 1); ++c) {
+      out->add_threads(thread++);
+    }
+    *out->mutable_total() = std::move(t);
+  }
+  absl::StatusOr<v1::ThreadStats> total =
+      MergeThreadStats(groups, window, "fake");
+  if (total.ok()) *snapshot->mutable_total() = *std::move(total);
+}
+
+}  // namespace
+
 v1::Workload FakeFleet::WorkloadOf(size_t index) const {
   absl::MutexLock lock(&mu_);
   const FakeHostState& s = states_[index];
@@ -121,6 +162,7 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
       {snapshot->total()}, absl::Nanoseconds(std::max<int64_t>(elapsed, 1)),
       "fake");
   if (total.ok()) *snapshot->mutable_total() = *std::move(total);
+  if (s.spec.groups_size() > 0) AddFakeGroups(config, s.spec, elapsed, snapshot);
   return w;
 }
 
