@@ -16,6 +16,11 @@
 // - merged.snapshot.total ios, bytes, the other counters and the histogram:
 //   exact sums over every included host's whole measured run; the
 //   percentiles come from that merged histogram.
+// - merged.snapshot.groups (job groups): each group merged the same way
+//   across hosts, which must list the same groups in the same order
+//   (otherwise BuildReport fails naming hosts[i].groups[g]); a group's
+//   rates share each host's I/Os inside the overlap window out between its
+//   groups in proportion to their whole-run counts.
 // - start_offset_ns: a host's first submission minus the common start
 //   instant, on the orchestrator's clock; +- clock_error_ns.
 // - Outliers: hosts whose IOPS (over their own window) differ from the
@@ -79,7 +84,8 @@ struct FleetReport {
 
 // Builds the report. The merge is exact; FailedPrecondition when the
 // hosts' histograms use different layouts or their windows do not overlap
-// (both stated).
+// (both stated); InvalidArgument naming hosts[i].groups[g] when their job
+// groups differ.
 absl::StatusOr<FleetReport> BuildReport(const FleetRun& run);
 
 std::string FormatReportText(const FleetReport& report);
