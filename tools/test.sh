@@ -22,9 +22,12 @@ for a in "$@"; do
   if [[ $a == --quick ]]; then quick=1; else args+=("$a"); fi
 done
 
-# Unit tests: everything but the end-to-end runs under tests/ (those start
-# daemons and Prometheus; stage 1 covers them).
-UNIT_TESTS=(//bazel/... //daemon/... //client/...)
+# Unit tests: everything but the end-to-end runs under tests/ and the
+# fleet's namespaced e2e runs (those start daemons and Prometheus; stage 1
+# covers them).
+UNIT_TESTS=(//bazel/... //daemon/... //client/... //wire/...
+  //fleet:orchestrator_test //fleet:calls_test //fleet:clock_sync_test
+  //fleet:merge_test //fleet:inventory_test //fleet:report_test)
 # Debian's Abseil, gRPC and protobuf are built without TSan, so their
 # synchronization is invisible to it: a test is only meaningful under TSan
 # when the threads it races synchronize through code compiled here
