@@ -39,7 +39,7 @@ void* MapHuge(size_t bytes) {
 
 // Incompressible, non-zero bytes: compressing devices (zram) treat zero
 // pages specially, and writes should carry real data.
-void Fill(char* data, size_t bytes, uint64_t seed) {
+void FillBytes(char* data, size_t bytes, uint64_t seed) {
   uint64_t x = seed | 1;
   for (size_t i = 0; i + 8 <= bytes; i += 8) {
     x ^= x << 13;
@@ -98,7 +98,7 @@ absl::StatusOr<IoBuffers> IoBuffers::Create(const IoBufferOptions& options,
     // Splitting assumes the page size it is told: keep THP out.
     madvise(b.base_, bytes, MADV_NOHUGEPAGE);
   }
-  Fill(b.base_, b.mapped_bytes_, options.seed);
+  b.seed_ = options.seed;
   if (options.layout == BufferLayout::kOneRegion) {
     b.registration_.push_back({b.base_, wanted});
     b.buf_index_mask_ = 0;
@@ -112,6 +112,8 @@ absl::StatusOr<IoBuffers> IoBuffers::Create(const IoBufferOptions& options,
   return b;
 }
 
+void IoBuffers::Fill() { FillBytes(base_, mapped_bytes_, seed_); }
+
 IoBuffers::IoBuffers(IoBuffers&& other) noexcept { *this = std::move(other); }
 
 IoBuffers& IoBuffers::operator=(IoBuffers&& other) noexcept {
@@ -124,6 +126,7 @@ IoBuffers& IoBuffers::operator=(IoBuffers&& other) noexcept {
     page_shift_ = other.page_shift_;
     layout_ = other.layout_;
     buf_index_mask_ = other.buf_index_mask_;
+    seed_ = other.seed_;
     registration_ = std::move(other.registration_);
   }
   return *this;

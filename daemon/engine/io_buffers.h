@@ -8,6 +8,7 @@
 //        .huge_pages = HugePageMode::kAuto, .seed = 1}, &notes);
 //   io_uring_register_buffers(&ring, b->registration().data(),
 //                             b->registration().size());
+//   b->Fill();                                       // after registering
 //   char* data = b->slot(7);                         // slot 7's bytes
 //   uint16_t index = 7 & b->buf_index_mask();        // its buf_index
 //
@@ -52,7 +53,7 @@ class IoBuffers {
   //   auto: MAP_HUGETLB when the buffers span at least one huge page; when
   //         that fails, normal pages and a note in `*notes` saying why.
   //         Smaller buffers use normal pages (no note: that is the policy).
-  // Every page is touched and filled with incompressible non-zero data.
+  // Normal pages are mapped, not touched: Fill() writes them.
   static absl::StatusOr<IoBuffers> Create(const IoBufferOptions& options,
                                           std::vector<std::string>* notes);
 
@@ -62,6 +63,15 @@ class IoBuffers {
   IoBuffers(const IoBuffers&) = delete;
   IoBuffers& operator=(const IoBuffers&) = delete;
   ~IoBuffers();
+
+  // Writes incompressible non-zero data into every page (compressing
+  // devices treat zero pages specially, and writes should carry real data).
+  // Call it after io_uring_register_buffers when the buffers are
+  // registered: the registration then faults the normal pages in, as it
+  // does t/io_uring's, and how they lie in physical memory sets what fixed
+  // buffers gain at large block sizes (pages first written from user space
+  // halved that gain on a loop device at 1 MiB: bench/RESULTS.md).
+  void Fill();
 
   char* base() const { return base_; }
   char* slot(uint32_t i) const { return base_ + size_t{i} * slot_bytes_; }
@@ -88,6 +98,7 @@ class IoBuffers {
   unsigned page_shift_ = 12;
   BufferLayout layout_ = BufferLayout::kPerSlot;
   uint16_t buf_index_mask_ = 0xffff;
+  uint64_t seed_ = 1;
   std::vector<iovec> registration_;
 };
 

@@ -96,6 +96,7 @@ TEST(IoBuffersTest, FillIsNonZero) {
   absl::StatusOr<IoBuffers> b = IoBuffers::Create(
       Options(2, 4096, BufferLayout::kPerSlot, HugePageMode::kOff), &notes);
   ASSERT_TRUE(b.ok()) << b.status();
+  b->Fill();
   size_t zero = 0;
   for (size_t i = 0; i < 8192; ++i) zero += b->base()[i] == 0;
   EXPECT_LT(zero, 8192u / 64);  // random bytes: ~1/256 are zero

@@ -309,6 +309,8 @@ absl::Status SubmitterThread::Setup() {
   const bool want_poll = spec_.spec.polled != PollMode::kOff;
   BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
   BLKPERF_RETURN_IF_ERROR(RegisterResources());
+  // After the registration faulted the pages in (io_buffers.h).
+  io_buffers_.Fill();
   if (want_poll) {
     BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
     if (!can_poll) {
