@@ -40,6 +40,7 @@ TEST(SpecFromProtoTest, UnsetFieldsKeepEngineDefaults) {
   EXPECT_EQ(spec->latency_tracking, defaults.latency_tracking);
   EXPECT_EQ(spec->split, defaults.split);
   EXPECT_EQ(spec->vectored, defaults.vectored);
+  EXPECT_EQ(spec->nop, defaults.nop);
   EXPECT_EQ(spec->buffer_layout, BufferLayout::kPerSlot);
   EXPECT_EQ(spec->huge_pages, HugePageMode::kAuto);
 }
@@ -393,6 +394,19 @@ TEST(SpecFromProtoTest, ZeroRuntimeWithIoCountIsFine) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->runtime, absl::ZeroDuration());
   EXPECT_EQ(spec->io_count, 1000u);
+}
+
+TEST(SpecFromProtoTest, NopRoundTripsWithNoTargets) {
+  v1::WorkloadSpec proto;
+  proto.set_nop(true);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->nop);
+  EXPECT_TRUE(spec->targets.empty());
+  v1::WorkloadSpec back;
+  SpecToProto(*spec, &back);
+  EXPECT_TRUE(back.nop());
+  EXPECT_EQ(back.targets_size(), 0);
 }
 
 TEST(SpecFromProtoTest, ZeroRuntimeWithAnSloSearchIsFine) {

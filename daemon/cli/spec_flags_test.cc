@@ -25,6 +25,7 @@ ABSL_DECLARE_FLAG(bool, allow_write);
 ABSL_DECLARE_FLAG(std::vector<std::string>, create_size);
 ABSL_DECLARE_FLAG(std::optional<std::string>, polled);
 ABSL_DECLARE_FLAG(bool, vectored);
+ABSL_DECLARE_FLAG(bool, nop);
 ABSL_DECLARE_FLAG(std::optional<std::string>, buffer_layout);
 ABSL_DECLARE_FLAG(std::optional<std::string>, huge_pages);
 ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
@@ -385,6 +386,17 @@ TEST(SpecFromFlagsTest, IoModeAndBufferFlags) {
   EXPECT_THAT(std::string(bad.message()), HasSubstr("--huge_pages=sometimes"));
   absl::SetFlag(&FLAGS_huge_pages, std::nullopt);
   absl::SetFlag(&FLAGS_vectored, false);
+}
+
+TEST(SpecFromFlagsTest, NopFlag) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_nop());
+  absl::SetFlag(&FLAGS_nop, true);
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->nop());
+  absl::SetFlag(&FLAGS_nop, false);
 }
 
 }  // namespace blkperf
