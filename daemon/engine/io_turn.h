@@ -3,8 +3,8 @@
 // test can run it against a fake ring and a fake clock.
 //
 //   KernelRing ring(&uring);
-//   TurnResult turn = EnterAndStamp(ring, MonotonicNanos, batch, n, wait_nr,
-//                                   LatencyMode::kBatch, timeout_ns);
+//   TurnResult turn = EnterAndStamp(ring, MonotonicNanos, &stamps, n,
+//                                   wait_nr, LatencyMode::kBatch, timeout_ns);
 //   ... reap every CQE now in the ring; each completes at turn.reap_ns ...
 //
 // The three latencies of a logical I/O (README, "What the numbers mean"):
@@ -14,7 +14,8 @@
 // where submit_ns is read right before the io_uring_enter that submits the
 // I/O, issued_ns right after that enter returns, and reap_ns right after the
 // enter (or CQ peek) after which its last CQE was reaped. One clock read per
-// stamp, shared by the whole batch: never one per I/O.
+// stamp, shared by the whole batch, and stored once for it (turn_log.h):
+// never one per I/O.
 //
 // Ring concept:
 //   int SubmitAndWait(unsigned wait_nr, int64_t timeout_ns);
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/base/attributes.h"
 #include "daemon/engine/workload_spec.h"
 
 namespace blkperf::internal {
@@ -46,16 +48,17 @@ struct TurnResult {
   uint32_t calls = 0;   // SubmitAndWait calls made (1 or 2)
 };
 
-// Stamps `batch[0..n)` (requests prepared for this turn, with `submit_ns`
-// and `issued_ns` fields), submits them and waits per `mode`:
+// Submits the `n` I/Os prepared for this turn, stamps them in `stamps` (a
+// turn's, with `submit_ns` and `issued_ns` fields; untouched when n is 0)
+// and waits per `mode`:
 //   kBatch: one call submits and waits for `wait_nr` CQEs, so issued_ns is
 //     after that wait too (slat includes it, and the I/Os that completed
 //     during it get clat 0).
 //   kPerIo: a call that only submits; then, unless a CQE is already there
 //     or `wait_nr` is 0, a second call waits for one CQE.
 // `timeout_ns` > 0 bounds every wait.
-template <typename Ring, typename Clock, typename Req>
-TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Req* const* batch,
+template <typename Ring, typename Clock, typename Stamps>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Stamps* stamps,
                          uint32_t n, unsigned wait_nr, LatencyMode mode,
                          int64_t timeout_ns) {
   TurnResult turn;
@@ -65,9 +68,9 @@ TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Req* const* batch,
                                   timeout_ns);
     turn.calls = 1;
     turn.reap_ns = clock();
-    for (uint32_t i = 0; i < n; ++i) {
-      batch[i]->submit_ns = submit_ns;
-      batch[i]->issued_ns = turn.reap_ns;
+    if (n != 0) {
+      stamps->submit_ns = submit_ns;
+      stamps->issued_ns = turn.reap_ns;
     }
     if (n == 0 || wait_nr == 0 || ring.CqReady() != 0) return turn;
     if (turn.ret < 0 && !TransientEnterError(turn.ret)) return turn;
@@ -79,9 +82,9 @@ TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Req* const* batch,
   turn.ret = ring.SubmitAndWait(wait_nr, timeout_ns);
   turn.calls = 1;
   turn.reap_ns = clock();
-  for (uint32_t i = 0; i < n; ++i) {
-    batch[i]->submit_ns = submit_ns;
-    batch[i]->issued_ns = turn.reap_ns;
+  if (n != 0) {
+    stamps->submit_ns = submit_ns;
+    stamps->issued_ns = turn.reap_ns;
   }
   return turn;
 }

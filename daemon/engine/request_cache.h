@@ -141,6 +141,29 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
     return GetSlow();
   }
 
+  // Up to `n` objects into out[0..k), in the order k Get calls would
+  // return them and counted as those calls would be (hits and misses); k <
+  // n only when this cache and the backing pool run out. One pass for a
+  // whole submit batch: the caller's loop then reads a local array.
+  size_t GetBatch(T** out, size_t n) {
+    size_t k = 0;
+    while (k < n) {
+      if (ABSL_PREDICT_FALSE(size_ == 0)) {
+        T* obj = GetSlow();
+        if (obj == nullptr) break;
+        out[k++] = obj;
+        continue;
+      }
+      const size_t take = std::min(n - k, size_);
+      for (size_t i = 0; i < take; ++i) out[k + i] = slots_[size_ - 1 - i];
+      size_ -= take;
+      k += take;
+      hits_.store(hits_.load(std::memory_order_relaxed) + take,
+                  std::memory_order_relaxed);
+    }
+    return k;
+  }
+
   void Put(T* obj) {
     if (ABSL_PREDICT_FALSE(size_ == capacity_)) Flush();
     slots_[size_++] = obj;
@@ -157,6 +180,11 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
 
   // Objects held locally (not counting the backing pool).
   size_t size() const { return size_; }
+  // Calls f(const T*) for each object held locally.
+  template <typename F>
+  void ForEachLocal(F&& f) const {
+    for (size_t i = 0; i < size_; ++i) f(slots_[i]);
+  }
   size_t capacity() const { return capacity_; }
 
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
@@ -210,6 +238,12 @@ class alignas(ABSL_CACHELINE_SIZE) SharedRequestCache {
   [[nodiscard]] T* Get() {
     internal::BumpOwnedCounter(misses_);
     return pool_->Get();
+  }
+  // n Gets, each under the pool's lock as the baseline's are.
+  size_t GetBatch(T** out, size_t n) {
+    size_t k = 0;
+    while (k < n && (out[k] = Get()) != nullptr) ++k;
+    return k;
   }
   void Put(T* obj) { pool_->Put(obj); }
   void Fill(T* const* objs, size_t n) { pool_->PutBatch(objs, n); }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
@@ -234,6 +236,20 @@ TEST(PerCpuRequestCacheTest, ScriptedHitsAndMisses) {
   EXPECT_EQ(cache.misses(), 3);
 }
 
+TEST(PerCpuRequestCacheTest, ForEachLocalVisitsExactlyTheLocalObjects) {
+  Requests reqs(6);
+  SharedRequestPool<Request> pool(6);
+  PerCpuRequestCache<Request> cache(4, &pool);
+  cache.Fill(reqs.data(), 6);  // 4 local, 2 in the pool
+  Request* taken = cache.Get();
+  std::vector<Request*> seen;
+  cache.ForEachLocal([&](const Request* r) {
+    seen.push_back(const_cast<Request*>(r));
+  });
+  EXPECT_THAT(seen, UnorderedElementsAreArray({reqs[0], reqs[1], reqs[2]}));
+  EXPECT_EQ(taken, reqs[3]);
+}
+
 TEST(PerCpuRequestCacheTest, CapacityOneStillRefillsAndFlushes) {
   Requests reqs(3);
   SharedRequestPool<Request> pool(3);
@@ -292,6 +308,67 @@ TEST(SharedRequestCacheTest, EveryGetIsAMiss) {
   EXPECT_THAT(DrainCache(cache), ElementsAre(reqs[2], reqs[1], reqs[0]));
   EXPECT_EQ(cache.hits(), 0);
   EXPECT_EQ(cache.misses(), 5);  // 1 + 3 + the empty Get
+}
+
+// Up to n Gets, stopping at the first nullptr (which GetBatch also calls).
+template <typename Cache>
+std::vector<Request*> GetUpTo(Cache& cache, size_t n) {
+  std::vector<Request*> out;
+  while (out.size() < n) {
+    Request* r = cache.Get();
+    if (r == nullptr) break;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// GetBatch hands out what as many Gets would, in their order, and counts
+// hits and misses as they would: twin caches over twin pools, one driven
+// by Get and one by GetBatch, through refills, flushes and exhaustion.
+template <typename Cache>
+void ExpectGetBatchMatchesGets(std::function<std::unique_ptr<Cache>(
+                                   SharedRequestPool<Request>*)> make) {
+  constexpr size_t kN = 40;
+  Requests reqs(kN);
+  SharedRequestPool<Request> pool_a(kN), pool_b(kN);
+  std::unique_ptr<Cache> by_get = make(&pool_a), by_batch = make(&pool_b);
+  by_get->Fill(reqs.data(), kN);
+  by_batch->Fill(reqs.data(), kN);
+  std::mt19937_64 rng(7);
+  std::vector<Request*> held;
+  size_t exhausted = 0;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = rng() % 24;
+    std::vector<Request*> batch(n);
+    batch.resize(by_batch->GetBatch(batch.data(), n));
+    const std::vector<Request*> gets = GetUpTo(*by_get, n);
+    ASSERT_EQ(batch, gets) << "round " << round;
+    ASSERT_EQ(by_batch->hits(), by_get->hits()) << "round " << round;
+    ASSERT_EQ(by_batch->misses(), by_get->misses()) << "round " << round;
+    exhausted += gets.size() < n;
+    held.insert(held.end(), gets.begin(), gets.end());
+    // Give a random number back to both, newest first.
+    for (size_t i = rng() % (held.size() + 1); i > 0; --i) {
+      by_get->Put(held.back());
+      by_batch->Put(held.back());
+      held.pop_back();
+    }
+  }
+  EXPECT_GT(exhausted, 0u);  // the script did run both caches dry
+}
+
+TEST(PerCpuRequestCacheTest, GetBatchIsThatManyGets) {
+  ExpectGetBatchMatchesGets<PerCpuRequestCache<Request>>(
+      [](SharedRequestPool<Request>* pool) {
+        return std::make_unique<PerCpuRequestCache<Request>>(8, pool);
+      });
+}
+
+TEST(SharedRequestCacheTest, GetBatchIsThatManyGets) {
+  ExpectGetBatchMatchesGets<SharedRequestCache<Request>>(
+      [](SharedRequestPool<Request>* pool) {
+        return std::make_unique<SharedRequestCache<Request>>(pool);
+      });
 }
 
 // The engine's code path, written once against either cache type.

@@ -36,7 +36,9 @@ std::string TempDir() {
   return dir != nullptr ? dir : "/tmp";
 }
 
-class StallTest : public ::testing::Test {
+// Both request caches: the stall check finds the stalled I/O in each's own
+// way (the thread's requests not in its cache; the shared one's slots).
+class StallTest : public ::testing::TestWithParam<RequestCacheMode> {
  protected:
   void SetUp() override {
     if (!fuse_.ok()) GTEST_SKIP() << fuse_.why();
@@ -48,8 +50,9 @@ class StallTest : public ::testing::Test {
   std::string other_path_;
 };
 
-TEST_F(StallTest, StalledDeviceFailsTheWorkloadAndNothingElse) {
+TEST_P(StallTest, StalledDeviceFailsTheWorkloadAndNothingElse) {
   WorkloadSpec stalled;
+  stalled.request_cache = GetParam();
   stalled.targets.push_back({.path = fuse_.path()});
   stalled.direct = false;  // direct_io is the server's; no O_DIRECT on FUSE
   stalled.queue_depth = 4;
@@ -112,8 +115,9 @@ TEST_F(StallTest, StalledDeviceFailsTheWorkloadAndNothingElse) {
   a->reset();
 }
 
-TEST_F(StallTest, StopIsHonouredWhileTheDeviceIsSilent) {
+TEST_P(StallTest, StopIsHonouredWhileTheDeviceIsSilent) {
   WorkloadSpec spec;
+  spec.request_cache = GetParam();
   spec.targets.push_back({.path = fuse_.path()});
   spec.direct = false;
   spec.queue_depth = 2;
@@ -134,6 +138,13 @@ TEST_F(StallTest, StopIsHonouredWhileTheDeviceIsSilent) {
   EXPECT_EQ(s.state, WorkloadState::kFailed);
   EXPECT_EQ(s.error.errno_value, ETIMEDOUT);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    RequestCaches, StallTest,
+    ::testing::Values(RequestCacheMode::kPerCpu, RequestCacheMode::kShared),
+    [](const ::testing::TestParamInfo<RequestCacheMode>& info) {
+      return info.param == RequestCacheMode::kPerCpu ? "PerCpu" : "Shared";
+    });
 
 }  // namespace
 }  // namespace blkperf

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -19,7 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/host_capabilities.h"
-#include "daemon/engine/latency_run.h"
+#include "daemon/engine/completion_tag.h"
 #include "daemon/engine/process_threads.h"
 #include "daemon/engine/start_instant.h"
 
@@ -158,12 +159,6 @@ FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
   return error;
 }
 
-int64_t MonotonicNanos() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 void SubmitterThread::StampFirstSubmit() {
   timespec real;
   clock_gettime(CLOCK_REALTIME, &real);
@@ -272,15 +267,23 @@ absl::Status SubmitterThread::Setup() {
   free_buffer_count_ = queue_depth_;
   batch_.assign(submit_batch_, nullptr);
   by_buffer_.assign(queue_depth_, nullptr);
+  free_scratch_.assign(queue_depth_, 0);
+  turn_of_.assign(queue_depth_, 0);
+  turns_ = std::make_unique<TurnLog>(queue_depth_);
   std::vector<Request*> objects(queue_depth_);
   for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
+  if (!CompletionTag<Request>::Taggable(&requests_[0]) ||
+      !CompletionTag<Request>::Taggable(&requests_[queue_depth_ - 1])) {
+    return absl::InternalError(
+        "request objects were allocated above 2^48 and cannot be tagged "
+        "into user_data (completion_tag.h)");
+  }
   if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
     // The thread's own requests only (OwnsRequests): request i keeps buffer
-    // slot i and stands in by_buffer_ for good (pieces_left says whether
-    // it is in flight).
+    // slot i for good, and is in flight whenever it is not in the cache.
     for (uint32_t i = 0; i < queue_depth_; ++i) {
       requests_[i].buffer = static_cast<uint16_t>(i);
-      by_buffer_[i] = &requests_[i];
+      requests_[i].length = io_length_;  // the plain loop's, for good
     }
     per_cpu_cache_ = std::make_unique<PerCpuRequestCache<Request>>(
         queue_depth_, control_->shared_requests);
@@ -568,7 +571,7 @@ void SubmitterThread::RunLoop(Cache& cache) {
 template <bool kShaped, IoMode kMode>
 inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
                                        uint64_t piece_offset,
-                                       uint32_t piece_length) {
+                                       uint32_t piece_length, uint64_t tag) {
   char* addr = buffers_ + size_t{req->buffer} * block_size_ +
                (piece_offset - req->offset);
   const int fd = registered_files_ ? req->target : fds_[req->target];
@@ -582,12 +585,93 @@ inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
     PrepIo<kMode>(io, &piece_iovecs_);
   }
   sqe->flags |= sqe_flags_;
-  io_uring_sqe_set_data(sqe, req);
+  sqe->user_data = tag;
+}
+
+template <IoMode kMode, typename Cache>
+uint32_t SubmitterThread::PrepareUnsplit(Cache& cache, uint32_t max_ios,
+                                         uint16_t turn_slot, bool measuring) {
+  // Every member the loop needs is read into a local first: an SQE's byte
+  // fields may alias any member, so the compiler would reload members
+  // after each SQE store. One I/O is one SQE here, so the SQ head is read
+  // once and the batch is at most the free space.
+  io_uring_sq& sq = ring_.sq;
+  Request** const batch = batch_.data();
+  const uint32_t ios = static_cast<uint32_t>(cache.GetBatch(
+      batch, std::min(max_ios, io_uring_sq_space_left(&ring_))));
+  if constexpr (!OwnsRequests<Cache>()) {
+    for (uint32_t i = 0; i < ios; ++i) {
+      batch[i]->buffer = free_buffers_[--free_buffer_count_];
+      by_buffer_[batch[i]->buffer] = batch[i];
+    }
+  }
+  io_uring_sqe* const sqes = sq.sqes;
+  const unsigned sq_mask = sq.ring_mask;
+  const unsigned sq_tail = sq.sqe_tail;
+  const uint32_t targets = static_cast<uint32_t>(fds_.size());
+  const int* const fds = fds_.data();
+  const bool registered_files = registered_files_;
+  const uint8_t sqe_flags = sqe_flags_;
+  const uint32_t length = io_length_;
+  const uint32_t read_percent = read_percent_;
+  char* const buffers = buffers_;
+  const size_t slot_bytes = block_size_;
+  const uint16_t buf_index_mask = buf_index_mask_;
+  uint16_t* const turn_of = turn_of_.data();
+  uint32_t cursor = target_cursor_;
+  for (uint32_t i = 0; i < ios; ++i) {
+    Request* const req = batch[i];
+    const uint16_t target = static_cast<uint16_t>(cursor);
+    cursor = cursor + 1 == targets ? 0 : cursor + 1;
+    // A free request's pieces_left is already 1; the thread's own requests
+    // have this loop's length from setup.
+    if constexpr (!OwnsRequests<Cache>()) req->length = length;
+    turn_of[SlotOf<Cache>(req)] = turn_slot;
+    io_uring_sqe* const sqe = &sqes[(sq_tail + i) & sq_mask];
+    bool is_write = false;
+    if constexpr (kMode == IoMode::kNop) {
+      // No device, so no offset to draw (t/io_uring -N1 draws none), and
+      // target, offset and direction keep their zeroes: the request's
+      // line is not touched.
+      PrepIo<kMode>(PieceIo{.sqe = sqe}, &piece_iovecs_);
+    } else {
+      req->target = target;
+      req->offset = NextOffset(target);
+      is_write = read_percent == 100 ? false
+                 : read_percent == 0
+                     ? true
+                     : ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
+      req->is_write = is_write;
+      const PieceIo io{sqe,
+                       registered_files ? target : fds[target],
+                       buffers + size_t{req->buffer} * slot_bytes,
+                       length,
+                       req->offset,
+                       static_cast<uint16_t>(req->buffer & buf_index_mask),
+                       is_write};
+      PrepIo<kMode>(io, &piece_iovecs_);
+    }
+    sqe->flags |= sqe_flags;
+    sqe->user_data =
+        CompletionTag<Request>::Pack(req, turn_slot, /*whole=*/true, is_write);
+  }
+  sq.sqe_tail = sq_tail + ios;
+  target_cursor_ = cursor;
+  inflight_ += ios;
+  pieces_inflight_ += ios;
+  if (measuring) stats_.sqes.Add(ios);
+  return ios;
 }
 
 template <bool kShaped, IoMode kMode, typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
-                                  bool measuring, int64_t now_ns) {
+                                  uint16_t turn_slot, bool measuring,
+                                  int64_t now_ns) {
+  if constexpr (!kShaped) {
+    if (split_none_ && !verify_) {
+      return PrepareUnsplit<kMode>(cache, max_ios, turn_slot, measuring);
+    }
+  }
   uint32_t ios = 0;
   uint32_t sqes = 0;
   const uint16_t targets = static_cast<uint16_t>(fds_.size());
@@ -622,8 +706,14 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
               ? true
               : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
     }
-    req->result = 0;
-    req->done_bytes = 0;
+    turn_of_[SlotOf<Cache>(req)] = turn_slot;
+    // The shaped loop's lengths vary and verify checks every completion, so
+    // their I/Os are never reaped as whole (Reap reads the request).
+    const auto tag = [&](bool whole) {
+      return CompletionTag<Request>::Pack(req, turn_slot,
+                                          !kShaped && !verify_ && whole,
+                                          req->is_write);
+    };
     if (ABSL_PREDICT_FALSE(verify_)) {
       req->verify_value = verifier_->Begin(
           req->target, &req->offset, req->is_write,
@@ -635,12 +725,12 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       const int fd = registered_files_ ? req->target : fds_[req->target];
       io_uring_prep_fsync(sqe, fd, group_.datasync ? IORING_FSYNC_DATASYNC : 0);
       sqe->flags |= sqe_flags_;
-      io_uring_sqe_set_data(sqe, req);
+      sqe->user_data = tag(false);
       ++sqes;
     } else if (split_none_) {
       req->pieces_left = 1;
       PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset,
-                                req->length);
+                                req->length, tag(true));
       ++sqes;
     } else {
       const Splitter& splitter = splitters_[req->target];
@@ -652,14 +742,13 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
         const uint32_t piece = splitter.NextPieceLength(
             req->offset + done, buffer_base + done, length - done);
         PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset + done,
-                                  piece);
+                                  piece, tag(piece == length));
         done += piece;
         ++pieces;
       }
       req->pieces_left = pieces;
       sqes += pieces;
     }
-    batch_[ios] = req;  // stamped by EnterAndStamp
     ++ios;
   }
   inflight_ += ios;
@@ -699,6 +788,15 @@ inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
   }
 }
 
+template <typename Cache>
+inline void SubmitterThread::Release(Cache& cache, Request* req) {
+  if constexpr (!OwnsRequests<Cache>()) {
+    by_buffer_[req->buffer] = nullptr;
+    free_buffers_[free_buffer_count_++] = req->buffer;
+  }
+  cache.Put(req);
+}
+
 template <bool kShaped, typename Cache>
 uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   // The CQEs are read in place: one acquire load of the tail for the whole
@@ -710,15 +808,31 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   // Shaped loop: counts and bytes by IoKind, and the late ones.
   uint64_t kind_ios[kIoKinds] = {}, kind_bytes[kIoKinds] = {}, late = 0;
   uint32_t completed = 0;
-  LatencyRun<LiveLatencyHistogram> latencies(
-      &stats_.latency, &stats_.submit_latency, &stats_.completion_latency,
-      now_ns);
+  CompletionRun<LiveLatencyHistogram> run(
+      turns_.get(), &stats_.latency, &stats_.submit_latency,
+      &stats_.completion_latency, now_ns);
   const unsigned mask = ring_.cq.ring_mask;
+  // Rings here never use IORING_SETUP_CQE32: one 16-byte CQE per entry.
+  const io_uring_cqe* const cqes = ring_.cq.cqes;
+  // A whole I/O (one SQE) that transferred its full length is accounted
+  // from its CQE alone (completion_tag.h): its request is not read. Pieces
+  // of split I/Os, failures, short transfers, verify's I/Os and the shaped
+  // loop's read their request.
+  const int32_t whole_result = static_cast<int32_t>(io_length_);
+  const bool time_whole = measuring && latency_tracking_;
+  uint32_t whole_ios = 0, whole_writes = 0;
   for (unsigned i = 0; i < n; ++i) {
-    const io_uring_cqe* cqe =
-        &ring_.cq.cqes[io_uring_cqe_index(&ring_, head + i, mask)];
-    Request* req = static_cast<Request*>(io_uring_cqe_get_data(cqe));
+    const io_uring_cqe* cqe = &cqes[(head + i) & mask];
+    const CompletionTag<Request> tag(cqe->user_data);
+    Request* const req = tag.request();
     const int32_t res = cqe->res;
+    if (ABSL_PREDICT_TRUE(tag.whole() && res == whole_result)) {
+      ++whole_ios;
+      whole_writes += tag.write();
+      run.Add(tag.turn_slot(), time_whole);
+      Release(cache, req);
+      continue;
+    }
     if (ABSL_PREDICT_FALSE(res < 0)) {
       if (req->result == 0) req->result = res;
     } else {
@@ -731,6 +845,7 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
     const uint32_t expected =
         !kShaped || req->kind <= kWriteIo ? req->length : 0;
     const bool failed = req->result != 0 || req->done_bytes != expected;
+    bool timed = false;  // its latencies count
     if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
       if (measuring) ++finished_ios_;
     } else if (ABSL_PREDICT_FALSE(failed)) {
@@ -740,12 +855,10 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
         ++kind_ios[req->kind];
         kind_bytes[req->kind] += req->length;
         late += req->late;
-        if (latency_tracking_ && req->kind != kSyncIo) {
-          latencies.Add(req->submit_ns, req->issued_ns);
-          if (open_loop_) {
-            stats_.intended_latency.Record(
-                static_cast<uint64_t>(now_ns - req->intended_ns));
-          }
+        timed = latency_tracking_ && req->kind != kSyncIo;
+        if (timed && open_loop_) {
+          stats_.intended_latency.Record(
+              static_cast<uint64_t>(now_ns - req->intended_ns));
         }
       } else {
         if (req->is_write) {
@@ -753,16 +866,23 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
         } else {
           ++read_ios;
         }
-        if (latency_tracking_) latencies.Add(req->submit_ns, req->issued_ns);
+        timed = latency_tracking_;
       }
     }
-    if constexpr (!OwnsRequests<Cache>()) {
-      by_buffer_[req->buffer] = nullptr;
-      free_buffers_[free_buffer_count_++] = req->buffer;
-    }
-    cache.Put(req);
+    run.Add(tag.turn_slot(), timed);
+    // A free request's (Prepare does not reset them).
+    req->pieces_left = 1;
+    req->result = 0;
+    req->done_bytes = 0;
+    Release(cache, req);
   }
-  latencies.Flush();
+  run.Flush();
+  completed += whole_ios;
+  if (measuring) {
+    // Whole I/Os are the plain loop's only.
+    read_ios += whole_ios - whole_writes;
+    write_ios += whole_writes;
+  }
   io_uring_cq_advance(&ring_, n);
   pieces_inflight_ -= n;
   inflight_ -= completed;
@@ -883,9 +1003,11 @@ void SubmitterThread::Run(Cache& cache) {
       ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
     }
     if constexpr (kShaped) FollowRate(now);
+    const uint16_t turn_slot = turns_->NextSlot();
     const uint32_t prepped =
         Prepare<kShaped, kMode>(cache, std::min(room, submit_batch_),
-                                measuring, now);
+                                turn_slot, measuring, now);
+    if (prepped != 0) turns_->Start(turn_slot, prepped);
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
@@ -907,7 +1029,7 @@ void SubmitterThread::Run(Cache& cache) {
     // reads of a page-cache file go to io-wq workers: 3x the service time,
     // more CPU; bench/RESULTS.md.)
     const TurnResult turn = EnterAndStamp(
-        ring, MonotonicNanos, batch_.data(), prepped, to_wait,
+        ring, MonotonicNanos, &turns_->stamps(turn_slot), prepped, to_wait,
         kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
     if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
     if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
@@ -926,7 +1048,7 @@ void SubmitterThread::Run(Cache& cache) {
     last_reap_ns_.store(now, std::memory_order_relaxed);
     if (ABSL_PREDICT_FALSE(io_timeout_ns_ != 0 &&
                            now >= next_stall_check_ns_) &&
-        CheckStalls(now)) {
+        CheckStalls(cache, now)) {
       break;
     }
   }
@@ -945,7 +1067,7 @@ bool SubmitterThread::Drain(Cache& cache) {
     const int64_t now = MonotonicNanos();
     Reap<kShaped>(cache, /*measuring=*/false, now);
     if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
-        (stall_reported_ || CheckStalls(now))) {
+        (stall_reported_ || CheckStalls(cache, now))) {
       // The device holds I/O past io_timeout: do not wait for it here.
       stats_.inflight.Set(inflight_);
       return false;
@@ -972,18 +1094,36 @@ int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end) const {
   return std::clamp<int64_t>(end - now, 1, kWaitTickNs);
 }
 
-bool SubmitterThread::CheckStalls(int64_t now) {
+template <typename Cache>
+bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
   next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
-  const Request* oldest = nullptr;
-  for (const Request* req : by_buffer_) {
-    if (req != nullptr && req->pieces_left != 0 &&
-        (oldest == nullptr || req->submit_ns < oldest->submit_ns)) {
-      oldest = req;
-    }
-  }
-  if (oldest == nullptr || now - oldest->submit_ns <= io_timeout_ns_) {
+  const std::optional<int64_t> oldest_ns = turns_->OldestSubmitNs();
+  if (!oldest_ns.has_value() || now - *oldest_ns <= io_timeout_ns_) {
     return false;
   }
+  // An I/O of that turn still in flight, for the report.
+  const auto of_oldest_turn = [&](uint32_t slot) {
+    return turns_->stamps(turn_of_[slot]).submit_ns == *oldest_ns;
+  };
+  const Request* oldest = nullptr;
+  if constexpr (OwnsRequests<Cache>()) {
+    // The thread's own requests: in flight unless the cache holds them.
+    std::fill(free_scratch_.begin(), free_scratch_.end(), 0);
+    cache.ForEachLocal([&](const Request* req) {
+      free_scratch_[SlotOf<Cache>(req)] = 1;
+    });
+    for (uint32_t i = 0; i < queue_depth_ && oldest == nullptr; ++i) {
+      if (free_scratch_[i] == 0 && of_oldest_turn(i)) {
+        oldest = &requests_[i];
+      }
+    }
+  } else {
+    for (uint32_t i = 0; i < queue_depth_ && oldest == nullptr; ++i) {
+      if (by_buffer_[i] != nullptr && of_oldest_turn(i)) oldest = by_buffer_[i];
+    }
+  }
+  if (oldest == nullptr) return false;  // unreachable: the turn holds I/O
+  const int64_t outstanding_ns = now - *oldest_ns;
   stall_reported_ = true;
   stats_.errors[ETIMEDOUT].Add(1);
   stats_.error_total.Add(1);
@@ -997,7 +1137,7 @@ bool SubmitterThread::CheckStalls(int64_t now) {
         "I/O timeout: ", oldest->is_write ? "write" : "read", " of ",
         oldest->length, " bytes at ", stall.target, " offset ", oldest->offset,
         " outstanding for ",
-        absl::FormatDuration(absl::Nanoseconds(now - oldest->submit_ns)),
+        absl::FormatDuration(absl::Nanoseconds(outstanding_ns)),
         " (io_timeout ",
         absl::FormatDuration(absl::Nanoseconds(io_timeout_ns_)),
         "; submitter thread ", index_, " has ", inflight_,

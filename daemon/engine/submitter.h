@@ -16,6 +16,7 @@
 
 #include <liburing.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <algorithm>
 #include <array>
@@ -32,6 +33,7 @@
 #include "absl/synchronization/notification.h"
 #include "daemon/engine/histogram.h"
 #include "daemon/engine/io_turn.h"
+#include "daemon/engine/turn_log.h"
 #include "daemon/engine/monotonic_max.h"
 #include "daemon/engine/io_buffers.h"
 #include "daemon/engine/io_prep.h"
@@ -54,16 +56,19 @@ enum IoKind : uint8_t { kReadIo = 0, kWriteIo = 1, kTrimIo = 2, kSyncIo = 3 };
 inline constexpr int kIoKinds = 4;
 
 // A logical I/O in flight. Lives in arrays sized at setup; the request caches
-// hand out pointers to these, and the pointer is the SQE's user_data.
+// hand out pointers to these, and the pointer, tagged (completion_tag.h), is
+// the SQE's user_data. A whole I/O that completes in full is accounted from
+// its tag alone, so only a piece, a failure, verify or the shaped loop reads
+// the fields below at completion.
 struct alignas(64) Request {
   uint64_t offset = 0;     // device offset of the logical I/O
-  int64_t submit_ns = 0;   // right before the enter that submitted it
-  int64_t issued_ns = 0;   // right after that enter returned (io_turn.h)
   uint32_t length = 0;
-  uint32_t pieces_left = 0;
   uint16_t target = 0;     // index into the workload's targets
   uint16_t buffer = 0;     // registered buffer slot of the submitter
   bool is_write = false;
+  // 1, 0 and 0 whenever the request is free (a reap that reads the request
+  // resets them; only a split I/O's Prepare sets pieces_left).
+  uint32_t pieces_left = 1;
   int32_t result = 0;      // first failing piece's negative errno, else 0
   uint32_t done_bytes = 0; // bytes its completed pieces transferred
   uint32_t verify_value = 0;  // verify: VerifyTracker::Begin's result
@@ -287,9 +292,30 @@ class SubmitterThread {
   void RunLoop(Cache& cache);
   template <bool kShaped, IoMode kMode, typename Cache>
   void Run(Cache& cache);
+  // Prepares up to `max_ios` I/Os of the turn in `turn_slot` (TurnLog);
+  // returns how many.
   template <bool kShaped, IoMode kMode, typename Cache>
-  uint32_t Prepare(Cache& cache, uint32_t max_ios, bool measuring,
-                   int64_t now_ns);
+  uint32_t Prepare(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
+                   bool measuring, int64_t now_ns);
+  // The plain loop's Prepare when every I/O is one SQE (split none, no
+  // verify): the requests of the batch taken at once, loop invariants in
+  // locals.
+  template <IoMode kMode, typename Cache>
+  uint32_t PrepareUnsplit(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
+                          bool measuring);
+  // The buffer slot of `req`: its index for the thread's own requests (no
+  // read of the request), else the slot it was given.
+  template <typename Cache>
+  uint32_t SlotOf(const Request* req) const {
+    if constexpr (OwnsRequests<Cache>()) {
+      return static_cast<uint32_t>(req - requests_.get());
+    } else {
+      return req->buffer;
+    }
+  }
+  // A completed request goes back: not in flight, its buffer slot freed.
+  template <typename Cache>
+  void Release(Cache& cache, Request* req);
   template <bool kShaped, typename Cache>
   uint32_t Reap(Cache& cache, bool measuring, int64_t now_ns);
   // Shaped loop: fills `req` (kind, target, length, offset, schedule) for
@@ -315,13 +341,15 @@ class SubmitterThread {
   // Nanoseconds a wait may block now: the tick, the end of the run.
   int64_t WaitTimeout(int64_t now, int64_t end) const;
   // Fails the workload when an I/O has been outstanding > io_timeout.
-  ABSL_ATTRIBUTE_NOINLINE bool CheckStalls(int64_t now);
+  template <typename Cache>
+  ABSL_ATTRIBUTE_NOINLINE bool CheckStalls(const Cache& cache, int64_t now);
   ABSL_ATTRIBUTE_NOINLINE void OnEnterError(int ret, uint32_t sqes,
                                             unsigned wait_nr);
   void ClaimErrorSite(int errno_value, uint16_t target, uint64_t offset);
+  // Preps one piece of `req` with user_data `tag`.
   template <bool kShaped, IoMode kMode>
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
-                 uint32_t piece_length);
+                 uint32_t piece_length, uint64_t tag);
   uint64_t NextOffset(uint16_t target);
   uint64_t NextRandom();
   ABSL_ATTRIBUTE_NOINLINE void OnPieceError(Request* req, int32_t res,
@@ -400,11 +428,16 @@ class SubmitterThread {
   uint32_t target_cursor_ = 0;
   uint32_t inflight_ = 0;
   uint32_t pieces_inflight_ = 0;  // SQEs submitted and not yet reaped
-  // The requests prepared this turn (to stamp them), and the one on each
-  // buffer slot (to find stalled I/O: in flight while its pieces_left is
-  // not 0): sized at setup.
+  // The requests taken for this turn; with the shared cache, the one in
+  // flight on each buffer slot (the stall check's); the stall check's
+  // scratch: sized at setup.
   std::vector<Request*> batch_;
   std::vector<Request*> by_buffer_;
+  std::vector<uint8_t> free_scratch_;
+  // The TurnLog slot of the request on each buffer slot (its last turn).
+  std::vector<uint16_t> turn_of_;
+  // The stamps and outstanding I/Os of each turn with I/O in flight.
+  std::unique_ptr<TurnLog> turns_;
   int64_t next_stall_check_ns_ = 0;
   bool stall_reported_ = false;
   std::atomic<bool> abandoned_{false};
@@ -436,8 +469,13 @@ class SubmitterThread {
   ThreadStats stats_;
 };
 
-// CLOCK_MONOTONIC in nanoseconds (vDSO, no syscall).
-int64_t MonotonicNanos();
+// CLOCK_MONOTONIC in nanoseconds (vDSO, no syscall). Inline: the loop reads
+// it twice a turn.
+inline int64_t MonotonicNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
 
 }  // namespace blkperf::internal
 
