@@ -23,6 +23,16 @@
 #                       device requests per SQE of each arm are shown
 # Base arm of both tools: random reads, fixed buffers, registered files,
 # interrupt completions, no latency tracking (t/io_uring -t0), normal pages.
+# Each run's IOPS is the mean over its seconds after the first (blkperf
+# --ramp=1s and a runtime one second shorter; t/io_uring the mean of its
+# per-second samples after the first).
+#
+# Judging 0.03: each round runs both arms of an experiment back to back in
+# each tool, so rounds pair up. Besides the ratio of medians, the table has
+# a 95% interval of the difference (blkperf's ratio - t/io_uring's),
+# bootstrapped over whole rounds, and a verdict: "yes" when the whole
+# interval lies within +-0.03, "NO" when it lies wholly outside, else
+# "open" (the rounds cannot tell).
 # Queue depth / batch: 128 / 32 below 128 KiB, 32 / 8 from 128 KiB.
 #
 # Targets:
@@ -46,7 +56,7 @@ rounds=5
 runtime=5
 cpu=$(( $(nproc) - 1 ))
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=1] [--cpu C]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=2] [--cpu C]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -59,6 +69,7 @@ while (($#)); do
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+((runtime >= 2)) || { echo "--runtime must be at least 2 s (the first is warm-up)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "fidelity.sh needs root (zram, loop devices, huge pages)" >&2; exit 1; }
 
 source bench/lib/tio_build.sh
@@ -114,7 +125,7 @@ blkperf_run() {
   ((direct)) || direct_flag=--nodirect
   "$blkperfd" run --target="$path" --op=randread --bs="$bs" --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --cpus="$cpu" \
-    --runtime="${runtime}s" "$direct_flag" --nolatency_tracking \
+    --ramp=1s --runtime="$((runtime - 1))s" "$direct_flag" --nolatency_tracking \
     --huge_pages=off --status_interval=0 --json "$@" > "$work/b.json" ||
     { echo "blkperfd failed: $*" >&2; return 1; }
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
@@ -122,7 +133,7 @@ d=j.get("device") or {}
 print(j["total"]["iops"], d.get("requests_per_sqe", ""))' "$work/b.json"
 }
 
-# Prints the IOPS of one t/io_uring run (median of its per-second samples
+# Prints the IOPS of one t/io_uring run (the mean of its per-second samples
 # after the first) with the base arm plus "$@".
 tio_run() {
   taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
@@ -133,9 +144,9 @@ import re, statistics, sys
 v = []
 for m in re.finditer(r"IOPS=([0-9.]+)([KM]?),", open(sys.argv[1]).read()):
     v.append(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)])
-if not v:
-    sys.exit("t/io_uring printed no IOPS: " + open(sys.argv[1]).read()[-400:])
-print(statistics.median(v[1:] or v))
+if len(v) < 2:
+    sys.exit("t/io_uring printed under 2 per-second samples: " + open(sys.argv[1]).read()[-400:])
+print(statistics.mean(v[1:]))
 PY
 }
 
@@ -202,10 +213,11 @@ done
 
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, cpu $cpu, ${rounds} interleaved rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --cpu $cpu"
-echo "# spread: the largest max/min IOPS over the rounds of any one arm of the row; a difference smaller than the spread is noise"
+echo "# spread: the largest max/min IOPS over the rounds of any one arm of the row"
+echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
-import collections, statistics, sys
-runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops
+import collections, random, statistics, sys
+runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops by round
 rps = collections.defaultdict(list)    # requests per SQE
 order = []
 for line in open(sys.argv[1]):
@@ -215,13 +227,24 @@ for line in open(sys.argv[1]):
     runs[t, bs, e, tool, arm].append(float(iops))
     if r:
         rps[t, bs, e, arm].append(float(r))
-def ratio(t, bs, e, tool):
+def ratio(t, bs, e, tool, rounds=None):
     a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
-    return statistics.median(a) / statistics.median(b) if a and b else None
+    if not a or not b:
+        return None
+    if rounds is not None:
+        a, b = [a[i] for i in rounds], [b[i] for i in rounds]
+    return statistics.median(a) / statistics.median(b)
+def interval(t, bs, e):
+    # Rounds are resampled whole: both tools' arms of a round stay together.
+    n = min(len(runs[t, bs, e, tool, arm]) for tool in ("blkperf", "t_io_uring") for arm in "AB")
+    rng = random.Random(13)
+    d = sorted(ratio(t, bs, e, "blkperf", s) - ratio(t, bs, e, "t_io_uring", s)
+               for s in ([rng.randrange(n) for _ in range(n)] for _ in range(2000)))
+    return d[50], d[1949]
 def spread(t, bs, e):
     return max(max(v) / min(v) for k, v in runs.items() if k[:3] == (t, bs, e))
-print("| experiment | bs | target | blkperf ratio | t/io_uring ratio | difference | within 0.03? | spread |")
-print("|---|---|---|---|---|---|---|---|")
+print("| experiment | bs | target | blkperf ratio | t/io_uring ratio | difference | 95% interval | within 0.03? | spread |")
+print("|---|---|---|---|---|---|---|---|---|")
 for t, bs, e in order:
     b, k = ratio(t, bs, e, "blkperf"), ratio(t, bs, e, "t_io_uring")
     note = ""
@@ -229,8 +252,9 @@ for t, bs, e in order:
         note = " (req/SQE %.2f vs %.2f)" % (statistics.median(rps[t, bs, e, "A"]),
                                            statistics.median(rps[t, bs, e, "B"]))
     if k is None:
-        print(f"| {e} | {bs} | {t} | {b:.3f}{note} | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
+        print(f"| {e} | {bs} | {t} | {b:.3f}{note} | n/a | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
     else:
-        d = b - k
-        print(f"| {e} | {bs} | {t} | {b:.3f} | {k:.3f} | {d:+.3f} | {'yes' if abs(d) <= 0.03 else 'NO'} | {spread(t, bs, e):.2f} |")
+        lo, hi = interval(t, bs, e)
+        verdict = "yes" if -0.03 <= lo and hi <= 0.03 else "NO" if lo > 0.03 or hi < -0.03 else "open"
+        print(f"| {e} | {bs} | {t} | {b:.3f} | {k:.3f} | {b - k:+.3f} | {lo:+.3f} to {hi:+.3f} | {verdict} | {spread(t, bs, e):.2f} |")
 PY
