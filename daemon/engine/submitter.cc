@@ -770,7 +770,7 @@ inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
     return;
   }
   req->is_write = shaper_.NextIsWrite(NextRandom());
-  req->kind = req->is_write ? write_kind_ : kReadIo;
+  req->kind = req->is_write ? write_kind_ : uint8_t{kReadIo};
   req->length = shaper_.NextLength(req->is_write, NextRandom());
   const uint64_t choice = NextRandom();
   const uint64_t bucket = NextRandom();
