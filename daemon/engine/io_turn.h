@@ -58,9 +58,9 @@ struct TurnResult {
 //     or `wait_nr` is 0, a second call waits for one CQE.
 // `timeout_ns` > 0 bounds every wait.
 template <typename Ring, typename Clock, typename Stamps>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline TurnResult EnterAndStamp(Ring& ring, Clock&& clock, Stamps* stamps,
-                         uint32_t n, unsigned wait_nr, LatencyMode mode,
-                         int64_t timeout_ns) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline TurnResult EnterAndStamp(
+    Ring& ring, Clock&& clock, Stamps* stamps, uint32_t n, unsigned wait_nr,
+    LatencyMode mode, int64_t timeout_ns) {
   TurnResult turn;
   const int64_t submit_ns = clock();
   if (mode == LatencyMode::kPerIo) {

@@ -103,8 +103,8 @@ namespace internal {
 
 // Counter with one writer and any number of readers: a relaxed load and
 // store instead of fetch_add, since no other thread can race the update.
-inline void BumpOwnedCounter(std::atomic<uint64_t>& counter) {
-  counter.store(counter.load(std::memory_order_relaxed) + 1,
+inline void BumpOwnedCounter(std::atomic<uint64_t>& counter, uint64_t n = 1) {
+  counter.store(counter.load(std::memory_order_relaxed) + n,
                 std::memory_order_relaxed);
 }
 
@@ -158,8 +158,7 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
       for (size_t i = 0; i < take; ++i) out[k + i] = slots_[size_ - 1 - i];
       size_ -= take;
       k += take;
-      hits_.store(hits_.load(std::memory_order_relaxed) + take,
-                  std::memory_order_relaxed);
+      internal::BumpOwnedCounter(hits_, take);
     }
     return k;
   }

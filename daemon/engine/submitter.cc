@@ -720,7 +720,6 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
           buffers_ + size_t{req->buffer} * block_size_);
     }
     if (kShaped && ABSL_PREDICT_FALSE(req->kind == kSyncIo)) {
-      req->pieces_left = 1;
       io_uring_sqe* sqe = NextSqe(&ring_);
       const int fd = registered_files_ ? req->target : fds_[req->target];
       io_uring_prep_fsync(sqe, fd, group_.datasync ? IORING_FSYNC_DATASYNC : 0);
@@ -728,7 +727,6 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
       sqe->user_data = tag(false);
       ++sqes;
     } else if (split_none_) {
-      req->pieces_left = 1;
       PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset,
                                 req->length, tag(true));
       ++sqes;
@@ -870,7 +868,7 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
       }
     }
     run.Add(tag.turn_slot(), timed);
-    // A free request's (Prepare does not reset them).
+    // Back to a free request's values, which Prepare relies on.
     req->pieces_left = 1;
     req->result = 0;
     req->done_bytes = 0;
