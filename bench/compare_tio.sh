@@ -11,6 +11,7 @@
 #
 #   bench/compare_tio.sh                            # all targets, 5 x 5 s
 #   bench/compare_tio.sh --target inline --rounds 3 --runtime 2
+#   bench/compare_tio.sh --arms blkperf,tio --rounds 9   # the bars' arms only
 #
 # Needs root (zram, the deb-src entry). t/io_uring is built outside the
 # repository by bench/lib/tio_build.sh. zram: runs only while no
@@ -34,7 +35,8 @@ runtime=5
 qd=128
 batch=32
 cache=/var/cache/blkperf-tio
-usage="usage: $0 [--target inline|zram|nop] [--rounds N] [--runtime S] [--qd N] [--batch N] [--cache DIR]"
+arms_only=
+usage="usage: $0 [--target inline|zram|nop] [--rounds N] [--runtime S] [--qd N] [--batch N] [--cache DIR] [--arms blkperf,tio,...]"
 while (($#)); do
   case "$1" in
     --target) targets=("$2"); shift 2 ;;
@@ -43,10 +45,15 @@ while (($#)); do
     --qd) qd=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
     --cache) cache=$2; shift 2 ;;
+    --arms) arms_only=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+for a in ${arms_only//,/ }; do
+  [[ $a =~ ^(blkperf|blkperf_shared|blkperf_plain|fio|tio|tio_plain)$ ]] ||
+    { echo "--arms: unknown arm '${a:0:40}' (blkperf, blkperf_shared, blkperf_plain, fio, tio, tio_plain)" >&2; exit 2; }
+done
 ((runtime >= 2)) || { echo "--runtime must be at least 2 s (the first is warm-up)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "compare_tio.sh needs root" >&2; exit 1; }
 (($(nproc) >= 2)) || { echo "needs 2 CPUs for the 2-thread runs" >&2; exit 1; }
@@ -95,7 +102,7 @@ setup_target() {
       if ! has_nop; then
         echo "nop: this blkperfd has no NOP target; t/io_uring -N1 only" >&2
       fi
-      path= direct=0 ;;
+      path='' direct=0 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
   esac
 }
@@ -188,6 +195,10 @@ for t in "${targets[@]}"; do
   [[ $t == inline ]] && thread_counts=(1 2)
   for n in "${thread_counts[@]}"; do
     mapfile -t arms < <(arms_for "$n")
+    if [[ -n $arms_only ]]; then
+      # Only the named arms (--arms): the other columns print n/a.
+      mapfile -t arms < <(printf '%s\n' "${arms[@]}" | grep -E "^(${arms_only//,/|})\|")
+    fi
     for ((r = 0; r < rounds; r++)); do
       for ((k = 0; k < ${#arms[@]}; k++)); do
         arm=${arms[$(((k + r) % ${#arms[@]}))]}
