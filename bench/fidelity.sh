@@ -2,11 +2,13 @@
 # Experiment fidelity: does blkperf show the same effect as the kernel's own
 # tool (fio's t/io_uring) for each A/B experiment, on the same target, in the
 # same run? For every target and block size it measures both arms of each
-# experiment in both tools, one pinned CPU, medians of interleaved rounds,
-# and prints a markdown table of the ratios A/B.
+# experiment in both tools, every run on one CPU (with the kernel workers it
+# starts), the arms paired in rounds (--pairing below), and prints a
+# markdown table of the ratios A/B.
 #
 #   bench/fidelity.sh                                   # everything, 5 x 5 s
-#   bench/fidelity.sh --rounds 3 --runtime 2 --bs 4k,128k --targets zram,file
+#   bench/fidelity.sh --rounds 12 --runtime 3 --bs 4k,128k --targets zram,file
+#   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/fidelity.sh ...
 #
 # Experiments (A / B):
@@ -23,16 +25,41 @@
 #                       device requests per SQE of each arm are shown
 # Base arm of both tools: random reads, fixed buffers, registered files,
 # interrupt completions, no latency tracking (t/io_uring -t0), normal pages.
-# Each run's IOPS is the mean over its seconds after the first (blkperf
-# --ramp=1s and a runtime one second shorter; t/io_uring the mean of its
-# per-second samples after the first).
+# Each run's IOPS is its mean after a 1 s warm-up: blkperf --ramp=1s, then
+# --runtime one second less than --runtime (sequential) or until both arms
+# are stopped --runtime seconds after their start (shared); t/io_uring the
+# mean of its per-second samples after the first (shared: it runs one second
+# longer and its last sample is left out too).
 #
-# Judging 0.03: each round runs both arms of an experiment back to back in
-# each tool, so rounds pair up. Besides the ratio of medians, the table has
-# a 95% interval of the difference (blkperf's ratio - t/io_uring's),
-# bootstrapped over whole rounds, and a verdict: "yes" when the whole
-# interval lies within +-0.03, "NO" when it lies wholly outside, else
-# "open" (the rounds cannot tell).
+# Pairing (--pairing): how the two arms of an experiment meet in a round.
+#   shared: both arms of one tool run at the same time on the same CPU
+#     (--cpu), each with an equal share of it, so whatever slows the CPU
+#     (this VM's speed moves 10-30 % within minutes, and runs of one arm
+#     differ by about 10 % from process to process) slows both alike: two
+#     identical t/io_uring arms shared a CPU to within 0.4 % in 8 of 8
+#     rounds, where runs alone vary 10 %. The ratio is then one of I/Os per
+#     CPU-second, which is the ratio of IOPS when each arm runs alone and
+#     CPU-bound. Each arm's window covers only time when both run:
+#     blkperf's two runs are stopped together (SIGTERM; the report covers
+#     ramp end to stop), and t/io_uring's first and last per-second samples
+#     are left out. Only where each arm's work is its own: on zram both
+#     arms' io-wq workers meet in the driver on the one CPU and run in
+#     lockstep (two blkperf arms gave the same IOPS to 0.01 % whatever the
+#     experiment), and the loop device's workqueue is one for both.
+#   sequential: the arms run alone, back to back on --cpu, in an order
+#     alternated every round.
+#   auto (default): shared on the cached file, sequential on zram and loop.
+# Either way every arm runs in cgroups of its own (bench/lib/arm_cgroups.sh):
+# a cpuset of --cpu, which also holds the io-wq workers the kernel starts
+# for it (zram punts every I/O to one; they follow the cpuset, not the
+# task's affinity), and a CPU share equal to the other arm's. The loop
+# device's own kernel workers (an unbound workqueue) are not held: both
+# arms share them.
+# Judging 0.03: a round gives each tool one paired ratio A/B. The table has
+# each tool's median over the rounds, their difference, a 95% interval of
+# the difference bootstrapped over whole rounds (2,000 resamples), and a
+# verdict: "yes" when the whole interval lies within +-0.03, "NO" when it
+# lies wholly outside, else "open" (the rounds cannot tell).
 # Queue depth / batch: 128 / 32 below 128 KiB, 32 / 8 from 128 KiB.
 #
 # Targets:
@@ -55,8 +82,10 @@ experiments=fixed_vs_plain,registered_files,vectored_vs_plain,huge_vs_normal,one
 rounds=5
 runtime=5
 cpu=$(( $(nproc) - 1 ))
+pairing=auto
+raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=2] [--cpu C]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3] [--cpu C] [--pairing auto|shared|sequential] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -65,14 +94,21 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --runtime) runtime=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
+    --pairing) pairing=$2; shift 2 ;;
+    --raw) raw=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
-((runtime >= 2)) || { echo "--runtime must be at least 2 s (the first is warm-up)" >&2; exit 2; }
+# t/io_uring prints a sample a second and the first is warm-up: with -r 2
+# it often prints only one.
+((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
+[[ $pairing =~ ^(auto|shared|sequential)$ ]] || { echo "--pairing must be auto, shared or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+[[ $cpu =~ ^[0-9]+$ ]] || { echo "--cpu must be a CPU number, not '${cpu:0:40}'" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "fidelity.sh needs root (zram, loop devices, huge pages)" >&2; exit 1; }
 
 source bench/lib/tio_build.sh
+source bench/lib/arm_cgroups.sh
 build_t_io_uring "$cache"
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 # A copy: a later bazel build (another configuration) repoints bazel-bin.
@@ -88,6 +124,7 @@ loop_dev=
 old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
   [[ -n $loop_dev ]] && losetup -d "$loop_dev"
+  arm_cgroups_remove
   ((zram_set)) && echo 1 > /sys/block/zram0/reset
   echo "$old_hugepages" > /proc/sys/vm/nr_hugepages
   rm -rf "$work"
@@ -119,35 +156,133 @@ setup_target() {
   esac
 }
 
-# Prints the IOPS of one blkperf run with the base arm plus "$@".
-blkperf_run() {
+# The flags of one blkperf run of the base arm; its measured window starts
+# after a 1 s ramp.
+blkperf_args() {
   local direct_flag=--direct
   ((direct)) || direct_flag=--nodirect
-  "$blkperfd" run --target="$path" --op=randread --bs="$bs" --qd="$qd" \
+  echo --target="$path" --op=randread --bs="$bs" --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --cpus="$cpu" \
-    --ramp=1s --runtime="$((runtime - 1))s" "$direct_flag" --nolatency_tracking \
-    --huge_pages=off --status_interval=0 --json "$@" > "$work/b.json" ||
-    { echo "blkperfd failed: $*" >&2; return 1; }
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
-d=j.get("device") or {}
-print(j["total"]["iops"], d.get("requests_per_sqe", ""))' "$work/b.json"
+    --ramp=1s "$direct_flag" --nolatency_tracking --huge_pages=off \
+    --status_interval=0 --json
 }
 
-# Prints the IOPS of one t/io_uring run (the mean of its per-second samples
-# after the first) with the base arm plus "$@".
-tio_run() {
-  taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
-    -p0 -O"$direct" -n1 -t0 -r "$runtime" "$@" "$path" > "$work/t.out" 2>&1 ||
-    { echo "t/io_uring failed: $*: $(tail -3 "$work/t.out")" >&2; return 1; }
-  python3 - "$work/t.out" <<'PY'
+# Writes "IOPS requests-per-SQE" of blkperf's JSON report $1 to file $2.
+blkperf_parse() {
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+d=j.get("device") or {}
+print(j["total"]["iops"], d.get("requests_per_sqe", ""))' "$1" > "$2"
+}
+
+# Writes the mean of t/io_uring's per-second IOPS samples in log $1 to file
+# $2: those after the first (warm-up) and, when $3 is 1, before the last.
+tio_parse() {
+  python3 - "$1" "$3" > "$2" <<'PY'
 import re, statistics, sys
-v = []
-for m in re.finditer(r"IOPS=([0-9.]+)([KM]?),", open(sys.argv[1]).read()):
-    v.append(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)])
-if len(v) < 2:
-    sys.exit("t/io_uring printed under 2 per-second samples: " + open(sys.argv[1]).read()[-400:])
-print(statistics.mean(v[1:]))
+text = open(sys.argv[1]).read()
+v = [float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)]
+     for m in re.finditer(r"IOPS=([0-9.]+)([KM]?),", text)]
+v = v[1:-1] if sys.argv[2] == "1" else v[1:]
+if not v:
+    sys.exit("t/io_uring printed too few per-second samples: " + text[-400:])
+print(statistics.mean(v))
 PY
+}
+
+# The t/io_uring command of the base arm, running $1 seconds, plus "${@:2}".
+tio_command() {
+  local seconds=$1
+  shift
+  echo taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
+    -p0 -O"$direct" -n1 -t0 -r "$seconds" "$@" "$path"
+}
+
+# Sequential pairing: one arm alone, in arm cgroup $1; results to file $2.
+blkperf_alone() {
+  local arm=$1 out=$2
+  shift 2
+  # shellcheck disable=SC2046
+  arm_cgroup_exec "$arm" "$blkperfd" run $(blkperf_args) \
+    --runtime="$((runtime - 1))s" "$@" > "$out.json" 2> "$out.err" ||
+    { echo "blkperfd failed: $*: $(tail -2 "$out.err")" >&2; return 1; }
+  blkperf_parse "$out.json" "$out"
+}
+tio_alone() {
+  local arm=$1 out=$2
+  shift 2
+  # shellcheck disable=SC2046
+  arm_cgroup_exec "$arm" $(tio_command "$runtime" "$@") > "$out.log" 2>&1 ||
+    { echo "t/io_uring failed: $*: $(tail -3 "$out.log")" >&2; return 1; }
+  tio_parse "$out.log" "$out" 0
+}
+
+# Shared pairing: both arms at once on the CPU, A with flags $1 and B with
+# flags $2 (word-split), each in its arm cgroup; results to $work/A, $work/B.
+# Their windows must cover only time when both run, or the one left alone
+# would count I/Os at the whole CPU's rate: blkperf's two runs are stopped
+# together (SIGTERM; the report covers ramp end to stop), and t/io_uring's
+# first and last per-second samples are left out.
+blkperf_shared() {
+  local pa pb sa=0 sb=0
+  # shellcheck disable=SC2046,SC2086
+  arm_cgroup_spawn A "$blkperfd" run $(blkperf_args) --runtime=1h $1 \
+    > "$work/A.json" 2> "$work/A.err"
+  pa=$arm_cgroup_pid
+  # shellcheck disable=SC2046,SC2086
+  arm_cgroup_spawn B "$blkperfd" run $(blkperf_args) --runtime=1h $2 \
+    > "$work/B.json" 2> "$work/B.err"
+  pb=$arm_cgroup_pid
+  sleep "$runtime"
+  kill -TERM "$pa" "$pb" 2> /dev/null || true  # stops, then reports
+  wait "$pa" || sa=$?
+  wait "$pb" || sb=$?
+  ((sa == 0 && sb == 0)) ||
+    { echo "blkperfd failed: $1 / $2: $(tail -n 2 "$work/A.err" "$work/B.err")" >&2; return 1; }
+  blkperf_parse "$work/A.json" "$work/A"
+  blkperf_parse "$work/B.json" "$work/B"
+}
+tio_shared() {
+  local pa pb sa=0 sb=0
+  # shellcheck disable=SC2046,SC2086
+  arm_cgroup_spawn A $(tio_command "$((runtime + 1))" $1) > "$work/A.log" 2>&1
+  pa=$arm_cgroup_pid
+  # shellcheck disable=SC2046,SC2086
+  arm_cgroup_spawn B $(tio_command "$((runtime + 1))" $2) > "$work/B.log" 2>&1
+  pb=$arm_cgroup_pid
+  wait "$pa" || sa=$?
+  wait "$pb" || sb=$?
+  ((sa == 0 && sb == 0)) ||
+    { echo "t/io_uring failed: $1 / $2: $(tail -n 3 "$work/A.log" "$work/B.log")" >&2; return 1; }
+  tio_parse "$work/A.log" "$work/A" 1
+  tio_parse "$work/B.log" "$work/B" 1
+}
+
+# Both arms of experiment $e in tool $1 (blkperf or t_io_uring), round $r,
+# paired per $mode; appends them to $results.
+run_arms() {
+  local tool=$1 a b arm iops rps
+  if [[ $tool == blkperf ]]; then
+    a=${bA[$e]} b=${bB[$e]}
+  else
+    a=${tA[$e]} b=${tB[$e]}
+  fi
+  if [[ $mode == shared ]]; then
+    if [[ $tool == blkperf ]]; then blkperf_shared "$a" "$b"; else tio_shared "$a" "$b"; fi || exit 1
+  else
+    local alone=blkperf_alone
+    [[ $tool == blkperf ]] || alone=tio_alone
+    # shellcheck disable=SC2086
+    if ((r % 2)); then
+      { $alone B "$work/B" $b && $alone A "$work/A" $a; } || exit 1
+    else
+      { $alone A "$work/A" $a && $alone B "$work/B" $b; } || exit 1
+    fi
+  fi
+  for arm in A B; do
+    read -r iops rps < "$work/$arm"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
+      "$iops" "${rps:-}" "$mode" >> "$results"
+  done
 }
 
 # Experiment definitions: name, blkperf A, blkperf B, t/io_uring A, B.
@@ -170,8 +305,16 @@ IFS=, read -r -a size_list <<< "$sizes"
 IFS=, read -r -a exp_list <<< "$experiments"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
+arm_cgroup_make A "$cpu"
+arm_cgroup_make B "$cpu"
+
 for t in "${target_list[@]}"; do
   setup_target "$t"
+  mode=$pairing
+  if [[ $mode == auto ]]; then
+    mode=sequential
+    [[ $t == file ]] && mode=shared
+  fi
   for bs in "${size_list[@]}"; do
     bytes=$(to_bytes "$bs")
     if ((bytes < 131072)); then qd=128 batch=32; else qd=32 batch=8; fi
@@ -185,24 +328,8 @@ for t in "${target_list[@]}"; do
           ((r)) || echo "  $t bs=$bs: only $free_huge of $need huge pages could be reserved; huge_vs_normal skipped" >&2
           continue
         fi
-        arms=(bA bB); ((r % 2)) && arms=(bB bA)
-        for arm in "${arms[@]}"; do
-          declare -n flags=$arm
-          # shellcheck disable=SC2086
-          out=$(blkperf_run ${flags[$e]}) || exit 1
-          read -r iops rps <<< "$out"
-          printf '%s\t%s\t%s\tblkperf\t%s\t%s\t%s\n' "$t" "$bs" "$e" "${arm#b}" "$iops" "$rps" >> "$results"
-          unset -n flags
-        done
-        [[ -n ${tA[$e]:-} ]] || continue
-        arms=(tA tB); ((r % 2)) && arms=(tB tA)
-        for arm in "${arms[@]}"; do
-          declare -n flags=$arm
-          # shellcheck disable=SC2086
-          iops=$(tio_run ${flags[$e]}) || exit 1
-          printf '%s\t%s\t%s\tt_io_uring\t%s\t%s\t\n' "$t" "$bs" "$e" "${arm#t}" "$iops" >> "$results"
-          unset -n flags
-        done
+        run_arms blkperf
+        if [[ -n ${tA[$e]:-} ]]; then run_arms t_io_uring; fi
       done
       echo "  $t bs=$bs round $r done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     done
@@ -211,50 +338,61 @@ for t in "${target_list[@]}"; do
   if [[ $t == loop ]]; then losetup -d "$loop_dev"; loop_dev=; fi
 done
 
-echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, cpu $cpu, ${rounds} interleaved rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --cpu $cpu"
-echo "# spread: the largest max/min IOPS over the rounds of any one arm of the row"
+if [[ -n $raw ]]; then
+  { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\n'; cat "$results"; } > "$raw"
+fi
+echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --cpu $cpu"
+echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
 import collections, random, statistics, sys
 runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops by round
 rps = collections.defaultdict(list)    # requests per SQE
+pairing = {}
 order = []
 for line in open(sys.argv[1]):
-    t, bs, e, tool, arm, iops, r = line.rstrip("\n").split("\t")
+    if line.startswith("#"):
+        continue
+    t, bs, e, tool, arm, iops, r, mode = line.rstrip("\n").split("\t")
     if (t, bs, e) not in order:
         order.append((t, bs, e))
+    pairing[t, bs, e] = mode
     runs[t, bs, e, tool, arm].append(float(iops))
     if r:
         rps[t, bs, e, arm].append(float(r))
-def ratio(t, bs, e, tool, rounds=None):
+def round_ratios(t, bs, e, tool):
     a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
-    if not a or not b:
-        return None
-    if rounds is not None:
-        a, b = [a[i] for i in rounds], [b[i] for i in rounds]
-    return statistics.median(a) / statistics.median(b)
+    return [x / y for x, y in zip(a, b)] if a and b else None
 def interval(t, bs, e):
-    # Rounds are resampled whole: both tools' arms of a round stay together.
-    n = min(len(runs[t, bs, e, tool, arm]) for tool in ("blkperf", "t_io_uring") for arm in "AB")
+    # Rounds are resampled whole: both tools' pairs of a round stay together.
+    pb, pt = round_ratios(t, bs, e, "blkperf"), round_ratios(t, bs, e, "t_io_uring")
+    n = min(len(pb), len(pt))
     rng = random.Random(13)
-    d = sorted(ratio(t, bs, e, "blkperf", s) - ratio(t, bs, e, "t_io_uring", s)
-               for s in ([rng.randrange(n) for _ in range(n)] for _ in range(2000)))
+    d = []
+    for _ in range(2000):
+        s = [rng.randrange(n) for _ in range(n)]
+        d.append(statistics.median(pb[i] for i in s) - statistics.median(pt[i] for i in s))
+    d.sort()
     return d[50], d[1949]
 def spread(t, bs, e):
     return max(max(v) / min(v) for k, v in runs.items() if k[:3] == (t, bs, e))
-print("| experiment | bs | target | blkperf ratio | t/io_uring ratio | difference | 95% interval | within 0.03? | spread |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| experiment | bs | target | pairing | blkperf ratio | t/io_uring ratio | difference | 95% interval | within 0.03? | spread |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for t, bs, e in order:
-    b, k = ratio(t, bs, e, "blkperf"), ratio(t, bs, e, "t_io_uring")
+    b = statistics.median(round_ratios(t, bs, e, "blkperf"))
+    tr = round_ratios(t, bs, e, "t_io_uring")
     note = ""
-    if e == "split_none_vs_limits" and rps.get((t, bs, e, "A")):
+    # The device's counters are the whole device's: shared pairing mixes both arms.
+    if e == "split_none_vs_limits" and rps.get((t, bs, e, "A")) and pairing[t, bs, e] == "sequential":
         note = " (req/SQE %.2f vs %.2f)" % (statistics.median(rps[t, bs, e, "A"]),
                                            statistics.median(rps[t, bs, e, "B"]))
-    if k is None:
-        print(f"| {e} | {bs} | {t} | {b:.3f}{note} | n/a | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
+    head = f"| {e} | {bs} | {t} | {pairing[t, bs, e]} | {b:.3f}{note}"
+    if tr is None:
+        print(f"{head} | n/a | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
     else:
+        k = statistics.median(tr)
         lo, hi = interval(t, bs, e)
         verdict = "yes" if -0.03 <= lo and hi <= 0.03 else "NO" if lo > 0.03 or hi < -0.03 else "open"
-        print(f"| {e} | {bs} | {t} | {b:.3f} | {k:.3f} | {b - k:+.3f} | {lo:+.3f} to {hi:+.3f} | {verdict} | {spread(t, bs, e):.2f} |")
+        print(f"{head} | {k:.3f} | {b - k:+.3f} | {lo:+.3f} to {hi:+.3f} | {verdict} | {spread(t, bs, e):.2f} |")
 PY
