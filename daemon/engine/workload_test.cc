@@ -3,6 +3,8 @@
 #include "daemon/engine/workload_test_util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -199,6 +201,95 @@ TEST_F(WorkloadTest, RefillWritesThroughTheGivenDescriptor) {
   ExpectClean(s, spec.block_size);
   EXPECT_EQ(s.verify.checked, spec.io_count);
   EXPECT_THAT(absl::StrJoin(s.notes, "\n"), HasSubstr("re-filled " + path_));
+}
+
+// Sets the file's access time two days back and its modification time three
+// (relatime then updates the access time on the next read) and returns the
+// access time set.
+timespec AgeTimes(const std::string& path) {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  timespec times[2] = {now, now};  // atime, mtime
+  times[0].tv_sec -= 2 * 86400;
+  times[1].tv_sec -= 3 * 86400;
+  EXPECT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  return times[0];
+}
+
+timespec AccessTime(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0);
+  return st.st_atim;
+}
+
+// A read-only workload opens its targets O_NOATIME, as t/io_uring does: its
+// reads write no access times (and pay no atime check per buffered read).
+TEST_F(WorkloadTest, ReadOnlyWorkloadLeavesAccessTimesAlone) {
+  RunToEnd(FileSpec());  // creates and pre-fills path_
+  // The control: this file system does update access times on a plain read.
+  const timespec aged = AgeTimes(path_);
+  {
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    char byte;
+    ASSERT_EQ(pread(fd, &byte, 1, 0), 1);
+    close(fd);
+  }
+  ASSERT_NE(AccessTime(path_).tv_sec, aged.tv_sec)
+      << "the file system of " << path_ << " keeps no access times (noatime?)";
+
+  const timespec set = AgeTimes(path_);
+  WorkloadSpec spec = FileSpec();
+  spec.targets[0].create_size = 0;
+  spec.direct = false;  // buffered reads: the path that checks atime
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ExpectClean(s, spec.block_size);
+  const timespec after = AccessTime(path_);
+  EXPECT_EQ(after.tv_sec, set.tv_sec);
+  EXPECT_EQ(after.tv_nsec, set.tv_nsec);
+  EXPECT_THAT(absl::StrJoin(s.notes, "\n"),
+              ::testing::Not(HasSubstr("O_NOATIME")));
+}
+
+// Without the right to O_NOATIME (not the file's owner, no CAP_FOWNER) a
+// read-only workload still runs, and its notes say its reads update access
+// times. Run as root only: a child process becomes nobody.
+TEST_F(WorkloadTest, ReadsWithAccessTimesWhenNotTheOwnerAndSaysSo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  // /tmp, which nobody can reach (TEST_TMPDIR may sit under /root).
+  char path[] = "/tmp/blkperf_noatime_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 1 << 20), 0);
+  ASSERT_EQ(fchmod(fd, 0644), 0);
+  close(fd);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only async-signal-safe work is strictly allowed after fork in a
+    // threaded process; this test's process has no other threads yet.
+    if (setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0) {
+      _exit(3);
+    }
+    WorkloadSpec spec;
+    spec.targets.push_back({.path = path});
+    spec.queue_depth = 4;
+    spec.runtime = absl::ZeroDuration();
+    spec.io_count = 100;
+    spec.direct = false;
+    const WorkloadSnapshot s = RunToEnd(spec);
+    if (s.state != WorkloadState::kFinished) _exit(4);
+    const std::string notes = absl::StrJoin(s.notes, "\n");
+    _exit(notes.find("opened without O_NOATIME") != std::string::npos ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  unlink(path);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "3: could not become nobody, 4: the workload did not finish, 5: no "
+         "note about O_NOATIME";
 }
 
 TEST_F(WorkloadTest, VerifyReadWithoutStateIsRefused) {
