@@ -42,13 +42,16 @@
 #     CPU-bound. Each arm's window covers only time when both run:
 #     blkperf's two runs are stopped together (SIGTERM; the report covers
 #     ramp end to stop), and t/io_uring's first and last per-second samples
-#     are left out. Only where each arm's work is its own: on zram both
-#     arms' io-wq workers meet in the driver on the one CPU and run in
+#     are left out. Only where each arm's work is its own: on one zram
+#     device both arms' io-wq workers meet in its driver and run in
 #     lockstep (two blkperf arms gave the same IOPS to 0.01 % whatever the
-#     experiment), and the loop device's workqueue is one for both.
+#     experiment), so on zram each arm reads a zram device of its own (a
+#     second one is added, the same size, filled; the arms swap devices
+#     every round); the loop device's workqueue cannot be held to the arms'
+#     CPU, so loop runs back to back.
 #   sequential: the arms run alone, back to back on --cpu, in an order
 #     alternated every round.
-#   auto (default): shared on the cached file, sequential on zram and loop.
+#   auto (default): shared on the cached file and zram, sequential on loop.
 # Either way every arm runs in cgroups of its own (bench/lib/arm_cgroups.sh):
 # a cpuset of --cpu, which also holds the io-wq workers the kernel starts
 # for it (zram punts every I/O to one; they follow the cpuset, not the
@@ -64,7 +67,9 @@
 #
 # Targets:
 #   zram  /dev/zram0 (root): disksize set to 2G if it is 0 (reset at exit only
-#         then), filled with /dev/urandom first; O_DIRECT.
+#         then), filled with /dev/urandom first; O_DIRECT. Shared pairing
+#         adds a second device (zram-control hot_add) of the same size,
+#         filled too, and removes it after the target.
 #   file  a 1 GiB file of random data on the repository's file system, read
 #         buffered while it is in the page cache (completes inline).
 #   loop  a loop device (losetup -f, direct-io=on) over a 1 GiB file of random
@@ -120,19 +125,47 @@ fi
 cp "$BLKPERFD" "$work/blkperfd"
 blkperfd=$work/blkperfd
 zram_set=0
+zram_second=  # the second zram device's number, when this script added it
 loop_dev=
 old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
   [[ -n $loop_dev ]] && losetup -d "$loop_dev"
   arm_cgroups_remove
   ((zram_set)) && echo 1 > /sys/block/zram0/reset
+  remove_second_zram
   echo "$old_hugepages" > /proc/sys/vm/nr_hugepages
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so the EXIT trap cleans up
 
-# Sets $path and $direct for target $1.
+# Fills zram device $1 (a /dev path) to its end from /dev/urandom: an empty
+# zram returns zero pages without decompressing.
+fill_zram() {
+  dd if=/dev/urandom of="$1" bs=1M oflag=direct status=none 2>/dev/null || true  # to ENOSPC
+}
+
+# Shared pairing on zram: each arm reads its own zram device, so their
+# io-wq workers do not meet in one device's driver (on one device, two
+# arms ran in lockstep). Adds a second device beside zram0 (zram-control
+# hot_add), the same size, filled; arm_paths gets both. Returns non-zero
+# when the kernel cannot add one.
+add_second_zram() {
+  [[ -w /sys/class/zram-control/hot_add ]] || return 1
+  zram_second=$(cat /sys/class/zram-control/hot_add) || return 1
+  cat /sys/block/zram0/disksize > "/sys/block/zram$zram_second/disksize"
+  fill_zram "/dev/zram$zram_second"
+  arm_paths=(/dev/zram0 "/dev/zram$zram_second")
+}
+remove_second_zram() {
+  [[ -n $zram_second ]] || return 0
+  echo 1 > "/sys/block/zram$zram_second/reset"
+  echo "$zram_second" > /sys/class/zram-control/hot_remove
+  zram_second=
+}
+
+# Sets $path, $direct and arm_paths (the target of arm A and of arm B in
+# even rounds; swapped in odd ones) for target $1 under pairing $mode.
 setup_target() {
   case "$1" in
     zram)
@@ -141,8 +174,7 @@ setup_target() {
         echo 2G > /sys/block/zram0/disksize
         zram_set=1
       fi
-      # An empty zram returns zero pages without decompressing: fill it.
-      dd if=/dev/urandom of=/dev/zram0 bs=1M oflag=direct status=none 2>/dev/null || true  # to ENOSPC
+      fill_zram /dev/zram0
       path=/dev/zram0 direct=1 ;;
     file)
       path=$work/cached.dat direct=0
@@ -154,14 +186,19 @@ setup_target() {
       path=$loop_dev direct=1 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
   esac
+  arm_paths=("$path" "$path")
+  if [[ $1 == zram && $mode == shared ]] && ! add_second_zram; then
+    echo "  zram: no second zram device could be added; its arms run back to back" >&2
+    mode=sequential
+  fi
 }
 
-# The flags of one blkperf run of the base arm; its measured window starts
-# after a 1 s ramp.
+# The flags of one blkperf run of the base arm on target $1; its measured
+# window starts after a 1 s ramp.
 blkperf_args() {
   local direct_flag=--direct
   ((direct)) || direct_flag=--nodirect
-  echo --target="$path" --op=randread --bs="$bs" --qd="$qd" \
+  echo --target="$1" --op=randread --bs="$bs" --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --cpus="$cpu" \
     --ramp=1s "$direct_flag" --nolatency_tracking --huge_pages=off \
     --status_interval=0 --json
@@ -189,12 +226,13 @@ print(statistics.mean(v))
 PY
 }
 
-# The t/io_uring command of the base arm, running $1 seconds, plus "${@:2}".
+# The t/io_uring command of the base arm on target $1, running $2 seconds,
+# plus "${@:3}".
 tio_command() {
-  local seconds=$1
-  shift
+  local target=$1 seconds=$2
+  shift 2
   echo taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
-    -p0 -O"$direct" -n1 -t0 -r "$seconds" "$@" "$path"
+    -p0 -O"$direct" -n1 -t0 -r "$seconds" "$@" "$target"
 }
 
 # Sequential pairing: one arm alone, in arm cgroup $1; results to file $2.
@@ -202,7 +240,7 @@ blkperf_alone() {
   local arm=$1 out=$2
   shift 2
   # shellcheck disable=SC2046
-  arm_cgroup_exec "$arm" "$blkperfd" run $(blkperf_args) \
+  arm_cgroup_exec "$arm" "$blkperfd" run $(blkperf_args "$path") \
     --runtime="$((runtime - 1))s" "$@" > "$out.json" 2> "$out.err" ||
     { echo "blkperfd failed: $*: $(tail -2 "$out.err")" >&2; return 1; }
   blkperf_parse "$out.json" "$out"
@@ -211,7 +249,7 @@ tio_alone() {
   local arm=$1 out=$2
   shift 2
   # shellcheck disable=SC2046
-  arm_cgroup_exec "$arm" $(tio_command "$runtime" "$@") > "$out.log" 2>&1 ||
+  arm_cgroup_exec "$arm" $(tio_command "$path" "$runtime" "$@") > "$out.log" 2>&1 ||
     { echo "t/io_uring failed: $*: $(tail -3 "$out.log")" >&2; return 1; }
   tio_parse "$out.log" "$out" 0
 }
@@ -225,11 +263,11 @@ tio_alone() {
 blkperf_shared() {
   local pa pb sa=0 sb=0
   # shellcheck disable=SC2046,SC2086
-  arm_cgroup_spawn A "$blkperfd" run $(blkperf_args) --runtime=1h $1 \
+  arm_cgroup_spawn A "$blkperfd" run $(blkperf_args "${arm_paths[r % 2]}") --runtime=1h $1 \
     > "$work/A.json" 2> "$work/A.err"
   pa=$arm_cgroup_pid
   # shellcheck disable=SC2046,SC2086
-  arm_cgroup_spawn B "$blkperfd" run $(blkperf_args) --runtime=1h $2 \
+  arm_cgroup_spawn B "$blkperfd" run $(blkperf_args "${arm_paths[1 - r % 2]}") --runtime=1h $2 \
     > "$work/B.json" 2> "$work/B.err"
   pb=$arm_cgroup_pid
   sleep "$runtime"
@@ -244,10 +282,10 @@ blkperf_shared() {
 tio_shared() {
   local pa pb sa=0 sb=0
   # shellcheck disable=SC2046,SC2086
-  arm_cgroup_spawn A $(tio_command "$((runtime + 1))" $1) > "$work/A.log" 2>&1
+  arm_cgroup_spawn A $(tio_command "${arm_paths[r % 2]}" "$((runtime + 1))" $1) > "$work/A.log" 2>&1
   pa=$arm_cgroup_pid
   # shellcheck disable=SC2046,SC2086
-  arm_cgroup_spawn B $(tio_command "$((runtime + 1))" $2) > "$work/B.log" 2>&1
+  arm_cgroup_spawn B $(tio_command "${arm_paths[1 - r % 2]}" "$((runtime + 1))" $2) > "$work/B.log" 2>&1
   pb=$arm_cgroup_pid
   wait "$pa" || sa=$?
   wait "$pb" || sb=$?
@@ -278,10 +316,12 @@ run_arms() {
       { $alone A "$work/A" $a && $alone B "$work/B" $b; } || exit 1
     fi
   fi
+  local how=$mode
+  [[ $mode == shared && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="shared, own devices"
   for arm in A B; do
     read -r iops rps < "$work/$arm"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
-      "$iops" "${rps:-}" "$mode" >> "$results"
+      "$iops" "${rps:-}" "$how" >> "$results"
   done
 }
 
@@ -309,12 +349,12 @@ arm_cgroup_make A "$cpu"
 arm_cgroup_make B "$cpu"
 
 for t in "${target_list[@]}"; do
-  setup_target "$t"
   mode=$pairing
   if [[ $mode == auto ]]; then
     mode=sequential
-    [[ $t == file ]] && mode=shared
+    [[ $t == file || $t == zram ]] && mode=shared
   fi
+  setup_target "$t"
   for bs in "${size_list[@]}"; do
     bytes=$(to_bytes "$bs")
     if ((bytes < 131072)); then qd=128 batch=32; else qd=32 batch=8; fi
@@ -334,6 +374,7 @@ for t in "${target_list[@]}"; do
       echo "  $t bs=$bs round $r done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     done
   done
+  remove_second_zram
   if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
   if [[ $t == loop ]]; then losetup -d "$loop_dev"; loop_dev=; fi
 done
@@ -343,7 +384,7 @@ if [[ -n $raw ]]; then
 fi
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --cpu $cpu"
-echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says); spread: the largest max/min IOPS over the rounds of any one arm of the row"
+echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; with own devices, the geometric mean of each two rounds, in which the arms swap devices); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
 import collections, random, statistics, sys
@@ -363,7 +404,15 @@ for line in open(sys.argv[1]):
         rps[t, bs, e, arm].append(float(r))
 def round_ratios(t, bs, e, tool):
     a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
-    return [x / y for x, y in zip(a, b)] if a and b else None
+    if not a or not b:
+        return None
+    r = [x / y for x, y in zip(a, b)]
+    if pairing[t, bs, e] == "shared, own devices":
+        # The arms swap devices every round, and two devices of one kind
+        # need not be alike (two zram devices differed by 1.4 x at 128 KiB):
+        # a pair of rounds, each arm once on each device, is one sample.
+        r = [(r[i] * r[i + 1]) ** 0.5 for i in range(0, len(r) - 1, 2)]
+    return r
 def interval(t, bs, e):
     # Rounds are resampled whole: both tools' pairs of a round stay together.
     pb, pt = round_ratios(t, bs, e, "blkperf"), round_ratios(t, bs, e, "t_io_uring")
