@@ -278,13 +278,14 @@ absl::Status Workload::OpenTargets() {
     // report says so.
     if (!spec_.writes) flags |= O_NOATIME;
     const int given = spec_.spec.targets[i].fd;
+    // The descriptor, or -errno (as ReopenTarget returns).
     const auto open_target = [&] {
-      return given >= 0 ? ReopenTarget(given, flags)
-                        : open(info.path.c_str(), flags);
+      if (given >= 0) return ReopenTarget(given, flags);
+      const int opened = open(info.path.c_str(), flags);
+      return opened >= 0 ? opened : -errno;
     };
     int fd = open_target();
-    if (fd < 0 && (given >= 0 ? -fd : errno) == EPERM &&
-        (flags & O_NOATIME) != 0) {
+    if (fd == -EPERM && (flags & O_NOATIME) != 0) {
       flags &= ~O_NOATIME;
       fd = open_target();
       if (fd >= 0) {
@@ -295,7 +296,7 @@ absl::Status Workload::OpenTargets() {
       }
     }
     if (fd < 0) {
-      const int error_number = given >= 0 ? -fd : errno;
+      const int error_number = -fd;
       std::string why;
       if (error_number == EBUSY) {
         why = " (in use: mounted, held by another device, or claimed by "
