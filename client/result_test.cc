@@ -159,7 +159,9 @@ TEST(ResultTest, FleetRunShowsRunIdEndReasonAndStart) {
                           .first_monotonic_ns = 5'000'041'200,
                           .first_realtime_ns = 1'700'000'000'000'000'000,
                           .last_monotonic_ns = 5'000'049'300,
-                          .threads_started = 2};
+                          .threads_started = 2,
+                          .realtime_wait_threads = 1,
+                          .realtime_wait_error = "sched_setscheduler: no"};
   v1::Workload w = Remote(local);
   w.set_run_id("fleet-7");
   w.set_end_reason("aborted by AbortRun: ctrl-c");
@@ -175,9 +177,17 @@ TEST(ResultTest, FleetRunShowsRunIdEndReasonAndStart) {
   EXPECT_THAT(text, HasSubstr("state: aborted"));
   EXPECT_THAT(text, HasSubstr("start: scheduled 5.000000000s (monotonic), "
                               "first submit 41.2us after it, threads spread "
-                              "8.1us"));
-  EXPECT_THAT(FormatJsonReport(remote->spec, remote->targets, remote->snapshot),
+                              "8.1us, real-time wait 1/2 threads (the others "
+                              "waited at normal priority and may start late "
+                              "under load: sched_setscheduler: no)\n"));
+  const std::string json =
+      FormatJsonReport(remote->spec, remote->targets, remote->snapshot);
+  EXPECT_THAT(json,
               HasSubstr("\"first_submit_realtime_ns\":1700000000000000000"));
+  EXPECT_THAT(json, HasSubstr("\"threads_started\":2,"
+                              "\"realtime_wait_threads\":1,"
+                              "\"realtime_wait_error\":"
+                              "\"sched_setscheduler: no\""));
 }
 
 TEST(ResultTest, BadHistogramIsInvalidArgumentNamingIt) {

@@ -39,6 +39,15 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
     first_host_ns = h.go_host_ns;
     row.note = "start not reported by the daemon: the scheduled instant is used";
   }
+  if (start.scheduled_monotonic_ns() != 0 &&
+      start.realtime_wait_threads() < start.threads_started()) {
+    if (!row.note.empty()) row.note += "; ";
+    absl::StrAppend(&row.note, "waited for the start at normal priority on ",
+                    start.threads_started() - start.realtime_wait_threads(),
+                    " of ", start.threads_started(),
+                    " threads (may start late under load): ",
+                    start.realtime_wait_error());
+  }
   const int64_t first_local = first_host_ns - h.clock.offset_ns;
   row.start_offset_ns = first_local - run.start_local_ns;
   // The window the host's counts cover; daemons from before

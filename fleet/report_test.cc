@@ -192,6 +192,34 @@ TEST(ReportTest, ClosedLoopTextHasNoOpenLoopLines) {
   EXPECT_THAT(text, Not(HasSubstr("open loop:")));
 }
 
+TEST(ReportTest, AHostRefusedTheRealTimeStartWaitIsNoted) {
+  FleetRun run = GroupsRun(/*open_loop=*/false);
+  for (HostRun& h : run.hosts) {
+    v1::StartReport* start = h.workload.mutable_start();
+    start->set_scheduled_monotonic_ns(kStart);
+    start->set_threads_started(2);
+    start->set_realtime_wait_threads(2);
+  }
+  v1::StartReport* refused = run.hosts[1].workload.mutable_start();
+  refused->set_realtime_wait_threads(0);
+  refused->set_realtime_wait_error("sched_setscheduler(SCHED_FIFO, 1): no");
+  absl::StatusOr<FleetReport> report = BuildReport(run);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const HostRow& row : report->hosts) {
+    SCOPED_TRACE(row.address);
+    if (row.address == run.hosts[1].address) {
+      EXPECT_EQ(row.note,
+                "waited for the start at normal priority on 2 of 2 threads "
+                "(may start late under load): sched_setscheduler(SCHED_FIFO, "
+                "1): no");
+    } else {
+      EXPECT_EQ(row.note, "");
+    }
+  }
+  EXPECT_THAT(FormatReportText(*report),
+              HasSubstr("(waited for the start at normal priority on 2 of 2"));
+}
+
 TEST(ReportTest, RefusesHostsWhoseGroupsDisagree) {
   FleetRun run = GroupsRun(/*open_loop=*/false);
   run.hosts[2].workload.mutable_snapshot()->mutable_groups()->SwapElements(0,

@@ -99,6 +99,9 @@ void StartTimesToProto(const StartTimes& start, v1::StartReport* proto) {
   proto->set_first_submit_monotonic_ns(start.first_monotonic_ns);
   proto->set_first_submit_realtime_ns(start.first_realtime_ns);
   proto->set_last_thread_first_submit_monotonic_ns(start.last_monotonic_ns);
+  proto->set_threads_started(start.threads_started);
+  proto->set_realtime_wait_threads(start.realtime_wait_threads);
+  proto->set_realtime_wait_error(start.realtime_wait_error);
   proto->set_measure_start_monotonic_ns(start.measure_start_monotonic_ns);
 }
 
@@ -108,6 +111,9 @@ StartTimes StartTimesFromProto(const v1::StartReport& proto) {
   start.first_monotonic_ns = proto.first_submit_monotonic_ns();
   start.first_realtime_ns = proto.first_submit_realtime_ns();
   start.last_monotonic_ns = proto.last_thread_first_submit_monotonic_ns();
+  start.threads_started = proto.threads_started();
+  start.realtime_wait_threads = proto.realtime_wait_threads();
+  start.realtime_wait_error = proto.realtime_wait_error();
   start.measure_start_monotonic_ns = proto.measure_start_monotonic_ns();
   return start;
 }

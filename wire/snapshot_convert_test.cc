@@ -22,6 +22,9 @@ TEST(StartTimesProtoTest, RoundTripsEveryField) {
   start.first_realtime_ns = 1'780'000'000'000'000'789;
   start.last_monotonic_ns = 10'800'000'000'999;
   start.measure_start_monotonic_ns = 10'800'500'000'123;
+  start.threads_started = 4;
+  start.realtime_wait_threads = 3;
+  start.realtime_wait_error = "sched_setscheduler(SCHED_FIFO, 1): refused";
   v1::StartReport proto;
   StartTimesToProto(start, &proto);
   EXPECT_EQ(proto.measure_start_monotonic_ns(), start.measure_start_monotonic_ns);
@@ -31,6 +34,9 @@ TEST(StartTimesProtoTest, RoundTripsEveryField) {
   EXPECT_EQ(back.first_realtime_ns, start.first_realtime_ns);
   EXPECT_EQ(back.last_monotonic_ns, start.last_monotonic_ns);
   EXPECT_EQ(back.measure_start_monotonic_ns, start.measure_start_monotonic_ns);
+  EXPECT_EQ(back.threads_started, 4);
+  EXPECT_EQ(back.realtime_wait_threads, 3);
+  EXPECT_EQ(back.realtime_wait_error, start.realtime_wait_error);
 }
 
 TEST(HistogramProtoTest, RoundTripsExactly) {

@@ -1,6 +1,9 @@
 // Fleet-run building blocks on a real file target: Arm (all set up, no I/O),
 // Go at an instant of CLOCK_MONOTONIC, Abort, and switching the split
 // strategy at an instant.
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -8,18 +11,27 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "daemon/engine/process_threads.h"
+#include "daemon/engine/realtime_priority.h"
+#include "daemon/engine/start_instant.h"
 #include "daemon/engine/submitter.h"
 #include "daemon/engine/workload.h"
+#include "daemon/engine/testing/drop_sys_nice.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace blkperf {
 namespace {
 
 using internal::MonotonicNanos;
+using ::testing::HasSubstr;
 
 constexpr int64_t kMs = 1'000'000;
 
@@ -117,6 +129,90 @@ TEST_F(ArmedWorkloadTest, GoReleasesEveryThreadAtTheInstant) {
   EXPECT_EQ(s.start.measure_start_monotonic_ns, at);
   EXPECT_GE(s.elapsed, runtime - absl::Milliseconds(5));
   EXPECT_LT(s.elapsed, runtime + absl::Milliseconds(150));
+}
+
+// The scheduling policy of every submitter thread ("blkperf-sub*").
+std::vector<int> SubmitterPolicies() {
+  std::vector<int> policies;
+  ForEachProcessThread([&](pid_t tid, const std::string& name) {
+    if (absl::StartsWith(name, "blkperf-sub")) {
+      policies.push_back(sched_getscheduler(tid));
+    }
+  });
+  return policies;
+}
+
+TEST_F(ArmedWorkloadTest, TheWaitForTheInstantRunsAtRealTimePriorityOnly) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (CAP_SYS_NICE)";
+  std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(400)));
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_OTHER));  // armed
+  const int64_t at = MonotonicNanos() + 300 * kMs;
+  ASSERT_TRUE(w->Go(at).ok());
+  // The gate opens a few ms before the instant; then each thread sleeps
+  // until just before it at SCHED_FIFO. Looked at 2 ms before the instant
+  // by a thread that itself sleeps at a higher real-time priority (so it
+  // wakes on time, and sleeps while the submitters run).
+  std::vector<int> waiting;
+  int64_t looked_at = 0;
+  std::thread([&] {
+    const sched_param above{.sched_priority = kRealtimeWaitPriority + 1};
+    ASSERT_EQ(sched_setscheduler(0, SCHED_FIFO, &above), 0);
+    const int64_t when = at - 2 * kMs;
+    const timespec until{.tv_sec = when / 1'000'000'000,
+                         .tv_nsec = when % 1'000'000'000};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+    waiting = SubmitterPolicies();
+    looked_at = MonotonicNanos();
+  }).join();
+  ASSERT_LT(looked_at, at - kStartSpinWindowNs) << "looked too late";
+  EXPECT_EQ(waiting, std::vector<int>(2, SCHED_FIFO));
+  // After their first turn they run their I/O at the normal policy.
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_OTHER));
+  w->Wait();
+  const WorkloadSnapshot s = w->Snapshot();
+  EXPECT_EQ(s.start.threads_started, 2);
+  EXPECT_EQ(s.start.realtime_wait_threads, 2);
+  EXPECT_EQ(s.start.realtime_wait_error, "");
+}
+
+TEST_F(ArmedWorkloadTest, AStartedWorkloadNeverRaisesItsThreads) {
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(Spec(absl::Milliseconds(200)), EngineLimits{});
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_OTHER));
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.start.threads_started, 2);
+  EXPECT_EQ(s.start.realtime_wait_threads, 0);  // no instant to wait for
+  EXPECT_EQ(s.start.realtime_wait_error, "");
+}
+
+TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (to drop CAP_SYS_NICE)";
+  rlimit rtprio;
+  ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &rtprio), 0);
+  const rlimit none{.rlim_cur = 0, .rlim_max = rtprio.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &none), 0);
+  WorkloadSnapshot s;
+  std::thread([&] {
+    ASSERT_TRUE(testing::DropSysNiceFromThisThread());
+    std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(100)));
+    ASSERT_NE(w, nullptr);
+    ASSERT_TRUE(w->Go(MonotonicNanos() + 50 * kMs).ok());
+    w->Wait();
+    s = w->Snapshot();
+  }).join();
+  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &rtprio), 0);
+  EXPECT_EQ(s.state, WorkloadState::kFinished);
+  EXPECT_GT(s.total.ios, 0u);  // it still ran, at the normal policy
+  EXPECT_EQ(s.start.threads_started, 2);
+  EXPECT_EQ(s.start.realtime_wait_threads, 0);
+  EXPECT_THAT(s.start.realtime_wait_error,
+              HasSubstr("sched_setscheduler(SCHED_FIFO, 1)"));
+  EXPECT_THAT(s.start.realtime_wait_error, HasSubstr("CAP_SYS_NICE"));
 }
 
 TEST_F(ArmedWorkloadTest, GoInThePastStartsAtOnce) {

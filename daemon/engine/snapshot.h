@@ -188,6 +188,12 @@ struct StartTimes {
   int64_t last_monotonic_ns = 0;
   // Threads that have stamped so far.
   int threads_started = 0;
+  // Of those, released at a scheduled instant: how many waited for it at
+  // real-time priority (realtime_priority.h), and the first refusal's
+  // text when some did not (their start may land late when other threads
+  // keep the CPU busy).
+  int realtime_wait_threads = 0;
+  std::string realtime_wait_error;
   // Where the measured window begins (CLOCK_MONOTONIC): the start instant
   // plus ramp_time. 0 until released.
   int64_t measure_start_monotonic_ns = 0;

@@ -17,7 +17,7 @@ int64_t MonotonicNs() {
 }  // namespace internal
 
 bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
-                    int64_t spin_window_ns) {
+                    int64_t spin_window_ns, StartPoll poll) {
   constexpr int64_t kCheckStopEveryNs = 100'000'000;
   const int64_t wake_ns = at_ns - std::max<int64_t>(0, spin_window_ns);
   const int previous_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
@@ -35,7 +35,7 @@ bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
           0UL, 0UL);
   }
   return PollUntilInstant(
-      at_ns, [&stop] { return stop.load(std::memory_order_relaxed); });
+      at_ns, [&stop] { return stop.load(std::memory_order_relaxed); }, poll);
 }
 
 }  // namespace blkperf

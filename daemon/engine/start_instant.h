@@ -20,10 +20,16 @@
 // cost: at most about kStartSpinWindowNs of CPU per waiting thread, once
 // per workload.
 //
+// The submitter calls this at real-time priority (realtime_priority.h):
+// at the normal policy a thread that wakes while another one runs on its
+// CPU waits for that one's slice, milliseconds, however precise the wait.
+//
 //   std::atomic<bool> stop{false};
 //   if (WaitForInstant(at_ns, stop)) { /* now >= at_ns */ }
 #ifndef BLKPERF_DAEMON_ENGINE_START_INSTANT_H_
 #define BLKPERF_DAEMON_ENGINE_START_INSTANT_H_
+
+#include <sched.h>
 
 #include <atomic>
 #include <cstdint>
@@ -33,17 +39,32 @@ namespace blkperf {
 // How long before the instant the wait stops sleeping and polls the clock.
 inline constexpr int64_t kStartSpinWindowNs = 250'000;
 
+// What the poll does between two reads of the clock.
+enum class StartPoll {
+  // A spin-loop hint only: for a thread at the normal policy, where
+  // sched_yield() would push its deadline back and starve it (above).
+  kSpin,
+  // sched_yield(): for a thread at a real-time policy. It hands the CPU to
+  // the other real-time threads of its priority that wait there (other
+  // starts on the same CPU, whose instants may come first: with spinning
+  // pollers, 8 test hosts' submitters on one CPU queued behind each other
+  // up to 0.6 ms), and returns at once when there are none.
+  kYieldToPeers,
+};
+
 // Returns true once CLOCK_MONOTONIC >= `at_ns` (at once if it already is),
 // false as soon as `stop` is seen set (checked at least every 100 ms while
 // sleeping and on every poll). Never returns true early.
 bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
-                    int64_t spin_window_ns = kStartSpinWindowNs);
+                    int64_t spin_window_ns = kStartSpinWindowNs,
+                    StartPoll poll = StartPoll::kSpin);
 
 // The polling half alone, for a caller that has slept until shortly before
 // `at_ns` its own way: polls CLOCK_MONOTONIC until `at_ns` (true) unless
 // `stopped()` is true first (false). `stopped` is called on every poll.
 template <typename Stopped>
-bool PollUntilInstant(int64_t at_ns, Stopped stopped);
+bool PollUntilInstant(int64_t at_ns, Stopped stopped,
+                      StartPoll poll = StartPoll::kSpin);
 
 namespace internal {
 int64_t MonotonicNs();
@@ -58,10 +79,14 @@ inline void CpuRelax() {
 }  // namespace internal
 
 template <typename Stopped>
-bool PollUntilInstant(int64_t at_ns, Stopped stopped) {
+bool PollUntilInstant(int64_t at_ns, Stopped stopped, StartPoll poll) {
   while (internal::MonotonicNs() < at_ns) {
     if (stopped()) return false;
-    internal::CpuRelax();
+    if (poll == StartPoll::kYieldToPeers) {
+      sched_yield();
+    } else {
+      internal::CpuRelax();
+    }
   }
   return true;
 }

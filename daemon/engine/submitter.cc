@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -159,6 +160,12 @@ FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
   return error;
 }
 
+void SubmitterThread::RaiseForStart() {
+  const absl::Status raised = start_priority_.Raise();
+  start_wait_realtime_ = raised.ok();
+  if (!raised.ok()) start_wait_error_ = std::string(raised.message());
+}
+
 void SubmitterThread::StampFirstSubmit() {
   timespec real;
   clock_gettime(CLOCK_REALTIME, &real);
@@ -218,8 +225,14 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   ring_setup_.io_mode = std::string(IoModeName(io_mode_));
   ready_.Notify();
   control_->go.Wait();
-  const bool on_time = control_->start_at_ns == 0 ||
-                       WaitForInstant(control_->start_at_ns, control_->stop);
+  const bool scheduled = control_->start_at_ns != 0;
+  if (scheduled) RaiseForStart();
+  const bool on_time =
+      !scheduled ||
+      WaitForInstant(control_->start_at_ns, control_->stop,
+                     kStartSpinWindowNs,
+                     start_priority_.raised() ? StartPoll::kYieldToPeers
+                                              : StartPoll::kSpin);
   if (setup_status_.ok() && !control_->abort.load() && on_time) {
     StampFirstSubmit();
     if (per_cpu_cache_ != nullptr) {
@@ -228,6 +241,7 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
       RunLoop(*shared_cache_);
     }
   }
+  start_priority_.Restore();  // the loop did not run, or ended in turn one
   if (abandoned()) {
     loop_done();  // the workload ends; this thread waits for the device
     WaitOutAbandoned();
@@ -972,7 +986,8 @@ void SubmitterThread::Run(Cache& cache) {
   bool measuring = now >= measure_start;
   uint64_t enter_calls = 0;
   KernelRing ring(&ring_);
-  next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
+  // A start's real-time priority lasts until the first turn is submitted.
+  next_check_ns_ = start_priority_.raised() ? now : NextStallCheck(now);
   if constexpr (kShaped) {
     // The schedule starts with the thread's first I/O.
     pacer_.Reset(ThreadRate(), now);
@@ -1044,9 +1059,8 @@ void SubmitterThread::Run(Cache& cache) {
       measuring = true;
     }
     last_reap_ns_.store(now, std::memory_order_relaxed);
-    if (ABSL_PREDICT_FALSE(io_timeout_ns_ != 0 &&
-                           now >= next_stall_check_ns_) &&
-        CheckStalls(cache, now)) {
+    if (ABSL_PREDICT_FALSE(now >= next_check_ns_) &&
+        PeriodicChecks(cache, now)) {
       break;
     }
   }
@@ -1064,7 +1078,7 @@ bool SubmitterThread::Drain(Cache& cache) {
     if (ret < 0 && !TransientEnterError(ret)) break;
     const int64_t now = MonotonicNanos();
     Reap<kShaped>(cache, /*measuring=*/false, now);
-    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
+    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_check_ns_ &&
         (stall_reported_ || CheckStalls(cache, now))) {
       // The device holds I/O past io_timeout: do not wait for it here.
       stats_.inflight.Set(inflight_);
@@ -1092,9 +1106,24 @@ int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end) const {
   return std::clamp<int64_t>(end - now, 1, kWaitTickNs);
 }
 
+int64_t SubmitterThread::NextStallCheck(int64_t now) const {
+  return io_timeout_ns_ != 0 ? now + StallCheckInterval(io_timeout_ns_)
+                             : std::numeric_limits<int64_t>::max();
+}
+
+template <typename Cache>
+bool SubmitterThread::PeriodicChecks(const Cache& cache, int64_t now) {
+  start_priority_.Restore();  // nothing once restored
+  if (io_timeout_ns_ == 0) {
+    next_check_ns_ = NextStallCheck(now);
+    return false;
+  }
+  return CheckStalls(cache, now);
+}
+
 template <typename Cache>
 bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
-  next_stall_check_ns_ = now + StallCheckInterval(io_timeout_ns_);
+  next_check_ns_ = NextStallCheck(now);
   const std::optional<int64_t> oldest_ns = turns_->OldestSubmitNs();
   if (!oldest_ns.has_value() || now - *oldest_ns <= io_timeout_ns_) {
     return false;

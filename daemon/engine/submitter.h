@@ -40,6 +40,7 @@
 #include "daemon/engine/io_shaper.h"
 #include "daemon/engine/rate_pacer.h"
 #include "daemon/engine/slo_search.h"
+#include "daemon/engine/realtime_priority.h"
 #include "daemon/engine/request_cache.h"
 #include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/snapshot.h"
@@ -264,6 +265,13 @@ class SubmitterThread {
   int64_t first_submit_realtime_ns() const {
     return first_submit_realtime_ns_.load(std::memory_order_relaxed);
   }
+  // Of a thread released at a start instant (Workload::Go): whether its
+  // wait for the instant and its first turn ran at real-time priority
+  // (realtime_priority.h), and if not why (the refusal's text). Valid once
+  // first_submit_monotonic_ns() is non-zero; false and empty for a thread
+  // started at once.
+  bool start_wait_realtime() const { return start_wait_realtime_; }
+  const std::string& start_wait_error() const { return start_wait_error_; }
 
   // Any thread: copies this thread's counters into `out`.
   void Snapshot(ThreadSnapshot* out) const;
@@ -272,6 +280,9 @@ class SubmitterThread {
 
  private:
   absl::Status Setup();
+  // Raises the thread for its wait for the start instant (start_priority_),
+  // recording whether that worked.
+  void RaiseForStart();
   void StampFirstSubmit();
   // Builds this thread's splitters for `strategy` (validated by Workload).
   absl::Status ApplyStrategy(const SplitStrategy& strategy);
@@ -340,6 +351,13 @@ class SubmitterThread {
   void WaitOutAbandoned();
   // Nanoseconds a wait may block now: the tick, the end of the run.
   int64_t WaitTimeout(int64_t now, int64_t end) const;
+  // The loop's checks not due every turn (next_check_ns_): the start's
+  // real-time priority dropped after the first turn, then the stall check.
+  // True when the loop must end (a stall).
+  template <typename Cache>
+  ABSL_ATTRIBUTE_NOINLINE bool PeriodicChecks(const Cache& cache, int64_t now);
+  // When the next stall check is due after `now` (never without io_timeout).
+  int64_t NextStallCheck(int64_t now) const;
   // Fails the workload when an I/O has been outstanding > io_timeout.
   template <typename Cache>
   ABSL_ATTRIBUTE_NOINLINE bool CheckStalls(const Cache& cache, int64_t now);
@@ -438,7 +456,10 @@ class SubmitterThread {
   std::vector<uint16_t> turn_of_;
   // The stamps and outstanding I/Os of each turn with I/O in flight.
   std::unique_ptr<TurnLog> turns_;
-  int64_t next_stall_check_ns_ = 0;
+  // When the loop next runs PeriodicChecks(): the first turn's end while
+  // the start's real-time priority is held, then the next stall check
+  // (never without io_timeout).
+  int64_t next_check_ns_ = 0;
   bool stall_reported_ = false;
   std::atomic<bool> abandoned_{false};
 
@@ -450,6 +471,11 @@ class SubmitterThread {
   std::atomic<int64_t> last_reap_ns_{0};
   std::atomic<int64_t> first_submit_monotonic_ns_{0};
   std::atomic<int64_t> first_submit_realtime_ns_{0};
+  // Held from before the wait for a start instant to the end of the first
+  // turn; written before first_submit_monotonic_ns_ (its release store).
+  RealtimePriority start_priority_;
+  bool start_wait_realtime_ = false;
+  std::string start_wait_error_;
   pid_t tid_ = 0;
   // Exactly one of these exists (per spec.request_cache), built in Setup().
   std::unique_ptr<PerCpuRequestCache<Request>> per_cpu_cache_;

@@ -18,6 +18,7 @@
 #include "daemon/common/status_macros.h"
 #include "daemon/common/unique_fd.h"
 #include "daemon/engine/ring_sizing.h"
+#include "daemon/engine/realtime_priority.h"
 #include "daemon/engine/start_instant.h"
 #include "daemon/engine/submitter.h"
 #include "daemon/engine/target.h"
@@ -133,10 +134,18 @@ absl::Status Workload::Go(int64_t at_monotonic_ns) {
     // The gate opens (and the device baseline is read: no I/O of this
     // workload can happen before the instant) this far ahead, so that a
     // late timer wake-up or a busy CPU here does not delay the start; the
-    // submitters wait out the rest themselves.
+    // submitters wait out the rest themselves, at real-time priority. So
+    // does this thread until the gate is open: at the normal policy, a
+    // busy CPU delayed the opening by up to a scheduler slice, and the
+    // submitters' wake-up by another. A refusal is the submitters' too,
+    // and reported by them (StartTimes.realtime_wait_error).
     constexpr int64_t kReleaseLeadNs = 5'000'000;
+    RealtimePriority priority;
+    priority.Raise().IgnoreError();
     if (!SleepUntil(at_monotonic_ns - kReleaseLeadNs)) return;
-    if (Release(ReadDevices(), at_monotonic_ns)) Drive();
+    const bool released = Release(ReadDevices(), at_monotonic_ns);
+    priority.Restore();
+    if (released) Drive();
   });
   return absl::OkStatus();
 }
@@ -855,6 +864,12 @@ StartTimes Workload::StartTimesNow() const {
     }
     start.last_monotonic_ns = std::max(start.last_monotonic_ns, monotonic);
     ++start.threads_started;
+    // Written before the stamp the acquire load above read.
+    if (submitter->start_wait_realtime()) {
+      ++start.realtime_wait_threads;
+    } else if (start.realtime_wait_error.empty()) {
+      start.realtime_wait_error = submitter->start_wait_error();
+    }
   }
   return start;
 }

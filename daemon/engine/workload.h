@@ -74,8 +74,11 @@ class Workload {
   // control thread sleeps (absolute clock_nanosleep) until a few ms before
   // it, reads the devices' counters and opens the gate for every submitter
   // at once; each submitter then waits for the instant itself on its own
-  // CPU (start_instant.h), so I/O starts within microseconds of it rather
-  // than a timer wake-up plus a thread hand-off late. Measuring starts at
+  // CPU (start_instant.h) at SCHED_FIFO priority 1 until its first turn is
+  // submitted (realtime_priority.h; a refusal is reported in
+  // StartTimes.realtime_wait_*), so I/O starts within microseconds of it
+  // rather than a timer wake-up plus a thread hand-off late, and other busy
+  // threads on its CPU do not delay it. Measuring starts at
   // the instant (after ramp_time if any). An instant already past releases
   // at once. FailedPrecondition once released, stopped or aborted.
   // Thread-safe.

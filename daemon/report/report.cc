@@ -502,7 +502,8 @@ std::string SloJson(const SloSummary& slo) {
 }
 
 // Fleet runs: how the scheduled start went, e.g. "start: scheduled
-// 12.000000000s (monotonic), first submit 41.2us after it, threads spread 8.1us".
+// 12.000000000s (monotonic), first submit 41.2us after it, threads spread
+// 8.1us, real-time wait 2/2 threads".
 std::string StartLine(const StartTimes& st) {
   const auto us = [](int64_t ns) {
     return absl::StrFormat("%.1fus", static_cast<double>(ns) / 1e3);
@@ -514,6 +515,13 @@ std::string StartLine(const StartTimes& st) {
       us(std::abs(st.first_monotonic_ns - st.scheduled_monotonic_ns)),
       st.first_monotonic_ns >= st.scheduled_monotonic_ns ? " after" : " before",
       " it, threads spread ", us(st.last_monotonic_ns - st.first_monotonic_ns),
+      ", real-time wait ", st.realtime_wait_threads, "/", st.threads_started,
+      " threads",
+      st.realtime_wait_threads < st.threads_started
+          ? absl::StrCat(" (the others waited at normal priority and may "
+                         "start late under load: ",
+                         st.realtime_wait_error, ")")
+          : "",
       "\n");
 }
 
@@ -723,6 +731,9 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"first_submit_monotonic_ns\":", st.first_monotonic_ns,
       ",\"first_submit_realtime_ns\":", st.first_realtime_ns,
       ",\"last_thread_first_submit_monotonic_ns\":", st.last_monotonic_ns,
+      ",\"threads_started\":", st.threads_started,
+      ",\"realtime_wait_threads\":", st.realtime_wait_threads,
+      ",\"realtime_wait_error\":", Quote(st.realtime_wait_error),
       ",\"measure_start_monotonic_ns\":", st.measure_start_monotonic_ns, "}",
       ",\"elapsed_seconds\":", Number(absl::ToDoubleSeconds(s.elapsed)),
       ",\"targets\":[", absl::StrJoin(target_json, ","), "]",

@@ -598,6 +598,16 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
   entry.ended.store(true);
   BLKPERF_LOG(INFO) << "workload " << entry.id << " ended: "
                     << WorkloadStateName(entry.final_snapshot.state);
+  const StartTimes& start = entry.final_snapshot.start;
+  if (start.scheduled_monotonic_ns != 0 &&
+      start.realtime_wait_threads < start.threads_started) {
+    BLKPERF_LOG(WARNING) << "workload " << entry.id << ": "
+                         << start.threads_started - start.realtime_wait_threads
+                         << " of " << start.threads_started
+                         << " threads were refused real-time priority for "
+                            "the start wait: "
+                         << start.realtime_wait_error;
+  }
   if (entry.on_end != nullptr && *entry.on_end) {
     (*entry.on_end)(entry.id, entry.owner, entry.final_snapshot.state);
   }

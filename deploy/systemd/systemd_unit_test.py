@@ -31,6 +31,9 @@ REQUIRED = {
     "ReadWritePaths": "/var/lib/blkperf",
     "DevicePolicy": "closed",
     "LimitMEMLOCK": "infinity",
+    # The fleet start's real-time wait (SCHED_FIFO 1) without CAP_SYS_NICE.
+    "LimitRTPRIO": "1",
+    "RestrictRealtime": "no",
     "CapabilityBoundingSet": "CAP_IPC_LOCK",
     "AmbientCapabilities": "CAP_IPC_LOCK",
     "RestrictNamespaces": "yes",

@@ -147,6 +147,8 @@ test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
     assert.ok(c.resources.requests[r] && c.resources.limits[r], r);
   }
   assert.deepEqual(c.securityContext.capabilities.drop, ["ALL"]);
+  // Pinned buffers, and the fleet start's real-time wait (SCHED_FIFO 1).
+  assert.deepEqual(c.securityContext.capabilities.add, ["IPC_LOCK", "SYS_NICE"]);
   const allowed = c.args.find((a) => a.startsWith("--allow_read_paths="))
       .split("=")[1].split(",");
   const mounts = new Map(c.volumeMounts.map((m) => [m.name, m.mountPath]));
