@@ -103,8 +103,8 @@ TEST_F(FleetManagerTest, StartWithARunIdIsIdempotentToo) {
 }
 
 TEST_F(FleetManagerTest, BadRunIdsAndLeasesNameTheField) {
-  for (const std::string bad : {std::string(""), std::string("a b"),
-                                std::string("x/y"), std::string(65, 'r')}) {
+  for (const std::string& bad : {std::string(""), std::string("a b"),
+                                 std::string("x/y"), std::string(65, 'r')}) {
     absl::StatusOr<ArmResult> r =
         manager_->Arm(Spec("/data/a", {0}), bad, absl::ZeroDuration());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
