@@ -1,9 +1,12 @@
 #include "daemon/engine/start_instant.h"
 
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -55,6 +58,47 @@ TEST(StartInstantTest, PollUntilInstantStopsOrArrives) {
   EXPECT_GE(Now(), at);
   EXPECT_GT(calls, 0);  // polled, and asked whether to stop on every poll
   EXPECT_FALSE(PollUntilInstant(Now() + 60'000'000'000, [] { return true; }));
+}
+
+// Runs `body` on a thread pinned to CPU 0 at SCHED_FIFO 1, as submitters
+// of several starts on one CPU wait.
+std::thread RealTimeOnCpu0(std::function<void()> body) {
+  return std::thread([body = std::move(body)] {
+    cpu_set_t cpu0;
+    CPU_ZERO(&cpu0);
+    CPU_SET(0, &cpu0);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
+    const sched_param fifo{.sched_priority = 1};
+    ASSERT_EQ(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
+    body();
+  });
+}
+
+TEST(StartInstantTest, YieldingPollersOnOneCpuEachMeetTheirOwnInstant) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (SCHED_FIFO)";
+  // `later` polls from 4 ms before `early`'s instant to 1 ms after it;
+  // `early` wakes 1 ms before its instant, while `later` holds the CPU.
+  // Equal real-time priorities never preempt each other: a spinning
+  // `later` would keep `early` off the CPU until its own instant, 1 ms
+  // late. Yielding, each sees its instant as it comes.
+  const int64_t early_at = Now() + 50'000'000;
+  std::atomic<bool> stop{false};
+  int64_t early_done = 0, later_done = 0;
+  std::thread later = RealTimeOnCpu0([&] {
+    ASSERT_TRUE(WaitForInstant(early_at + 1'000'000, stop, 5'000'000,
+                               StartPoll::kYieldToPeers));
+    later_done = Now();
+  });
+  std::thread early = RealTimeOnCpu0([&] {
+    ASSERT_TRUE(WaitForInstant(early_at, stop, 1'000'000,
+                               StartPoll::kYieldToPeers));
+    early_done = Now();
+  });
+  early.join();
+  later.join();
+  EXPECT_GE(early_done, early_at);
+  EXPECT_LT(early_done - early_at, 500'000) << "early came late";
+  EXPECT_GE(later_done, early_at + 1'000'000);
 }
 
 }  // namespace
