@@ -9,9 +9,13 @@
 #   bench/fidelity.sh                                   # everything, 5 x 5 s
 #   bench/fidelity.sh --rounds 12 --runtime 3 --bs 4k,128k --targets zram,file
 #   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS
+#   bench/fidelity.sh --experiments identical_arms,...  # the pairing's noise
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/fidelity.sh ...
 #
 # Experiments (A / B):
+#   identical_arms      the base arm twice, in both tools: the pairing's own
+#                       noise and bias (its ratio should be 1.000); not in
+#                       the default list
 #   fixed_vs_plain      fixed buffers / plain READ      t/io_uring -B1 / -B0
 #   registered_files    registered files / plain fds    t/io_uring -F1 / -F0
 #   vectored_vs_plain   READV / READ (plain buffers)    blkperf only: Debian's
@@ -48,10 +52,21 @@
 #     experiment), so on zram each arm reads a zram device of its own (a
 #     second one is added, the same size, filled; the arms swap devices
 #     every round); the loop device's workqueue cannot be held to the arms'
-#     CPU, so loop runs back to back.
+#     CPU, so loop runs sliced.
+#   sliced: both arms' processes run for the whole round, one at a time:
+#     bench/lib/sliced_pair.py freezes one arm's cgroup and thaws the
+#     other's in turns of --slice seconds for 2 x --runtime, so each runs
+#     alone (with the kernel workers that serve it, wherever they run) for
+#     --runtime s in all, and both in the same stretch of time. An arm's
+#     IOPS is what it did in its measured window per second it ran there
+#     (blkperf: its report's window; t/io_uring: its per-second samples
+#     after its first 2 s, each timestamped as it is printed). Turns
+#     (--slice auto: 0.05 s at 4 KiB, 0.1 s below 512 KiB, 0.5 s from
+#     there) are long enough that the I/Os a frozen arm has in flight,
+#     which complete in the other's turn, are about 1 % of a turn's.
 #   sequential: the arms run alone, back to back on --cpu, in an order
 #     alternated every round.
-#   auto (default): shared on the cached file and zram, sequential on loop.
+#   auto (default): shared on the cached file and zram, sliced on loop.
 # Either way every arm runs in cgroups of its own (bench/lib/arm_cgroups.sh):
 # a cpuset of --cpu, which also holds the io-wq workers the kernel starts
 # for it (zram punts every I/O to one; they follow the cpuset, not the
@@ -72,8 +87,12 @@
 #         filled too, and removes it after the target.
 #   file  a 1 GiB file of random data on the repository's file system, read
 #         buffered while it is in the page cache (completes inline).
-#   loop  a loop device (losetup -f, direct-io=on) over a 1 GiB file of random
-#         data made here; O_DIRECT. Detached at exit.
+#   loop  a loop device (losetup -f, direct-io=off) over a 1 GiB file of
+#         random data made here and kept in the page cache, so the loop
+#         workers copy from memory rather than wait for this VM's virtual
+#         disk; O_DIRECT. With shared or sliced pairing a second one (its
+#         own file): the split experiment's arms read one each, as their
+#         device counters must be their own. Detached at exit.
 # t/io_uring is built from Debian's fio source package in $FIDELITY_CACHE
 # (default /var/cache/blkperf-fidelity), never inside the repository; the
 # script adds a deb-src entry of its own (/etc/apt/sources.list.d/
@@ -88,9 +107,10 @@ rounds=5
 runtime=5
 cpu=$(( $(nproc) - 1 ))
 pairing=auto
+slice=auto
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3] [--cpu C] [--pairing auto|shared|sequential] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -100,6 +120,7 @@ while (($#)); do
     --runtime) runtime=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
     --pairing) pairing=$2; shift 2 ;;
+    --slice) slice=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -108,7 +129,10 @@ done
 # t/io_uring prints a sample a second and the first is warm-up: with -r 2
 # it often prints only one.
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
-[[ $pairing =~ ^(auto|shared|sequential)$ ]] || { echo "--pairing must be auto, shared or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+[[ $pairing =~ ^(auto|shared|sliced|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+[[ $slice == auto || $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be auto or seconds (0.1), not '${slice:0:40}'" >&2; exit 2; }
+controller_cpu=0
+((cpu != 0)) || controller_cpu=$(( $(nproc) > 1 ? 1 : 0 ))
 [[ $cpu =~ ^[0-9]+$ ]] || { echo "--cpu must be a CPU number, not '${cpu:0:40}'" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "fidelity.sh needs root (zram, loop devices, huge pages)" >&2; exit 1; }
 
@@ -127,9 +151,11 @@ blkperfd=$work/blkperfd
 zram_set=0
 zram_second=  # the second zram device's number, when this script added it
 loop_dev=
+loop_second=  # sliced and shared pairing: a second loop device
+own_paths=()
 old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
-  [[ -n $loop_dev ]] && losetup -d "$loop_dev"
+  remove_loop_devices
   arm_cgroups_remove
   ((zram_set)) && echo 1 > /sys/block/zram0/reset
   remove_second_zram
@@ -148,14 +174,14 @@ fill_zram() {
 # Shared pairing on zram: each arm reads its own zram device, so their
 # io-wq workers do not meet in one device's driver (on one device, two
 # arms ran in lockstep). Adds a second device beside zram0 (zram-control
-# hot_add), the same size, filled; arm_paths gets both. Returns non-zero
+# hot_add), the same size, filled; own_paths gets both. Returns non-zero
 # when the kernel cannot add one.
 add_second_zram() {
   [[ -w /sys/class/zram-control/hot_add ]] || return 1
   zram_second=$(cat /sys/class/zram-control/hot_add) || return 1
   cat /sys/block/zram0/disksize > "/sys/block/zram$zram_second/disksize"
   fill_zram "/dev/zram$zram_second"
-  arm_paths=(/dev/zram0 "/dev/zram$zram_second")
+  own_paths=(/dev/zram0 "/dev/zram$zram_second")
 }
 remove_second_zram() {
   [[ -n $zram_second ]] || return 0
@@ -164,8 +190,9 @@ remove_second_zram() {
   zram_second=
 }
 
-# Sets $path, $direct and arm_paths (the target of arm A and of arm B in
-# even rounds; swapped in odd ones) for target $1 under pairing $mode.
+# Sets $path, $direct and, where the arms may read a device each,
+# own_paths (two devices of the target's kind) for target $1 under pairing
+# $mode; run_arms picks the arms' targets from them.
 setup_target() {
   case "$1" in
     zram)
@@ -181,16 +208,35 @@ setup_target() {
       dd if=/dev/urandom of="$path" bs=1M count=1024 status=none
       cat "$path" > /dev/null ;;  # into the page cache
     loop)
-      dd if=/dev/urandom of="$work/loop.img" bs=1M count=1024 status=none
-      loop_dev=$(losetup -f --show --direct-io=on "$work/loop.img")
+      loop_dev=$(add_loop_device "$work/loop.img")
       path=$loop_dev direct=1 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
   esac
-  arm_paths=("$path" "$path")
+  own_paths=()
   if [[ $1 == zram && $mode == shared ]] && ! add_second_zram; then
     echo "  zram: no second zram device could be added; its arms run back to back" >&2
     mode=sequential
   fi
+  if [[ $1 == loop && $mode != sequential ]]; then
+    loop_second=$(add_loop_device "$work/loop2.img")
+    own_paths=("$loop_dev" "$loop_second")
+  fi
+}
+
+# Attaches a loop device over a new 1 GiB file $1 of random data, kept in
+# the page cache, and prints its path. Buffered (direct-io off): the loop
+# workers copy from the page cache, so the device costs CPU, not the
+# virtual disk under the file system (a shared device whose speed drifts
+# with the host's other tenants).
+add_loop_device() {
+  dd if=/dev/urandom of="$1" bs=1M count=1024 status=none
+  cat "$1" > /dev/null
+  losetup -f --show --direct-io=off "$1"
+}
+remove_loop_devices() {
+  [[ -n $loop_dev ]] && losetup -d "$loop_dev"
+  [[ -n $loop_second ]] && losetup -d "$loop_second"
+  loop_dev= loop_second=
 }
 
 # The flags of one blkperf run of the base arm on target $1; its measured
@@ -295,6 +341,67 @@ tio_shared() {
   tio_parse "$work/B.log" "$work/B" 1
 }
 
+# Sliced pairing: both arms' processes run for the whole round, and
+# bench/lib/sliced_pair.py lets one run at a time in turns of $slice s
+# (freezing the other arm's cgroup), for 2 x --runtime seconds, so each
+# arm runs alone for --runtime s in all, both in the same stretch of time.
+# Each arm's IOPS is what it did in its measured window per second it ran
+# in that window: blkperf's window is its report's (ramp end to stop),
+# t/io_uring's the per-second samples after its first 2 s (which cover
+# about 1 s of its running), ending at its last sample.
+sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
+  local turn=$slice
+  # A frozen arm's I/Os in flight complete in the other arm's turn: turns
+  # long enough that they are under about 1 % of a turn's I/Os.
+  # (This VM's loop device: 4 KiB 400k IOPS at QD128, 1 MiB 6.5k at QD32.)
+  if [[ $turn == auto ]]; then
+    if ((bytes <= 4096)); then turn=0.05
+    elif ((bytes < 524288)); then turn=0.1
+    else turn=0.5; fi
+  fi
+  python3 bench/lib/sliced_pair.py --slice "$turn" \
+    --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf ]] && echo TERM || echo INT)" \
+    --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
+    --arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$2" \
+    --arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$3" ||
+    { echo "sliced run failed: $2 / $3: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
+  python3 - "$1" "$work/sliced.json" "$work" <<'PY'
+import json, re, sys
+sys.path.insert(0, "bench/lib")
+from sliced_pair import window_iops
+tool, log, work = sys.argv[1:]
+run = json.load(open(log))
+for arm in "AB":
+    r = run[arm]
+    if tool == "blkperf":
+        j = json.loads("\n".join(text for _, text in r["lines"]))
+        begin = int(j["start"]["measure_start_monotonic_ns"])
+        end = begin + int(float(j["elapsed_seconds"]) * 1e9)
+        iops = window_iops(int(j["total"]["ios"]), r["running"], begin, end)
+        d = j.get("device") or {}
+        out = f"{iops} {d.get('requests_per_sqe', '')}"
+    else:
+        unit = {"": 1, "K": 1e3, "M": 1e6}
+        samples = [(t, float(m.group(1)) * unit[m.group(2)]) for t, text in r["lines"]
+                   for m in [re.search(r"IOPS=([0-9.]+)([KM]?),", text)] if m]
+        warm = r["running"][0][0] + 2_000_000_000
+        first = next(i for i in range(1, len(samples)) if samples[i - 1][0] >= warm)
+        done = sum(v for _, v in samples[first:])
+        out = str(window_iops(done, r["running"], samples[first - 1][0], samples[-1][0]))
+    open(f"{work}/{arm}", "w").write(out + "\n")
+PY
+}
+blkperf_sliced() {
+  sliced_run blkperf \
+    "$blkperfd run $(blkperf_args "${arm_paths[r % 2]}") --runtime=1h $1" \
+    "$blkperfd run $(blkperf_args "${arm_paths[1 - r % 2]}") --runtime=1h $2"
+}
+tio_sliced() {
+  local long=$((2 * runtime + 30))  # stopped by SIGINT before this
+  sliced_run tio "stdbuf -oL $(tio_command "${arm_paths[r % 2]}" "$long" $1)" \
+    "stdbuf -oL $(tio_command "${arm_paths[1 - r % 2]}" "$long" $2)"
+}
+
 # Both arms of experiment $e in tool $1 (blkperf or t_io_uring), round $r,
 # paired per $mode; appends them to $results.
 run_arms() {
@@ -304,8 +411,19 @@ run_arms() {
   else
     a=${tA[$e]} b=${tB[$e]}
   fi
+  # The arms' targets: arm A's and, in even rounds, arm B's (swapped in odd
+  # ones). A device each where there are two and the arms run at once
+  # (zram: on one device they run in lockstep), or the experiment reads the
+  # device's counters (split: one device's counters would mix both arms'
+  # requests); one device otherwise.
+  arm_paths=("$path" "$path")
+  if ((${#own_paths[@]})) && [[ $mode == shared || $e == split_none_vs_limits ]]; then
+    arm_paths=("${own_paths[@]}")
+  fi
   if [[ $mode == shared ]]; then
     if [[ $tool == blkperf ]]; then blkperf_shared "$a" "$b"; else tio_shared "$a" "$b"; fi || exit 1
+  elif [[ $mode == sliced ]]; then
+    if [[ $tool == blkperf ]]; then blkperf_sliced "$a" "$b"; else tio_sliced "$a" "$b"; fi || exit 1
   else
     local alone=blkperf_alone
     [[ $tool == blkperf ]] || alone=tio_alone
@@ -317,7 +435,7 @@ run_arms() {
     fi
   fi
   local how=$mode
-  [[ $mode == shared && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="shared, own devices"
+  [[ $mode != sequential && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="$mode, own devices"
   for arm in A B; do
     read -r iops rps < "$work/$arm"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
@@ -327,6 +445,8 @@ run_arms() {
 
 # Experiment definitions: name, blkperf A, blkperf B, t/io_uring A, B.
 declare -A bA bB tA tB
+bA[identical_arms]="";                       bB[identical_arms]=""
+tA[identical_arms]="-B1 -F1";                tB[identical_arms]="-B1 -F1"
 bA[fixed_vs_plain]="--fixed_buffers";        bB[fixed_vs_plain]="--nofixed_buffers"
 tA[fixed_vs_plain]="-B1 -F1";                tB[fixed_vs_plain]="-B0 -F1"
 bA[registered_files]="--registered_files";   bB[registered_files]="--noregistered_files"
@@ -351,7 +471,7 @@ arm_cgroup_make B "$cpu"
 for t in "${target_list[@]}"; do
   mode=$pairing
   if [[ $mode == auto ]]; then
-    mode=sequential
+    mode=sliced
     [[ $t == file || $t == zram ]] && mode=shared
   fi
   setup_target "$t"
@@ -376,14 +496,14 @@ for t in "${target_list[@]}"; do
   done
   remove_second_zram
   if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
-  if [[ $t == loop ]]; then losetup -d "$loop_dev"; loop_dev=; fi
+  if [[ $t == loop ]]; then remove_loop_devices; fi
 done
 
 if [[ -n $raw ]]; then
   { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\n'; cat "$results"; } > "$raw"
 fi
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --cpu $cpu"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; with own devices, the geometric mean of each two rounds, in which the arms swap devices); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
@@ -407,7 +527,7 @@ def round_ratios(t, bs, e, tool):
     if not a or not b:
         return None
     r = [x / y for x, y in zip(a, b)]
-    if pairing[t, bs, e] == "shared, own devices":
+    if pairing[t, bs, e].endswith("own devices"):
         # The arms swap devices every round, and two devices of one kind
         # need not be alike (two zram devices differed by 1.4 x at 128 KiB):
         # a pair of rounds, each arm once on each device, is one sample.
@@ -432,8 +552,10 @@ for t, bs, e in order:
     b = statistics.median(round_ratios(t, bs, e, "blkperf"))
     tr = round_ratios(t, bs, e, "t_io_uring")
     note = ""
-    # The device's counters are the whole device's: shared pairing mixes both arms.
-    if e == "split_none_vs_limits" and rps.get((t, bs, e, "A")) and pairing[t, bs, e] == "sequential":
+    # The device's counters are the whole device's: arms on one device at
+    # once (shared) mix; each on its own device, or alone, do not.
+    own = pairing[t, bs, e] == "sequential" or pairing[t, bs, e].endswith("own devices")
+    if e == "split_none_vs_limits" and rps.get((t, bs, e, "A")) and own:
         note = " (req/SQE %.2f vs %.2f)" % (statistics.median(rps[t, bs, e, "A"]),
                                            statistics.median(rps[t, bs, e, "B"]))
     head = f"| {e} | {bs} | {t} | {pairing[t, bs, e]} | {b:.3f}{note}"

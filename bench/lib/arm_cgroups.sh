@@ -11,12 +11,17 @@
 #   arm_cgroup_exec A cmd args    # runs cmd inside them, waits for it
 #   arm_cgroup_spawn A cmd args   # the same in the background: cmd's pid
 #                                 # (not a subshell's) in $arm_cgroup_pid
+#   ${arm_cgroup_freezer[A]}      # "FILE FROZEN THAWED": freezes and thaws
+#                                 # the arm (bench/lib/sliced_pair.py)
 #
 # cgroup v1 (a cpuset hierarchy and a cpu one) or v2 (whose root gets
 # +cpuset +cpu in cgroup.subtree_control for the run, taken back by
 # arm_cgroups_remove if this file added them). Needs root.
 
 declare -A arm_cgroup_dirs  # arm name -> its cgroup directories
+# arm name -> "FILE FROZEN THAWED": the file that freezes the arm's cgroup
+# (cgroup v1 freezer.state, v2 cgroup.freeze) and its two values.
+declare -A arm_cgroup_freezer
 arm_cgroup_v2_added=()
 
 # Creates the cgroups of arm $1, on CPU $2 with the default CPU share.
@@ -31,6 +36,11 @@ arm_cgroup_make() {
     [[ -n $cpu_root ]] || { echo "arm_cgroups: cgroup v1 has no cpu hierarchy (cpu.shares)" >&2; return 1; }
     mkdir "$v1/$leaf" "$cpu_root/$leaf"
     arm_cgroup_dirs[$name]="$v1/$leaf $cpu_root/$leaf"
+    if [[ -d /sys/fs/cgroup/freezer ]]; then
+      mkdir "/sys/fs/cgroup/freezer/$leaf"
+      arm_cgroup_dirs[$name]+=" /sys/fs/cgroup/freezer/$leaf"
+      arm_cgroup_freezer[$name]="/sys/fs/cgroup/freezer/$leaf/freezer.state FROZEN THAWED"
+    fi
     cat "$v1/cpuset.mems" > "$v1/$leaf/cpuset.mems"
     echo "$cpu" > "$v1/$leaf/cpuset.cpus"
   elif [[ -f $v2/cgroup.controllers ]]; then
@@ -44,6 +54,7 @@ arm_cgroup_make() {
     done
     mkdir "$v2/$leaf"
     arm_cgroup_dirs[$name]=$v2/$leaf
+    arm_cgroup_freezer[$name]="$v2/$leaf/cgroup.freeze 1 0"
     echo "$cpu" > "$v2/$leaf/cpuset.cpus"
   else
     echo "arm_cgroups: no cgroup v1 cpuset hierarchy and no cgroup v2" >&2
@@ -86,6 +97,7 @@ arm_cgroups_remove() {
     done
   done
   arm_cgroup_dirs=()
+  arm_cgroup_freezer=()
   for d in "${arm_cgroup_v2_added[@]}"; do
     echo "-$d" > /sys/fs/cgroup/cgroup.subtree_control || true
   done

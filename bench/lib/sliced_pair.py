@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Runs two benchmark arms in alternating time slices (bench/fidelity.sh
+--pairing sliced).
+
+Both arms' processes live for the whole run, each in its own cgroups
+(bench/lib/arm_cgroups.sh); this controller freezes one arm's cgroup and
+thaws the other's every --slice seconds, so each arm runs alone (with
+whatever kernel workers serve it: a loop device's workqueue, io-wq) and
+both see the machine of the same moments: this VM's speed moves within
+minutes, and arms run back to back see different machines. It logs when
+each arm ran (CLOCK_MONOTONIC) and, for each line an arm prints, when it
+came, so that a caller can divide what an arm did in a window by the time
+it ran in that window (window_iops below).
+
+  sliced_pair.py --slice 0.1 --seconds 6 --stop TERM --out run.json \\
+      --arm A "DIRS" "FREEZE_FILE FROZEN THAWED" "CMD" \\
+      --arm B "DIRS" "FREEZE_FILE FROZEN THAWED" "CMD"
+
+DIRS: the arm's cgroup directories (space-separated; the child joins each
+before it execs CMD, and is frozen once it has). CMD is split with shlex; its
+stdout goes line by line into run.json, its stderr to OUT.ARM.err. After
+--seconds of alternation both arms are frozen, sent --stop (TERM, INT) and
+thawed together to exit; that last stretch (a few ms) counts as running
+time of both. The controller runs at SCHED_FIFO 2 on --controller_cpu so
+its slices are on time; it needs root.
+"""
+import argparse
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+
+def now_ns():
+    return time.monotonic_ns()
+
+
+class Arm:
+    def __init__(self, name, dirs, freezer, command, out_prefix):
+        self.name = name
+        self.dirs = dirs.split()
+        self.freeze_file, self.frozen, self.thawed = freezer.split()
+        self.command = shlex.split(command)
+        self.lines = []       # [monotonic ns, text]
+        self.running = []     # [start ns, end ns]
+        self.err = open(f"{out_prefix}.{name}.err", "w")
+        self.process = None
+        self.reader = None
+
+    def set_frozen(self, frozen):
+        with open(self.freeze_file, "w") as f:
+            f.write(self.frozen if frozen else self.thawed)
+
+    def spawn(self):
+        dirs = self.dirs
+
+        err = self.err
+
+        def enter_cgroups():
+            try:
+                # The controller's real-time policy is not the arm's (and a
+                # real-time task may not join a cpu cgroup without an RT
+                # budget: EINVAL).
+                os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+                for d in dirs:
+                    with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                        f.write(str(os.getpid()))
+            except OSError as e:
+                err.write(f"sliced_pair.py: entering the arm's cgroups: {e}\n")
+                err.flush()
+                raise
+
+        # The cgroup is thawed until the command has exec'd (Popen waits
+        # for that); it is frozen right after, before anything is measured.
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.PIPE, stderr=self.err, text=True,
+            preexec_fn=enter_cgroups, bufsize=1)
+        self.set_frozen(True)
+
+    def start_reading(self):
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append([now_ns(), line.rstrip("\n")])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--slice", type=float, default=0.1)
+    p.add_argument("--seconds", type=float, required=True)
+    p.add_argument("--stop", choices=["TERM", "INT"], default="TERM")
+    p.add_argument("--controller_cpu", type=int, default=0)
+    p.add_argument("--out", required=True)
+    p.add_argument("--arm", nargs=4, action="append", required=True,
+                   metavar=("NAME", "DIRS", "FREEZER", "CMD"))
+    a = p.parse_args()
+    if len(a.arm) != 2:
+        sys.exit("sliced_pair.py: exactly two --arm")
+    os.sched_setaffinity(0, {a.controller_cpu})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(2))
+    arms = [Arm(*spec, a.out) for spec in a.arm]
+    codes = [None, None]
+    try:
+        for arm in arms:
+            arm.spawn()
+        for arm in arms:  # threads only once no more children are forked
+            arm.start_reading()
+        begin = now_ns()
+        slice_ns = int(a.slice * 1e9)
+        k = 0
+        while True:
+            at = begin + k * slice_ns
+            if at >= begin + int(a.seconds * 1e9):
+                break
+            running, other = arms[k % 2], arms[1 - k % 2]
+            other.set_frozen(True)
+            if other.running:
+                other.running[-1][1] = now_ns()
+            running.set_frozen(False)
+            running.running.append([now_ns(), None])
+            k += 1
+            time.sleep(max(0.0, (begin + k * slice_ns - now_ns()) / 1e9))
+        for arm in arms:
+            arm.set_frozen(True)
+            if arm.running and arm.running[-1][1] is None:
+                arm.running[-1][1] = now_ns()
+        stop = getattr(signal, "SIG" + a.stop)
+        for arm in arms:
+            arm.process.send_signal(stop)
+        last = now_ns()
+        for arm in arms:
+            arm.set_frozen(False)
+        codes = [arm.process.wait(timeout=60) for arm in arms]
+        end = now_ns()
+        for arm in arms:
+            arm.running.append([last, end])
+            arm.reader.join(timeout=10)
+    finally:
+        for arm in arms:
+            try:
+                arm.set_frozen(False)
+            except OSError:
+                pass
+            if arm.process is not None and arm.process.poll() is None:
+                arm.process.kill()
+    with open(a.out, "w") as f:
+        json.dump({arm.name: {"running": arm.running, "lines": arm.lines,
+                              "exit": code}
+                   for arm, code in zip(arms, codes)}, f)
+    if any(codes):
+        sys.exit(f"sliced_pair.py: arm exit codes {codes} (stderr in "
+                 f"{a.out}.A.err / .B.err)")
+
+
+def running_ns(running, begin, end):
+    """How long the arm ran inside [begin, end]."""
+    return sum(max(0, min(e, end) - max(s, begin)) for s, e in running)
+
+
+def window_iops(done, running, begin, end):
+    """I/Os `done` in [begin, end] per second of running in it."""
+    ns = running_ns(running, begin, end)
+    if ns <= 0:
+        raise ValueError("the arm never ran in the window")
+    return done * 1e9 / ns
+
+
+if __name__ == "__main__":
+    main()
