@@ -236,7 +236,7 @@ add_loop_device() {
 remove_loop_devices() {
   [[ -n $loop_dev ]] && losetup -d "$loop_dev"
   [[ -n $loop_second ]] && losetup -d "$loop_second"
-  loop_dev= loop_second=
+  loop_dev='' loop_second=''
 }
 
 # The flags of one blkperf run of the base arm on target $1; its measured
@@ -398,6 +398,7 @@ blkperf_sliced() {
 }
 tio_sliced() {
   local long=$((2 * runtime + 30))  # stopped by SIGINT before this
+  # shellcheck disable=SC2086  # the arms' flags are word lists
   sliced_run tio "stdbuf -oL $(tio_command "${arm_paths[r % 2]}" "$long" $1)" \
     "stdbuf -oL $(tio_command "${arm_paths[1 - r % 2]}" "$long" $2)"
 }
