@@ -359,37 +359,17 @@ sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
     elif ((bytes < 524288)); then turn=0.1
     else turn=0.5; fi
   fi
-  python3 bench/lib/sliced_pair.py --slice "$turn" \
+  python3 bench/lib/sliced_pair.py run --slice "$turn" \
     --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf ]] && echo TERM || echo INT)" \
     --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
     --arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$2" \
     --arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$3" ||
     { echo "sliced run failed: $2 / $3: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
-  python3 - "$1" "$work/sliced.json" "$work" <<'PY'
-import json, re, sys
-sys.path.insert(0, "bench/lib")
-from sliced_pair import window_iops
-tool, log, work = sys.argv[1:]
-run = json.load(open(log))
-for arm in "AB":
-    r = run[arm]
-    if tool == "blkperf":
-        j = json.loads("\n".join(text for _, text in r["lines"]))
-        begin = int(j["start"]["measure_start_monotonic_ns"])
-        end = begin + int(float(j["elapsed_seconds"]) * 1e9)
-        iops = window_iops(int(j["total"]["ios"]), r["running"], begin, end)
-        d = j.get("device") or {}
-        out = f"{iops} {d.get('requests_per_sqe', '')}"
-    else:
-        unit = {"": 1, "K": 1e3, "M": 1e6}
-        samples = [(t, float(m.group(1)) * unit[m.group(2)]) for t, text in r["lines"]
-                   for m in [re.search(r"IOPS=([0-9.]+)([KM]?),", text)] if m]
-        warm = r["running"][0][0] + 2_000_000_000
-        first = next(i for i in range(1, len(samples)) if samples[i - 1][0] >= warm)
-        done = sum(v for _, v in samples[first:])
-        out = str(window_iops(done, r["running"], samples[first - 1][0], samples[-1][0]))
-    open(f"{work}/{arm}", "w").write(out + "\n")
-PY
+  local arm
+  for arm in A B; do
+    python3 bench/lib/sliced_pair.py iops --tool "$1" --arm "$arm" \
+      "$work/sliced.json" > "$work/$arm" || return 1
+  done
 }
 blkperf_sliced() {
   sliced_run blkperf \

@@ -12,9 +12,12 @@ each arm ran (CLOCK_MONOTONIC) and, for each line an arm prints, when it
 came, so that a caller can divide what an arm did in a window by the time
 it ran in that window (window_iops below).
 
-  sliced_pair.py --slice 0.1 --seconds 6 --stop TERM --out run.json \\
+  sliced_pair.py run --slice 0.1 --seconds 6 --stop TERM --out run.json \\
       --arm A "DIRS" "FREEZE_FILE FROZEN THAWED" "CMD" \\
       --arm B "DIRS" "FREEZE_FILE FROZEN THAWED" "CMD"
+  sliced_pair.py iops --tool blkperf|tio --arm A run.json
+      # the arm's IOPS per second it ran (blkperf: and its device
+      # requests per SQE, when the report has them)
 
 DIRS: the arm's cgroup directories (space-separated; the child joins each
 before it execs CMD, and is frozen once it has). CMD is split with shlex; its
@@ -27,6 +30,7 @@ its slices are on time; it needs root.
 import argparse
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -90,8 +94,8 @@ class Arm:
             self.lines.append([now_ns(), line.rstrip("\n")])
 
 
-def main():
-    p = argparse.ArgumentParser()
+def run(argv):
+    p = argparse.ArgumentParser(prog="sliced_pair.py run")
     p.add_argument("--slice", type=float, default=0.1)
     p.add_argument("--seconds", type=float, required=True)
     p.add_argument("--stop", choices=["TERM", "INT"], default="TERM")
@@ -99,7 +103,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--arm", nargs=4, action="append", required=True,
                    metavar=("NAME", "DIRS", "FREEZER", "CMD"))
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if len(a.arm) != 2:
         sys.exit("sliced_pair.py: exactly two --arm")
     os.sched_setaffinity(0, {a.controller_cpu})
@@ -171,5 +175,57 @@ def window_iops(done, running, begin, end):
     return done * 1e9 / ns
 
 
+def blkperf_iops(arm):
+    """(IOPS per second run, requests per SQE or None) of a blkperfd run
+    --json arm: its report's I/Os over its measured window (ramp end to
+    stop)."""
+    report = json.loads("\n".join(text for _, text in arm["lines"]))
+    begin = int(report["start"]["measure_start_monotonic_ns"])
+    end = begin + int(float(report["elapsed_seconds"]) * 1e9)
+    iops = window_iops(int(report["total"]["ios"]), arm["running"], begin, end)
+    return iops, (report.get("device") or {}).get("requests_per_sqe")
+
+
+TIO_SAMPLE = re.compile(r"IOPS=([0-9.]+)([KM]?),")
+
+
+def tio_iops(arm, warm_ns=2_000_000_000):
+    """IOPS per second run of a t/io_uring arm: the I/Os of its per-second
+    samples whose second began `warm_ns` after its first turn (its warm-up
+    is about half that much running), over the time it ran from then to its
+    last sample. A sample counts the I/Os done since the one before, read as
+    it is printed (stdout line-buffered: stdbuf -oL)."""
+    unit = {"": 1, "K": 1e3, "M": 1e6}
+    samples = [(t, float(m.group(1)) * unit[m.group(2)])
+               for t, text in arm["lines"]
+               for m in [TIO_SAMPLE.search(text)] if m]
+    warm = arm["running"][0][0] + warm_ns
+    first = next((i for i in range(1, len(samples))
+                  if samples[i - 1][0] >= warm), None)
+    if first is None:
+        raise ValueError(f"t/io_uring printed {len(samples)} samples, none "
+                         "after its warm-up")
+    done = sum(v for _, v in samples[first:])
+    return window_iops(done, arm["running"], samples[first - 1][0],
+                       samples[-1][0])
+
+
+def iops(argv):
+    p = argparse.ArgumentParser(prog="sliced_pair.py iops")
+    p.add_argument("--tool", choices=["blkperf", "tio"], required=True)
+    p.add_argument("--arm", required=True)
+    p.add_argument("log")
+    a = p.parse_args(argv)
+    arm = json.load(open(a.log))[a.arm]
+    if a.tool == "blkperf":
+        value, per_sqe = blkperf_iops(arm)
+        print(value, "" if per_sqe is None else per_sqe)
+    else:
+        print(tio_iops(arm))
+
+
 if __name__ == "__main__":
-    main()
+    commands = {"run": run, "iops": iops}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        sys.exit("usage: sliced_pair.py run|iops ... (see the docstring)")
+    commands[sys.argv[1]](sys.argv[2:])

@@ -66,7 +66,7 @@ class TurnsTest(unittest.TestCase):
         out = tempfile.mktemp(prefix="sliced-pair-test-")
         try:
             args = [sys.executable, os.path.join(HERE, "sliced_pair.py"),
-                    "--slice", "0.1", "--seconds", "2", "--out", out]
+                    "run", "--slice", "0.1", "--seconds", "2", "--out", out]
             for arm, (d, freezer) in zip("AB", dirs):
                 args += ["--arm", arm, d, freezer,
                          f"{sys.executable} -c '{COUNTER}'"]

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# blkperf beside fio's t/io_uring in alternating turns: both tools' processes
+# run for the whole round, each in cgroups of its own, and
+# bench/lib/sliced_pair.py lets one run at a time in turns of --slice
+# seconds (freezing the other's cgroup), so each runs alone on its CPUs
+# (with its io-wq workers, which live in its cgroup) and both see the
+# machine of the same moments. This VM's speed moves 10-30 % within
+# minutes: tools run back to back (bench/compare_tio.sh) see different
+# machines; tools sharing a CPU at once (bench/compare_tio_shared.sh)
+# evict each other's caches every scheduler slice. Each tool's IOPS is
+# what it did in its measured window per second it ran in it (blkperf: its
+# report's window after --ramp=1s; t/io_uring: its per-second samples
+# after its first 2 s, timestamped as printed). The paths are those of
+# issue 11's bars:
+#   inline   4 KiB buffered random reads of a 1 GiB page-cached ext4 file
+#            (complete inline), 1 thread
+#   inline2  the same, 2 threads on 2 CPUs (t/io_uring -n2)
+#   zram     4 KiB O_DIRECT random reads of a filled zram (every I/O punted
+#            to an io-wq worker)
+#   nop      IORING_OP_NOP (blkperfd --nop, t/io_uring -N1)
+# QD128, batch 32/32, fixed buffers, registered files; blkperf with latency
+# tracking on, t/io_uring -t0.
+#
+#   bench/compare_tio_sliced.sh                          # all, 9 rounds x 4 s
+#   bench/compare_tio_sliced.sh --target nop --rounds 5
+#   bench/compare_tio_sliced.sh --calibrate              # t/io_uring vs itself
+#   bench/compare_tio_sliced.sh --blkperf-flags --nolatency_tracking
+#
+# --calibrate runs t/io_uring against an identical t/io_uring instead of
+# blkperf: the pairing's own noise and bias (the ratio should be 1.000).
+# Needs root (cgroups, zram). zram0: its disksize is set to 2G only when it
+# is 0 (reset at exit only then); not while bench/fidelity.sh runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib/tio_build.sh
+source bench/lib/arm_cgroups.sh
+
+targets=(inline inline2 zram nop)
+rounds=9
+runtime=4
+slice=0.05
+cache=/var/cache/blkperf-tio
+calibrate=0
+extra=()
+usage="usage: $0 [--target inline|inline2|zram|nop] [--rounds N] [--runtime S>=3] [--slice S] [--cache DIR] [--calibrate] [--blkperf-flags 'FLAGS']"
+while (($#)); do
+  case "$1" in
+    --target) targets=("$2"); shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --runtime) runtime=$2; shift 2 ;;
+    --slice) slice=$2; shift 2 ;;
+    --cache) cache=$2; shift 2 ;;
+    --calibrate) calibrate=1; shift ;;
+    --blkperf-flags) read -r -a extra <<< "$2"; shift 2 ;;  # after the defaults
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+[[ $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be seconds, not '${slice:0:40}'" >&2; exit 2; }
+((runtime >= 3)) || { echo "--runtime must be at least 3 s (t/io_uring's first 2 s are warm-up)" >&2; exit 2; }
+[[ $(id -u) -eq 0 ]] || { echo "compare_tio_sliced.sh needs root (cgroups)" >&2; exit 1; }
+(($(nproc) >= 2)) || { echo "needs 2 CPUs (inline2, and a CPU for the controller)" >&2; exit 1; }
+
+build_t_io_uring "$cache"
+# BLKPERFD names an already built (-c opt) blkperfd to use instead.
+[[ -n ${BLKPERFD:-} ]] || bazel build -c opt //daemon:blkperfd >&2
+blkperfd=${BLKPERFD:-$(pwd)/bazel-bin/daemon/blkperfd}
+work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
+zram_set=0
+cleanup() {
+  arm_cgroups_remove
+  ((zram_set)) && echo 1 > /sys/block/zram0/reset
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+last_cpu=$(($(nproc) - 1))
+results=$work/results.tsv
+: > "$results"
+
+# Sets $path, $direct, $threads and $cpus for target $1.
+setup_target() {
+  threads=1 cpus=$last_cpu
+  case "$1" in
+    inline|inline2)
+      [[ $1 == inline2 ]] && threads=2 cpus=0-1
+      path=$work/cached.dat direct=0
+      if [[ ! -f $path ]]; then
+        dd if=/dev/urandom of="$path" bs=1M count=1024 status=none
+      fi
+      cat "$path" > /dev/null ;;  # into the page cache
+    zram)
+      ! pgrep -f fidelity.sh > /dev/null ||
+        { echo "zram: bench/fidelity.sh is running (it uses zram0)" >&2; return 1; }
+      [[ -e /sys/block/zram0 ]] || modprobe zram num_devices=1
+      if [[ $(cat /sys/block/zram0/disksize) == 0 ]]; then
+        echo 2G > /sys/block/zram0/disksize
+        zram_set=1
+      fi
+      # dd stops with ENOSPC at the end of the device: that is the fill.
+      dd if=/dev/urandom of=/dev/zram0 bs=1M oflag=direct status=none 2> /dev/null || true
+      path=/dev/zram0 direct=1 ;;
+    nop) path='' direct=0 ;;
+    *) echo "unknown target $1" >&2; return 1 ;;
+  esac
+}
+
+blkperf_command() {
+  local where="--target=$path" direct_flag=--direct
+  [[ $t == nop ]] && where=--nop
+  ((direct)) || direct_flag=--nodirect
+  echo "$blkperfd run $where --op=randread --bs=4k --qd=128 --submit_batch=32" \
+    "--complete_batch=32 --threads=$threads --cpus=${cpus/-/,} --ramp=1s" \
+    "--runtime=1h $direct_flag --fixed_buffers --registered_files" \
+    "--latency_tracking --status_interval=0 --json ${extra[*]}"
+}
+tio_command() {
+  local where="-O$direct $path"
+  [[ $t == nop ]] && where=-N1
+  # Stopped by SIGINT long before its -r.
+  echo "stdbuf -oL taskset -c $cpus $tio -d128 -s32 -c32 -b4096 -p0" \
+    "-n$threads -t0 -F1 -B1 -r $((2 * runtime + 30)) $where"
+}
+
+# One round: arm A is blkperf (t/io_uring with --calibrate), arm B
+# t/io_uring; A runs the first turn in even rounds, B in odd ones. Prints
+# "A_iops B_iops".
+sliced_round() {
+  local a b first second
+  a=$(blkperf_command) b=$(tio_command)
+  ((calibrate)) && a=$b
+  first=A second=B
+  ((r % 2)) && first=B second=A
+  local -A command=([A]=$a [B]=$b)
+  python3 bench/lib/sliced_pair.py run --slice "$slice" \
+    --seconds "$((2 * runtime))" --stop INT --controller_cpu 0 \
+    --out "$work/run.json" \
+    --arm "$first" "${arm_cgroup_dirs[$first]}" "${arm_cgroup_freezer[$first]}" "${command[$first]}" \
+    --arm "$second" "${arm_cgroup_dirs[$second]}" "${arm_cgroup_freezer[$second]}" "${command[$second]}" ||
+    { echo "round failed: $(tail -n 3 "$work/run.json".A.err "$work/run.json".B.err)" >&2; return 1; }
+  local tool_a=blkperf
+  ((calibrate)) && tool_a=tio
+  echo "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_a" --arm A "$work/run.json" | cut -d' ' -f1)" \
+    "$(python3 bench/lib/sliced_pair.py iops --tool tio --arm B "$work/run.json")"
+}
+
+what="blkperf (latency tracking on, flags added: ${extra[*]:-none})"
+((calibrate)) && what="t/io_uring vs itself (calibration)"
+echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), t/io_uring from $(basename "$(dirname "$(dirname "$tio")")"), qd=128 batch=32/32, $rounds rounds of 2 x ${runtime}s in turns of ${slice}s: $what"
+echo "# command: bench/compare_tio_sliced.sh --target ${targets[*]} --rounds $rounds --runtime $runtime --slice $slice$( ((calibrate)) && echo ' --calibrate')${extra[*]:+ --blkperf-flags '${extra[*]}'}"
+for t in "${targets[@]}"; do
+  setup_target "$t" || continue
+  arm_cgroup_make A "$cpus"
+  arm_cgroup_make B "$cpus"
+  for ((r = 0; r < rounds; r++)); do
+    read -r a b < <(sliced_round) || exit 1
+    [[ -n $a && -n $b ]] || exit 1
+    printf '%s\t%s\t%s\n' "$t" "$a" "$b" >> "$results"
+    echo "  $t round $r: A $a B $b" >&2
+  done
+  arm_cgroups_remove
+  if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$results" "$calibrate" <<'PY'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    t, a, b = line.split("\t")
+    rows[t].append((float(a), float(b)))
+name = "t/io_uring (A)" if sys.argv[2] == "1" else "blkperf"
+print(f"| target | {name} | t/io_uring | ratio (median of rounds) | rounds | rounds >= 1 |")
+print("|---|---|---|---|---|---|")
+for t, v in rows.items():
+    r = sorted(a / b for a, b in v)
+    print(f"| {t} | {statistics.median(a for a, _ in v) / 1e3:.1f}k "
+          f"| {statistics.median(b for _, b in v) / 1e3:.1f}k | **{statistics.median(r):.3f}** "
+          f"| {r[0]:.3f}-{r[-1]:.3f} | {sum(x >= 1 for x in r)}/{len(r)} |")
+PY
