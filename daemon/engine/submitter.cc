@@ -59,44 +59,6 @@ int SlotErrno(int slot) {
   return slot;
 }
 
-// utime and stime of one of this process's threads, from procfs.
-bool ReadTaskCpu(pid_t tid, double* user_seconds, double* system_seconds) {
-  std::ifstream in(absl::StrCat("/proc/self/task/", tid, "/stat"));
-  std::string text;
-  if (!in || !std::getline(in, text)) return false;
-  // Fields after the parenthesized command name; it may contain spaces.
-  const size_t paren = text.rfind(')');
-  if (paren == std::string::npos) return false;
-  std::istringstream rest(text.substr(paren + 2));
-  std::string field;
-  uint64_t utime = 0, stime = 0;
-  // Field 3 is state; utime and stime are fields 14 and 15.
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  *user_seconds = utime / tick;
-  *system_seconds = stime / tick;
-  return true;
-}
-
-// CPU seconds of the io_uring kernel threads named after `tid`: io-wq
-// workers ("iou-wrk-<tid>") and the SQPOLL thread ("iou-sqp-<tid>").
-double IoWorkerCpuSeconds(pid_t tid) {
-  const std::string worker = absl::StrCat("iou-wrk-", tid);
-  const std::string poller = absl::StrCat("iou-sqp-", tid);
-  double total = 0;
-  ForEachProcessThread([&](pid_t task, const std::string& name) {
-    double user = 0, system = 0;
-    if ((name == worker || name == poller) &&
-        ReadTaskCpu(task, &user, &system)) {
-      total += user + system;
-    }
-  });
-  return total;
-}
-
 }  // namespace
 
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
@@ -247,7 +209,7 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
     WaitOutAbandoned();
   }
   // Before the ring goes away its kernel threads (and their CPU) go too.
-  worker_seconds_.Raise(IoWorkerCpuSeconds(tid_));
+  control_->io_worker_cpu.Sample({tid_});
   rusage usage;
   if (getrusage(RUSAGE_THREAD, &usage) == 0) {
     final_user_seconds_.store(usage.ru_utime.tv_sec +
@@ -1284,11 +1246,11 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   if (exited()) {
     out->user_cpu_seconds = final_user_seconds_.load();
     out->system_cpu_seconds = final_system_seconds_.load();
-    out->io_worker_cpu_seconds = worker_seconds_.Get();
   } else if (tid_ != 0) {
     ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
-    out->io_worker_cpu_seconds =
-        worker_seconds_.Raise(IoWorkerCpuSeconds(tid_));
+  }
+  if (tid_ != 0) {
+    out->io_worker_cpu_seconds = control_->io_worker_cpu.SecondsOf(tid_);
   }
   out->errors.clear();
   for (int slot = 0; slot < kErrorSlots; ++slot) {

@@ -33,8 +33,8 @@
 #include "absl/synchronization/notification.h"
 #include "daemon/engine/histogram.h"
 #include "daemon/engine/io_turn.h"
+#include "daemon/engine/io_worker_cpu.h"
 #include "daemon/engine/turn_log.h"
-#include "daemon/engine/monotonic_max.h"
 #include "daemon/engine/io_buffers.h"
 #include "daemon/engine/io_prep.h"
 #include "daemon/engine/io_shaper.h"
@@ -181,6 +181,10 @@ struct alignas(64) SubmitterControl {
   // once per loop turn and restart their schedule when it changes.
   alignas(64) std::atomic<uint32_t> rate_generation{0};
   std::array<RatePacer::Rate, kMaxSloSteps + 1> rates{};
+  // CPU of the submitters' io-wq and SQPOLL threads: sampled by whoever
+  // takes a snapshot (SampleIoWorkers, once for all submitters) and by each
+  // submitter before its ring goes; never on the I/O path.
+  mutable IoWorkerCpu io_worker_cpu;
 };
 
 // Queue limits of a target as the splitter wants them.
@@ -273,8 +277,12 @@ class SubmitterThread {
   bool start_wait_realtime() const { return start_wait_realtime_; }
   const std::string& start_wait_error() const { return start_wait_error_; }
 
-  // Any thread: copies this thread's counters into `out`.
+  // Any thread: copies this thread's counters into `out`; its io-wq and
+  // SQPOLL CPU as of the last sample of control->io_worker_cpu (take one
+  // for all submitters first: Workload::SampleIoWorkers).
   void Snapshot(ThreadSnapshot* out) const;
+  // The thread's kernel id once ThreadMain has begun, else 0.
+  pid_t tid() const { return tid_; }
   // Any thread: adds this thread's verify figures (records once exited).
   void AddVerify(VerifySummary* out) const;
 
@@ -486,9 +494,6 @@ class SubmitterThread {
   // CPU time at exit (the /proc task entry goes away with the thread).
   std::atomic<double> final_user_seconds_{0};
   std::atomic<double> final_system_seconds_{0};
-  // io-wq and SQPOLL CPU: the largest sum read so far (an idle io-wq
-  // worker exits and takes its time out of /proc, so sums can drop).
-  mutable MonotonicMax worker_seconds_;
 
   std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only
 

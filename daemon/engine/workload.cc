@@ -487,7 +487,15 @@ absl::Status Workload::SwitchLocked(const SplitStrategy& strategy) {
   return absl::OkStatus();
 }
 
+void Workload::SampleIoWorkers() const {
+  std::vector<pid_t> tids;
+  tids.reserve(submitters_.size());
+  for (const auto& submitter : submitters_) tids.push_back(submitter->tid());
+  control_.io_worker_cpu.Sample(tids);
+}
+
 ThreadSnapshot Workload::TotalsNow() const {
+  SampleIoWorkers();
   ThreadSnapshot total;
   for (const auto& submitter : submitters_) {
     ThreadSnapshot thread;
@@ -882,6 +890,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   const bool started = started_.load(std::memory_order_acquire);
   const int64_t now = MonotonicNanos();
   int64_t last_reap = 0;
+  SampleIoWorkers();
   for (const auto& submitter : submitters_) {
     ThreadSnapshot thread;
     submitter->Snapshot(&thread);

@@ -176,6 +176,9 @@ class Workload {
   absl::Status SwitchLocked(const SplitStrategy& strategy)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ThreadSnapshot TotalsNow() const;
+  // One walk of /proc/self/task for the io-wq and SQPOLL CPU of every
+  // submitter, before their Snapshot()s read it.
+  void SampleIoWorkers() const;
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
   // Waits until `when_ns` (CLOCK_MONOTONIC); false once the workload ended.

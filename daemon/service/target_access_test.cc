@@ -119,15 +119,17 @@ TEST_F(TargetAccessTest, SymlinkSwappedDuringStartsNeverRedirectsWrites) {
   std::thread swapper([&] {
     const std::string link = rw_ + "/.t";
     const std::string file = rw_ + "/.f";
-    for (int i = 0; !done.load(); ++i) {
-      if (i % 2 == 0) {
-        unlink(link.c_str());
-        symlink(victim_.c_str(), link.c_str());
-        rename(link.c_str(), race.c_str());
-      } else {
-        WriteAll(file, std::string(kFileBytes, 'R'));
-        rename(file.c_str(), race.c_str());
-      }
+    // Each state is held for a pause, so that both are met: without it the
+    // symlink stood for the whole of the next file's write and a loaded
+    // machine could refuse all 200 starts.
+    while (!done.load()) {
+      WriteAll(file, std::string(kFileBytes, 'R'));
+      rename(file.c_str(), race.c_str());
+      absl::SleepFor(absl::Microseconds(50));
+      unlink(link.c_str());
+      symlink(victim_.c_str(), link.c_str());
+      rename(link.c_str(), race.c_str());
+      absl::SleepFor(absl::Microseconds(50));
     }
   });
   int started = 0;
