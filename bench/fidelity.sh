@@ -231,7 +231,13 @@ setup_target() {
 add_loop_device() {
   dd if=/dev/urandom of="$1" bs=1M count=1024 status=none
   cat "$1" > /dev/null
-  losetup -f --show --direct-io=off "$1"
+  local dev q
+  dev=$(losetup -f --show --direct-io=off "$1")
+  # A loop device keeps a max_sectors_kb written to it before, across detach
+  # and attach: say which limits this one split at.
+  q=/sys/block/$(basename "$dev")/queue
+  echo "$dev: max_sectors_kb $(cat "$q/max_sectors_kb") (hw $(cat "$q/max_hw_sectors_kb")), max_segments $(cat "$q/max_segments"), max_segment_size $(cat "$q/max_segment_size")" >> "$work/devices"
+  echo "$dev"
 }
 remove_loop_devices() {
   [[ -n $loop_dev ]] && losetup -d "$loop_dev"
@@ -484,6 +490,7 @@ if [[ -n $raw ]]; then
   { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\n'; cat "$results"; } > "$raw"
 fi
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
 echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; with own devices, the geometric mean of each two rounds, in which the arms swap devices); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"

@@ -30,7 +30,13 @@ blkperfd=$(pwd)/bazel-bin/daemon/blkperfd
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_configured=0
 loop=""
+loop_max_kb=""
 cleanup() {
+  # The loop device keeps a written max_sectors_kb across detach and the
+  # next attach: put back what it had.
+  if [[ -n $loop_max_kb ]]; then
+    echo "$loop_max_kb" > "/sys/block/$(basename "$loop")/queue/max_sectors_kb" || true
+  fi
   if [[ -n $loop ]]; then losetup -d "$loop" || true; fi
   if ((zram_configured)); then echo 1 > /sys/block/zram0/reset; fi
   rm -rf "$work"
@@ -47,6 +53,7 @@ else
 fi
 truncate -s 1G "$work/loop.img"
 loop=$(losetup -f --show "$work/loop.img")
+loop_max_kb=$(cat "/sys/block/$(basename "$loop")/queue/max_sectors_kb")
 echo 128 > "/sys/block/$(basename "$loop")/queue/max_sectors_kb"
 targets+=("$loop")
 

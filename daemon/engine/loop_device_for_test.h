@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -48,6 +50,12 @@ class LoopDeviceForTest {
     name_ = path_.substr(path_.rfind('/') + 1);
   }
   ~LoopDeviceForTest() {
+    // A loop device keeps a limit written to its queue across detach and
+    // the next attach (the kernel keeps max_user_sectors), so the next user
+    // of loopN would inherit it: put back what was there.
+    for (auto it = saved_limits_.rbegin(); it != saved_limits_.rend(); ++it) {
+      WriteQueueFile(it->first, it->second);
+    }
     if (!path_.empty()) system(absl::StrCat("losetup -d ", path_).c_str());
     if (!backing_.empty()) unlink(backing_.c_str());
   }
@@ -58,9 +66,17 @@ class LoopDeviceForTest {
   const std::string& why() const { return why_; }
   const std::string& path() const { return path_; }  // "/dev/loopN"
 
-  // Writes /sys/block/loopN/queue/<name>.
-  void SetQueueLimit(const std::string& name, uint64_t value) const {
-    std::ofstream(absl::StrCat("/sys/block/", name_, "/queue/", name)) << value;
+  // Writes /sys/block/loopN/queue/<name>; the destructor restores the
+  // value it had before the first write.
+  void SetQueueLimit(const std::string& name, uint64_t value) {
+    bool saved = false;
+    for (const auto& [n, v] : saved_limits_) saved |= n == name;
+    if (!saved) {
+      std::string before;
+      std::ifstream(QueueFile(name)) >> before;
+      if (!before.empty()) saved_limits_.emplace_back(name, before);
+    }
+    WriteQueueFile(name, std::to_string(value));
   }
 
   // Resizes the backing file and tells the loop device its new capacity:
@@ -75,7 +91,15 @@ class LoopDeviceForTest {
     return system(absl::StrCat("truncate -s ", bytes, " ", backing_).c_str()) == 0;
   }
 
+  std::string QueueFile(const std::string& name) const {
+    return absl::StrCat("/sys/block/", name_, "/queue/", name);
+  }
+  void WriteQueueFile(const std::string& name, const std::string& value) const {
+    std::ofstream(QueueFile(name)) << value;
+  }
+
   static inline int counter_ = 0;
+  std::vector<std::pair<std::string, std::string>> saved_limits_;
   std::string why_;
   std::string backing_;
   std::string path_;
