@@ -110,7 +110,7 @@ pairing=auto
 slice=auto
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -130,6 +130,13 @@ done
 # it often prints only one.
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
 [[ $pairing =~ ^(auto|shared|sliced|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+# Sliced (the loop device under auto), an arm has half of each round's
+# seconds: at 3 s a t/io_uring arm could print no sample after its 2 s
+# warm-up (seen on loop at 1 MiB).
+if [[ $pairing == sliced || ($pairing == auto && ,$targets, == *,loop,*) ]] && ((runtime < 4)); then
+  echo "--runtime must be at least 4 s with sliced pairing (the loop device's under auto): each arm runs half the round" >&2
+  exit 2
+fi
 [[ $slice == auto || $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be auto or seconds (0.1), not '${slice:0:40}'" >&2; exit 2; }
 controller_cpu=0
 ((cpu != 0)) || controller_cpu=$(( $(nproc) > 1 ? 1 : 0 ))
