@@ -204,12 +204,14 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
     }
   }
   start_priority_.Restore();  // the loop did not run, or ended in turn one
+  // Before the ring goes away its kernel threads (and their CPU) go too.
+  // An abandoned thread samples before the workload ends: after loop_done
+  // the workload, and the control block with it, may be gone.
+  control_->io_worker_cpu.Sample({tid_});
   if (abandoned()) {
     loop_done();  // the workload ends; this thread waits for the device
     WaitOutAbandoned();
   }
-  // Before the ring goes away its kernel threads (and their CPU) go too.
-  control_->io_worker_cpu.Sample({tid_});
   rusage usage;
   if (getrusage(RUSAGE_THREAD, &usage) == 0) {
     final_user_seconds_.store(usage.ru_utime.tv_sec +
