@@ -391,6 +391,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   ring->set_pieces_per_io(s.ring.pieces_per_io);
   ring->set_buffer_layout(s.ring.buffer_layout);
   ring->set_io_mode(s.ring.io_mode);
+  ring->set_wait_bound(s.ring.wait_bound);
   for (const std::string& note : s.notes) proto->add_notes(note);
   if (s.has_error) {
     v1::FirstError* error = proto->mutable_error();
@@ -540,6 +541,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.ring.pieces_per_io = ring.pieces_per_io();
   s.ring.buffer_layout = ring.buffer_layout();
   s.ring.io_mode = ring.io_mode();
+  s.ring.wait_bound = ring.wait_bound();
   s.notes.assign(proto.notes().begin(), proto.notes().end());
   s.has_error = proto.has_error();
   if (s.has_error) {

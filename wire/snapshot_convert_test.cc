@@ -276,6 +276,7 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   s.ring.pieces_per_io = 32;
   s.ring.buffer_layout = "one_region";
   s.ring.io_mode = "fixed";
+  s.ring.wait_bound = "enter_timeout";
   s.notes = {"polled: auto fell back to interrupts", "second note"};
   s.has_error = true;
   s.error = {.errno_value = 5,
@@ -366,6 +367,7 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   EXPECT_EQ(back->ring.huge_pages, s.ring.huge_pages);
   EXPECT_EQ(back->ring.buffer_layout, "one_region");
   EXPECT_EQ(back->ring.io_mode, "fixed");
+  EXPECT_EQ(back->ring.wait_bound, "enter_timeout");
   EXPECT_EQ(back->notes, s.notes);
   EXPECT_TRUE(back->has_error);
   EXPECT_EQ(back->error.errno_value, s.error.errno_value);

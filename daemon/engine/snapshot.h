@@ -133,6 +133,11 @@ struct RingSetup {
   uint32_t pieces_per_io = 0;
   std::string buffer_layout;  // "per_slot" or "one_region"
   std::string io_mode;        // "fixed", "plain", "vectored" or "nop"
+  // What bounds a wait for completions: "ring_tick" (the ring's multishot
+  // timeout, wait_tick.h; the closed loop's enters pass no timeout) or
+  // "enter_timeout" (each waiting enter passes one: polled and SQPOLL
+  // rings, kernels before 6.4, the shaped loop's waits always).
+  std::string wait_bound;
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat

@@ -24,6 +24,7 @@
 #include "daemon/engine/completion_tag.h"
 #include "daemon/engine/process_threads.h"
 #include "daemon/engine/start_instant.h"
+#include "daemon/engine/wait_tick.h"
 
 namespace blkperf::internal {
 namespace {
@@ -315,6 +316,7 @@ absl::Status SubmitterThread::Setup() {
   }
 
   BLKPERF_RETURN_IF_ERROR(WarmUpRing());
+  BLKPERF_RETURN_IF_ERROR(StartWaitTick());
 
   // Offsets: slot k of target t is at k * stride, for I/Os that end inside
   // the target. Random I/O may start at any multiple of the alignment;
@@ -458,6 +460,23 @@ absl::Status SubmitterThread::WarmUpRing() {
   ret = io_uring_wait_cqe(&ring_, &cqe);
   if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: waiting");
   io_uring_cqe_seen(&ring_, cqe);
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::StartWaitTick() {
+  // An IOPOLL wait polls instead of sleeping, and its enter ignores a
+  // timeout too; an SQPOLL ring would report a refused tick late.
+  if (!polled_ && !spec_.spec.sqpoll) {
+    BLKPERF_ASSIGN_OR_RETURN(wait_tick_, ArmWaitTick(&ring_, kWaitTickNs));
+    if (!wait_tick_) {
+      notes_.push_back(absl::StrCat(
+          "thread ", index_,
+          ": the kernel refused a multishot timeout (IORING_TIMEOUT_MULTISHOT, "
+          "Linux 6.4), so every waiting io_uring_enter passes a timeout "
+          "(ring.wait_bound enter_timeout)"));
+    }
+  }
+  ring_setup_.wait_bound = wait_tick_ ? "ring_tick" : "enter_timeout";
   return absl::OkStatus();
 }
 
@@ -796,7 +815,7 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
   // loop's read their request.
   const int32_t whole_result = static_cast<int32_t>(io_length_);
   const bool time_whole = measuring && latency_tracking_;
-  uint32_t whole_ios = 0, whole_writes = 0;
+  uint32_t whole_ios = 0, whole_writes = 0, ticks = 0;
   for (unsigned i = 0; i < n; ++i) {
     const io_uring_cqe* cqe = &cqes[(head + i) & mask];
     const CompletionTag<Request> tag(cqe->user_data);
@@ -807,6 +826,12 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
       whole_writes += tag.write();
       run.Add(tag.turn_slot(), time_whole);
       Release(cache, req);
+      continue;
+    }
+    if (ABSL_PREDICT_FALSE(req == nullptr)) {  // the ring's wait tick
+      ++ticks;
+      // A tick without F_MORE was its last: bound the waits again.
+      if ((cqe->flags & IORING_CQE_F_MORE) == 0) wait_tick_ = false;
       continue;
     }
     if (ABSL_PREDICT_FALSE(res < 0)) {
@@ -860,7 +885,7 @@ uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
     write_ios += whole_writes;
   }
   io_uring_cq_advance(&ring_, n);
-  pieces_inflight_ -= n;
+  pieces_inflight_ -= n - ticks;
   inflight_ -= completed;
   if (!measuring) return completed;
   if constexpr (kShaped) {
@@ -988,7 +1013,7 @@ void SubmitterThread::Run(Cache& cache) {
     // As t/io_uring: while there is room to submit more, do not wait;
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
-    int64_t timeout = WaitTimeout(now, end);
+    int64_t timeout = WaitTimeout(now, end, !kShaped && wait_tick_);
     if (kShaped && open_loop_) {
       to_wait = OpenLoopWait(room, prepped, now, &timeout);
     } else if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
@@ -1059,13 +1084,21 @@ void SubmitterThread::WaitOutAbandoned() {
     io_uring_cqe* cqe = nullptr;
     const int ret = io_uring_wait_cqe(&ring_, &cqe);
     if (ret < 0 && ret != -EINTR && ret != -EAGAIN) return;
-    const unsigned n = io_uring_cq_ready(&ring_);
+    unsigned head = 0, n = 0, pieces = 0;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      ++n;
+      pieces += !IsWaitTick(cqe->user_data);
+    }
     io_uring_cq_advance(&ring_, n);
-    pieces_inflight_ -= std::min(n, pieces_inflight_);
+    pieces_inflight_ -= std::min(pieces, pieces_inflight_);
   }
 }
 
-int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end) const {
+int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end,
+                                     bool ticked) const {
+  // A tick ends the wait within kWaitTickNs: no timeout of its own unless
+  // the end of the run comes sooner.
+  if (ticked && (end == 0 || end - now > kWaitTickNs)) return 0;
   if (end == 0) return kWaitTickNs;
   return std::clamp<int64_t>(end - now, 1, kWaitTickNs);
 }

@@ -301,6 +301,10 @@ class SubmitterThread {
   absl::StatusOr<bool> ProbePolling();
   // Passes one NOP through the ring (see the .cc).
   absl::Status WarmUpRing();
+  // Arms the ring's wait tick where it applies and reports which bound the
+  // waits have (ring_setup_.wait_bound); a kernel that refuses it leaves
+  // every wait with a timeout of its own, noted.
+  absl::Status StartWaitTick();
   void TearDownRing();
 
   // Runs the loop of this thread's group and I/O mode (RunLoop chooses
@@ -357,8 +361,10 @@ class SubmitterThread {
   // After Drain gave up: waits, reaping nothing but CQEs, until the device
   // returns every piece, so the ring and buffers can go.
   void WaitOutAbandoned();
-  // Nanoseconds a wait may block now: the tick, the end of the run.
-  int64_t WaitTimeout(int64_t now, int64_t end) const;
+  // The timeout a wait passes now: at most kWaitTickNs, and never past the
+  // end of the run; 0 (none) when `ticked` (the ring's wait tick,
+  // wait_tick.h, ends the wait within kWaitTickNs) and the end is further.
+  int64_t WaitTimeout(int64_t now, int64_t end, bool ticked) const;
   // The loop's checks not due every turn (next_check_ns_): the start's
   // real-time priority dropped after the first turn, then the stall check.
   // True when the loop must end (a stall).
@@ -442,6 +448,9 @@ class SubmitterThread {
   io_uring ring_{};
   bool ring_ready_ = false;
   bool polled_ = false;
+  // The ring's wait tick runs (wait_tick.h): the plain loop's waits pass no
+  // timeout of their own. Cleared if the kernel ends the tick.
+  bool wait_tick_ = false;
   IoBuffers io_buffers_;
   char* buffers_ = nullptr;       // io_buffers_.base()
   uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()

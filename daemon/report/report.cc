@@ -552,7 +552,8 @@ std::string FormatTextReport(const WorkloadSpec& spec,
       absl::StrFormat(", %u SQ / %u CQ entries for %u piece(s) per I/O",
                       s.ring.sq_entries, s.ring.cq_entries,
                       s.ring.pieces_per_io),
-      "\n");
+      s.ring.wait_bound.empty() ? "" : ", waits bounded by ",
+      s.ring.wait_bound, "\n");
   absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
                   absl::StrFormat("%.2fs", seconds), "\n");
   if (s.start.scheduled_monotonic_ns != 0 && s.start.first_monotonic_ns != 0) {
@@ -748,7 +749,8 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"cq_entries\":", s.ring.cq_entries,
       ",\"pieces_per_io\":", s.ring.pieces_per_io,
       ",\"buffer_layout\":", Quote(s.ring.buffer_layout),
-      ",\"io_mode\":", Quote(s.ring.io_mode), "}",
+      ",\"io_mode\":", Quote(s.ring.io_mode),
+      ",\"wait_bound\":", Quote(s.ring.wait_bound), "}",
       ",\"total\":", JsonThread(s.total, s.elapsed),
       ",\"threads\":[", absl::StrJoin(threads, ","), "]",
       ",\"split_strategy\":", Quote(s.split_strategy),
