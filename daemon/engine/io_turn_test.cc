@@ -148,6 +148,79 @@ TEST(EnterAndStampTest, LatenciesAddUpPerIo) {
   EXPECT_EQ(slat + clat, turn.reap_ns - a.submit_ns);
 }
 
+// KernelRing on real rings of each kind the submitter sets up, with the
+// ring fd registered or not: its own enter must behave as liburing's.
+struct KernelRingCase {
+  unsigned setup_flags;
+  bool register_fd;
+};
+
+class KernelRingTest : public ::testing::TestWithParam<KernelRingCase> {
+ protected:
+  void SetUp() override {
+    io_uring_params p{};
+    p.flags = GetParam().setup_flags;
+    ASSERT_EQ(io_uring_queue_init_params(16, &ring_, &p), 0);
+    if (GetParam().register_fd) {
+      ASSERT_EQ(io_uring_register_ring_fd(&ring_), 1);
+    }
+  }
+  void TearDown() override { io_uring_queue_exit(&ring_); }
+  void QueueNops(int n) {
+    for (int i = 0; i < n; ++i) {
+      io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+      ASSERT_NE(sqe, nullptr);
+      io_uring_prep_nop(sqe);
+      sqe->user_data = 100 + i;
+    }
+  }
+  io_uring ring_;
+};
+
+TEST_P(KernelRingTest, SubmitsAndWaitsInOneCall) {
+  KernelRing ring(&ring_, GetParam().register_fd);
+  QueueNops(5);
+  EXPECT_EQ(ring.SubmitAndWait(5, 0), 5);
+  EXPECT_EQ(ring.CqReady(), 5u);
+  EXPECT_EQ(io_uring_sq_ready(&ring_), 0u);
+}
+
+TEST_P(KernelRingTest, SubmitsWithoutWaitingAndDoesNothingWhenIdle) {
+  KernelRing ring(&ring_, GetParam().register_fd);
+  EXPECT_EQ(ring.SubmitAndWait(0, 0), 0);  // nothing queued
+  QueueNops(3);
+  EXPECT_EQ(ring.SubmitAndWait(0, 0), 3);
+  EXPECT_EQ(ring.SubmitAndWait(3, 0), 0);  // already there: returns at once
+  EXPECT_EQ(ring.CqReady(), 3u);
+}
+
+TEST_P(KernelRingTest, TimedWaitEndsWithEtime) {
+  KernelRing ring(&ring_, GetParam().register_fd);
+  EXPECT_EQ(ring.SubmitAndWait(1, 1'000'000), -ETIME);
+}
+
+TEST_P(KernelRingTest, ReturnsTheKernelsErrorAsMinusErrno) {
+  io_uring broken = ring_;  // same mappings, a ring fd that is not one
+  broken.ring_fd = -1;
+  broken.enter_ring_fd = -1;
+  KernelRing ring(&broken, GetParam().register_fd);
+  io_uring_sqe* sqe = io_uring_get_sqe(&broken);
+  ASSERT_NE(sqe, nullptr);
+  io_uring_prep_nop(sqe);
+  const int ret = ring.SubmitAndWait(1, 0);
+  EXPECT_TRUE(ret == -EBADF || ret == -EINVAL) << ret;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RingKinds, KernelRingTest,
+    ::testing::Values(
+        KernelRingCase{0, false}, KernelRingCase{0, true},
+        KernelRingCase{IORING_SETUP_COOP_TASKRUN, true},
+        KernelRingCase{IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                       false},
+        KernelRingCase{IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                       true}));
+
 TEST(TransientEnterErrorTest, TimeoutIsNotAFailure) {
   EXPECT_TRUE(TransientEnterError(-ETIME));
   EXPECT_TRUE(TransientEnterError(-EINTR));

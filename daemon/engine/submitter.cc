@@ -793,7 +793,8 @@ inline void SubmitterThread::Release(Cache& cache, Request* req) {
 }
 
 template <bool kShaped, typename Cache>
-uint32_t SubmitterThread::Reap(Cache& cache, bool measuring, int64_t now_ns) {
+inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
+                                      int64_t now_ns) {
   // The CQEs are read in place: one acquire load of the tail for the whole
   // batch, and one release store of the head (io_uring_cq_advance) after.
   const unsigned n = io_uring_cq_ready(&ring_);
@@ -974,7 +975,7 @@ void SubmitterThread::Run(Cache& cache) {
   int64_t now = MonotonicNanos();
   bool measuring = now >= measure_start;
   uint64_t enter_calls = 0;
-  KernelRing ring(&ring_);
+  KernelRing ring(&ring_, ring_setup_.registered_ring_fd);
   // A start's real-time priority lasts until the first turn is submitted.
   next_check_ns_ = start_priority_.raised() ? now : NextStallCheck(now);
   if constexpr (kShaped) {
@@ -1061,7 +1062,7 @@ template <bool kShaped, typename Cache>
 bool SubmitterThread::Drain(Cache& cache) {
   // Completions after the end are not measured; they are only collected so
   // buffers can be unregistered with no I/O in flight.
-  KernelRing ring(&ring_);
+  KernelRing ring(&ring_, ring_setup_.registered_ring_fd);
   while (inflight_ > 0) {
     const int ret = ring.SubmitAndWait(1, kWaitTickNs);
     if (ret < 0 && !TransientEnterError(ret)) break;
