@@ -25,7 +25,17 @@
 #   bench/compare_tio_sliced.sh --target nop --rounds 5
 #   bench/compare_tio_sliced.sh --calibrate              # t/io_uring vs itself
 #   bench/compare_tio_sliced.sh --blkperf-flags --nolatency_tracking
+#   bench/compare_tio_sliced.sh --target nop --profile /tmp/prof  # + perf
 #
+# --profile DIR samples the target's CPUs with `perf record -e cpu-clock`
+# for all of a target's rounds (DIR/<target>.data) and prints where each
+# tool's time went, per I/O: both tools ran in the same stretch of time,
+# in turns, so the VM's drift does not tell them apart. Samples are split
+# by thread name (blkperf-sub*, t/io_uring's io_uring, io-wq workers on a
+# row of their own) and by kernel or user space; the user rows include the
+# samples a paravirtual guest delivers on the first user instruction after
+# a syscall (kernel time with interrupts off), so compare them, not read
+# them as user work alone.
 # --calibrate runs t/io_uring against an identical t/io_uring instead of
 # blkperf: the pairing's own noise and bias (the ratio should be 1.000).
 # Needs root (cgroups, zram). zram0: its disksize is set to 2G only when it
@@ -42,7 +52,8 @@ slice=0.05
 cache=/var/cache/blkperf-tio
 calibrate=0
 extra=()
-usage="usage: $0 [--target inline|inline2|zram|nop] [--rounds N] [--runtime S>=3] [--slice S] [--cache DIR] [--calibrate] [--blkperf-flags 'FLAGS']"
+profile=''
+usage="usage: $0 [--target inline|inline2|zram|nop] [--rounds N] [--runtime S>=3] [--slice S] [--cache DIR] [--calibrate] [--blkperf-flags 'FLAGS'] [--profile DIR]"
 while (($#)); do
   case "$1" in
     --target) targets=("$2"); shift 2 ;;
@@ -52,6 +63,7 @@ while (($#)); do
     --cache) cache=$2; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
     --blkperf-flags) read -r -a extra <<< "$2"; shift 2 ;;  # after the defaults
+    --profile) profile=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -144,6 +156,46 @@ sliced_round() {
     "$(python3 bench/lib/sliced_pair.py iops --tool tio --arm B "$work/run.json")"
 }
 
+# Where each tool's samples of target $1's run went, per I/O (its share
+# of the samples over its median IOPS, scaled to t/io_uring's I/O).
+print_profile() {
+  perf report -i "$profile/$1.data" --no-children --sort comm,dso --stdio 2> /dev/null |
+    python3 - "$1" "$results" "$calibrate" <<'PY'
+import collections, statistics, sys
+target, results, calibrate = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+a = [float(l.split("\t")[1]) for l in open(results) if l.split("\t")[0] == target]
+b = [float(l.split("\t")[2]) for l in open(results) if l.split("\t")[0] == target]
+iops = {"blkperf": statistics.median(a), "t/io_uring": statistics.median(b)}
+share = collections.defaultdict(float)
+for line in sys.stdin:
+    f = line.split()
+    if len(f) < 3 or not f[0].endswith("%"):
+        continue
+    comm, dso = f[1], f[2]
+    tool = ("blkperf" if comm.startswith("blkperf-sub") else
+            "t/io_uring" if comm == "io_uring" else
+            "io-wq workers" if comm.startswith("iou-wrk") else None)
+    if tool is None:
+        continue
+    share[(tool, "kernel" if dso == "[kernel.kallsyms]" else "user")] += float(f[0][:-1])
+if calibrate:
+    print("--profile with --calibrate: both arms are t/io_uring, not told apart")
+    sys.exit(0)
+print(f"\nwhere the time went, {target} (samples per I/O, t/io_uring's total = 100):")
+print("| tool | kernel | user (incl. syscall-return samples) | total |")
+print("|---|---|---|---|")
+scale = {t: iops["t/io_uring"] / iops[t] for t in iops}
+base = (share[("t/io_uring", "kernel")] + share[("t/io_uring", "user")]) or 1
+for tool in ("t/io_uring", "blkperf"):
+    k = share[(tool, "kernel")] * scale[tool] * 100 / base
+    u = share[(tool, "user")] * scale[tool] * 100 / base
+    print(f"| {tool} | {k:.1f} | {u:.1f} | {k + u:.1f} |")
+w = share[("io-wq workers", "kernel")] + share[("io-wq workers", "user")]
+if w:
+    print(f"| io-wq workers (both tools, not split) | {w * 100 / base:.1f} of samples | | |")
+PY
+}
+
 what="blkperf (latency tracking on, flags added: ${extra[*]:-none})"
 ((calibrate)) && what="t/io_uring vs itself (calibration)"
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), t/io_uring from $(basename "$(dirname "$(dirname "$tio")")"), qd=128 batch=32/32, $rounds rounds of 2 x ${runtime}s in turns of ${slice}s: $what"
@@ -152,12 +204,23 @@ for t in "${targets[@]}"; do
   setup_target "$t" || continue
   arm_cgroup_make A "$cpus"
   arm_cgroup_make B "$cpus"
+  perf_pid=''
+  if [[ -n $profile ]]; then
+    mkdir -p "$profile"
+    perf record -q -e cpu-clock -F 4000 -C "$cpus" -o "$profile/$t.data" -- sleep 86400 2> /dev/null &
+    perf_pid=$!
+  fi
   for ((r = 0; r < rounds; r++)); do
     read -r a b < <(sliced_round) || exit 1
     [[ -n $a && -n $b ]] || exit 1
     printf '%s\t%s\t%s\n' "$t" "$a" "$b" >> "$results"
     echo "  $t round $r: A $a B $b" >&2
   done
+  if [[ -n $perf_pid ]]; then
+    pkill -INT -P "$perf_pid" sleep || true
+    wait "$perf_pid" || true
+    print_profile "$t"
+  fi
   arm_cgroups_remove
   if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
 done

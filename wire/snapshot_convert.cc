@@ -392,6 +392,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   ring->set_buffer_layout(s.ring.buffer_layout);
   ring->set_io_mode(s.ring.io_mode);
   ring->set_wait_bound(s.ring.wait_bound);
+  ring->set_clock(s.ring.clock);
   for (const std::string& note : s.notes) proto->add_notes(note);
   if (s.has_error) {
     v1::FirstError* error = proto->mutable_error();
@@ -542,6 +543,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.ring.buffer_layout = ring.buffer_layout();
   s.ring.io_mode = ring.io_mode();
   s.ring.wait_bound = ring.wait_bound();
+  s.ring.clock = ring.clock();
   s.notes.assign(proto.notes().begin(), proto.notes().end());
   s.has_error = proto.has_error();
   if (s.has_error) {

@@ -277,6 +277,7 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   s.ring.buffer_layout = "one_region";
   s.ring.io_mode = "fixed";
   s.ring.wait_bound = "enter_timeout";
+  s.ring.clock = "tsc";
   s.notes = {"polled: auto fell back to interrupts", "second note"};
   s.has_error = true;
   s.error = {.errno_value = 5,
@@ -368,6 +369,7 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
   EXPECT_EQ(back->ring.buffer_layout, "one_region");
   EXPECT_EQ(back->ring.io_mode, "fixed");
   EXPECT_EQ(back->ring.wait_bound, "enter_timeout");
+  EXPECT_EQ(back->ring.clock, "tsc");
   EXPECT_EQ(back->notes, s.notes);
   EXPECT_TRUE(back->has_error);
   EXPECT_EQ(back->error.errno_value, s.error.errno_value);

@@ -163,6 +163,13 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
     return k;
   }
 
+  // Starts loading the lines the next Put and GetBatch touch (a hint: no
+  // effect on the cache's state).
+  void Prefetch() const {
+    __builtin_prefetch(this, 1);
+    __builtin_prefetch(slots_.get() + size_, 1);
+  }
+
   void Put(T* obj) {
     if (ABSL_PREDICT_FALSE(size_ == capacity_)) Flush();
     slots_[size_++] = obj;

@@ -138,6 +138,9 @@ struct RingSetup {
   // "enter_timeout" (each waiting enter passes one: polled and SQPOLL
   // rings, kernels before 6.4, the shaped loop's waits always).
   std::string wait_bound;
+  // The submitter loop's clock (turn_clock.h): "tsc" (the invariant TSC,
+  // scaled and steered onto CLOCK_MONOTONIC) or "clock_monotonic".
+  std::string clock;
 };
 
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat

@@ -348,6 +348,9 @@ absl::Status SubmitterThread::Setup() {
   ring_setup_.fixed_buffers = fixed_buffers_;
   ring_setup_.registered_files = registered_files_;
   ring_setup_.sqpoll = spec_.spec.sqpoll;
+  // The TSC's rate is measured once per process, here rather than after the
+  // start (turn_clock.h).
+  ring_setup_.clock = TscNsPerTickQ32() != 0 ? "tsc" : "clock_monotonic";
   return absl::OkStatus();
 }
 
@@ -792,6 +795,30 @@ inline void SubmitterThread::Release(Cache& cache, Request* req) {
   cache.Put(req);
 }
 
+template <typename Cache>
+inline void SubmitterThread::PrefetchTurnState(const Cache& cache,
+                                               uint16_t turn_slot) {
+  // A kernel with page-table isolation and no PCID (the development VM)
+  // flushes the TLB on every return from io_uring_enter, so the first
+  // touch of each page after it walks the page tables; touched in program
+  // order, those walks stall one after another. These lines are the first
+  // of their pages the reap and the next prepare touch: the cache's top,
+  // the turn log, the three latency histograms and the counters, the batch
+  // and turn arrays, the control block, the next CQE and SQE. Loading them
+  // at once gained about 1.5 % on NOP (bench/RESULTS.md, 2026-12-03).
+  if constexpr (OwnsRequests<Cache>()) cache.Prefetch();
+  turns_->Prefetch(turn_slot);
+  __builtin_prefetch(&stats_, 1);
+  __builtin_prefetch(&stats_.latency, 1);
+  __builtin_prefetch(&stats_.submit_latency, 1);
+  __builtin_prefetch(&stats_.completion_latency, 1);
+  __builtin_prefetch(batch_.data(), 1);
+  __builtin_prefetch(turn_of_.data(), 1);
+  __builtin_prefetch(control_, 0);
+  __builtin_prefetch(&ring_.cq.cqes[*ring_.cq.khead & ring_.cq.ring_mask], 0);
+  __builtin_prefetch(&ring_.sq.sqes[ring_.sq.sqe_tail & ring_.sq.ring_mask], 1);
+}
+
 template <bool kShaped, typename Cache>
 inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
                                       int64_t now_ns) {
@@ -972,12 +999,17 @@ template <bool kShaped, IoMode kMode, typename Cache>
 void SubmitterThread::Run(Cache& cache) {
   const int64_t measure_start = control_->measure_start_ns;
   const int64_t end = control_->end_ns;
-  int64_t now = MonotonicNanos();
+  clock_ = TurnClock::Create();
+  int64_t now = clock_();
   bool measuring = now >= measure_start;
   uint64_t enter_calls = 0;
   KernelRing ring(&ring_, ring_setup_.registered_ring_fd);
   // A start's real-time priority lasts until the first turn is submitted.
-  next_check_ns_ = start_priority_.raised() ? now : NextStallCheck(now);
+  next_steer_ns_ = now + kSteerIntervalNs;
+  next_stall_check_ns_ = NextStallCheck(now);
+  next_check_ns_ = start_priority_.raised()
+                       ? now
+                       : std::min(next_steer_ns_, next_stall_check_ns_);
   if constexpr (kShaped) {
     // The schedule starts with the thread's first I/O.
     pacer_.Reset(ThreadRate(), now);
@@ -1032,8 +1064,9 @@ void SubmitterThread::Run(Cache& cache) {
     // reads of a page-cache file go to io-wq workers: 3x the service time,
     // more CPU; bench/RESULTS.md.)
     const TurnResult turn = EnterAndStamp(
-        ring, MonotonicNanos, &turns_->stamps(turn_slot), prepped, to_wait,
+        ring, clock_, &turns_->stamps(turn_slot), prepped, to_wait,
         kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
+    PrefetchTurnState(cache, turn_slot);
     if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
     if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
       OnEnterError(turn.ret, io_uring_sq_ready(&ring_), to_wait);
@@ -1066,9 +1099,9 @@ bool SubmitterThread::Drain(Cache& cache) {
   while (inflight_ > 0) {
     const int ret = ring.SubmitAndWait(1, kWaitTickNs);
     if (ret < 0 && !TransientEnterError(ret)) break;
-    const int64_t now = MonotonicNanos();
+    const int64_t now = clock_();
     Reap<kShaped>(cache, /*measuring=*/false, now);
-    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_check_ns_ &&
+    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
         (stall_reported_ || CheckStalls(cache, now))) {
       // The device holds I/O past io_timeout: do not wait for it here.
       stats_.inflight.Set(inflight_);
@@ -1112,16 +1145,18 @@ int64_t SubmitterThread::NextStallCheck(int64_t now) const {
 template <typename Cache>
 bool SubmitterThread::PeriodicChecks(const Cache& cache, int64_t now) {
   start_priority_.Restore();  // nothing once restored
-  if (io_timeout_ns_ == 0) {
-    next_check_ns_ = NextStallCheck(now);
-    return false;
+  if (now >= next_steer_ns_) {
+    clock_.Steer();
+    next_steer_ns_ = now + kSteerIntervalNs;
   }
-  return CheckStalls(cache, now);
+  const bool stalled = now >= next_stall_check_ns_ && CheckStalls(cache, now);
+  next_check_ns_ = std::min(next_steer_ns_, next_stall_check_ns_);
+  return stalled;
 }
 
 template <typename Cache>
 bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
-  next_check_ns_ = NextStallCheck(now);
+  next_stall_check_ns_ = NextStallCheck(now);
   const std::optional<int64_t> oldest_ns = turns_->OldestSubmitNs();
   if (!oldest_ns.has_value() || now - *oldest_ns <= io_timeout_ns_) {
     return false;

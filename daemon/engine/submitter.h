@@ -35,6 +35,7 @@
 #include "daemon/engine/io_turn.h"
 #include "daemon/engine/io_worker_cpu.h"
 #include "daemon/engine/turn_log.h"
+#include "daemon/engine/turn_clock.h"
 #include "daemon/engine/io_buffers.h"
 #include "daemon/engine/io_prep.h"
 #include "daemon/engine/io_shaper.h"
@@ -339,6 +340,12 @@ class SubmitterThread {
   // A completed request goes back: not in flight, its buffer slot freed.
   template <typename Cache>
   void Release(Cache& cache, Request* req);
+  // Right after a turn's enter: starts loading every line the reap and the
+  // next prepare touch first, each on a page of its own, so their TLB
+  // misses overlap instead of stalling one after another (see the .cc).
+  template <typename Cache>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void PrefetchTurnState(const Cache& cache,
+                                                      uint16_t turn_slot);
   // Inlined into the loop: its code sits with the loop's own, on pages a
   // turn touches anyway (KernelRing says why that counts).
   template <bool kShaped, typename Cache>
@@ -369,7 +376,8 @@ class SubmitterThread {
   // wait_tick.h, ends the wait within kWaitTickNs) and the end is further.
   int64_t WaitTimeout(int64_t now, int64_t end, bool ticked) const;
   // The loop's checks not due every turn (next_check_ns_): the start's
-  // real-time priority dropped after the first turn, then the stall check.
+  // real-time priority dropped after the first turn, then the clock's
+  // steer (once a second) and the stall check.
   // True when the loop must end (a stall).
   template <typename Cache>
   ABSL_ATTRIBUTE_NOINLINE bool PeriodicChecks(const Cache& cache, int64_t now);
@@ -476,10 +484,14 @@ class SubmitterThread {
   std::vector<uint16_t> turn_of_;
   // The stamps and outstanding I/Os of each turn with I/O in flight.
   std::unique_ptr<TurnLog> turns_;
+  // The loop's clock (turn_clock.h): every stamp and `now` of Run and Drain.
+  TurnClock clock_;
   // When the loop next runs PeriodicChecks(): the first turn's end while
-  // the start's real-time priority is held, then the next stall check
-  // (never without io_timeout).
+  // the start's real-time priority is held, then the earlier of the next
+  // clock steer and the next stall check (never without io_timeout).
   int64_t next_check_ns_ = 0;
+  int64_t next_steer_ns_ = 0;
+  int64_t next_stall_check_ns_ = 0;
   bool stall_reported_ = false;
   std::atomic<bool> abandoned_{false};
 

@@ -64,6 +64,11 @@ class TurnLog {
   }
   Stamps& stamps(uint16_t slot) { return turns_[slot].stamps; }
   const Stamps& stamps(uint16_t slot) const { return turns_[slot].stamps; }
+  // Starts loading the log's own fields and `slot`'s turn (a hint).
+  void Prefetch(uint16_t slot) const {
+    __builtin_prefetch(this, 1);
+    __builtin_prefetch(&turns_[slot], 1);
+  }
   // `ios` of the turn's I/Os completed. REQUIRES: ios <= outstanding(slot).
   void Complete(uint16_t slot, uint32_t ios) {
     turns_[slot].outstanding -= ios;

@@ -553,7 +553,8 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                       s.ring.sq_entries, s.ring.cq_entries,
                       s.ring.pieces_per_io),
       s.ring.wait_bound.empty() ? "" : ", waits bounded by ",
-      s.ring.wait_bound, "\n");
+      s.ring.wait_bound, s.ring.clock.empty() ? "" : ", clock ", s.ring.clock,
+      "\n");
   absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
                   absl::StrFormat("%.2fs", seconds), "\n");
   if (s.start.scheduled_monotonic_ns != 0 && s.start.first_monotonic_ns != 0) {
@@ -750,7 +751,8 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"pieces_per_io\":", s.ring.pieces_per_io,
       ",\"buffer_layout\":", Quote(s.ring.buffer_layout),
       ",\"io_mode\":", Quote(s.ring.io_mode),
-      ",\"wait_bound\":", Quote(s.ring.wait_bound), "}",
+      ",\"wait_bound\":", Quote(s.ring.wait_bound),
+      ",\"clock\":", Quote(s.ring.clock), "}",
       ",\"total\":", JsonThread(s.total, s.elapsed),
       ",\"threads\":[", absl::StrJoin(threads, ","), "]",
       ",\"split_strategy\":", Quote(s.split_strategy),
