@@ -157,42 +157,48 @@ sliced_round() {
 }
 
 # Where each tool's samples of target $1's run went, per I/O (its share
-# of the samples over its median IOPS, scaled to t/io_uring's I/O).
+# of the samples over its median IOPS, scaled to t/io_uring's I/O). An
+# io-wq worker (iou-wrk-<tid>) counts for the tool whose submitter thread
+# <tid> is.
 print_profile() {
-  perf report -i "$profile/$1.data" --no-children --sort comm,dso --stdio 2> /dev/null |
-    python3 - "$1" "$results" "$calibrate" <<'PY'
-import collections, statistics, sys
+  perf report -i "$profile/$1.data" --no-children --sort pid,dso --stdio \
+    > "$profile/$1.txt" 2> /dev/null
+  python3 - "$1" "$results" "$calibrate" "$profile/$1.txt" <<'PY'
+import collections, re, statistics, sys
 target, results, calibrate = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-a = [float(l.split("\t")[1]) for l in open(results) if l.split("\t")[0] == target]
-b = [float(l.split("\t")[2]) for l in open(results) if l.split("\t")[0] == target]
-iops = {"blkperf": statistics.median(a), "t/io_uring": statistics.median(b)}
-share = collections.defaultdict(float)
-for line in sys.stdin:
-    f = line.split()
-    if len(f) < 3 or not f[0].endswith("%"):
-        continue
-    comm, dso = f[1], f[2]
-    tool = ("blkperf" if comm.startswith("blkperf-sub") else
-            "t/io_uring" if comm == "io_uring" else
-            "io-wq workers" if comm.startswith("iou-wrk") else None)
-    if tool is None:
-        continue
-    share[(tool, "kernel" if dso == "[kernel.kallsyms]" else "user")] += float(f[0][:-1])
 if calibrate:
     print("--profile with --calibrate: both arms are t/io_uring, not told apart")
     sys.exit(0)
+rows = [l.rstrip("\n").split("\t") for l in open(results)]
+iops = {"blkperf": statistics.median(float(r[1]) for r in rows if r[0] == target),
+        "t/io_uring": statistics.median(float(r[2]) for r in rows if r[0] == target)}
+samples = []
+for line in open(sys.argv[4]):
+    m = re.match(r"\s*([\d.]+)%\s+(\d+):(\S+)\s+(\S+)", line)
+    if m:
+        samples.append((float(m[1]), int(m[2]), m[3], m[4]))
+submitters = {}
+for _, tid, comm, _ in samples:
+    if comm.startswith("blkperf-sub"):
+        submitters[tid] = "blkperf"
+    elif comm == "io_uring":
+        submitters[tid] = "t/io_uring"
+share = collections.defaultdict(float)
+for pct, tid, comm, dso in samples:
+    worker = re.fullmatch(r"iou-wrk-(\d+)", comm)
+    tool = submitters.get(int(worker[1])) if worker else submitters.get(tid)
+    if tool is None:
+        continue
+    space = "kernel" if dso == "[kernel.kallsyms]" else "user"
+    share[(tool, "io-wq" if worker else space)] += pct
+base = sum(v for (t, _), v in share.items() if t == "t/io_uring") or 1
 print(f"\nwhere the time went, {target} (samples per I/O, t/io_uring's total = 100):")
-print("| tool | kernel | user (incl. syscall-return samples) | total |")
-print("|---|---|---|---|")
-scale = {t: iops["t/io_uring"] / iops[t] for t in iops}
-base = (share[("t/io_uring", "kernel")] + share[("t/io_uring", "user")]) or 1
+print("| tool | submitter, kernel | submitter, user (incl. syscall-return samples) | io-wq workers | total |")
+print("|---|---|---|---|---|")
 for tool in ("t/io_uring", "blkperf"):
-    k = share[(tool, "kernel")] * scale[tool] * 100 / base
-    u = share[(tool, "user")] * scale[tool] * 100 / base
-    print(f"| {tool} | {k:.1f} | {u:.1f} | {k + u:.1f} |")
-w = share[("io-wq workers", "kernel")] + share[("io-wq workers", "user")]
-if w:
-    print(f"| io-wq workers (both tools, not split) | {w * 100 / base:.1f} of samples | | |")
+    scale = iops["t/io_uring"] / iops[tool] * 100 / base
+    k, u, w = (share[(tool, x)] * scale for x in ("kernel", "user", "io-wq"))
+    print(f"| {tool} | {k:.1f} | {u:.1f} | {w:.1f} | {k + u + w:.1f} |")
 PY
 }
 
