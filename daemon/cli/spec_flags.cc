@@ -70,7 +70,8 @@ ABSL_FLAG(bool, sqpoll, false, "sqpoll: kernel submission polling thread");
 ABSL_FLAG(std::optional<int32_t>, sqpoll_cpu, std::nullopt,
           "sqpoll_cpu: CPU of the SQPOLL thread, -1 = any");
 ABSL_FLAG(std::optional<std::string>, request_cache, std::nullopt,
-          "request_cache: percpu or shared (default percpu)");
+          "request_cache: per_cpu (also spelled percpu) or shared "
+          "(default per_cpu, the spec field's name)");
 ABSL_FLAG(bool, latency_tracking, true, "latency_tracking: time every I/O");
 ABSL_FLAG(std::optional<std::string>, latency_mode, std::nullopt,
           "latency_mode: batch (reap complete_batch at a time, t/io_uring) "
@@ -365,7 +366,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     v1::RequestCacheMode mode;
     if (!v1::RequestCacheMode_Parse("REQUEST_CACHE_MODE_" + upper, &mode) ||
         mode == v1::REQUEST_CACHE_MODE_UNSPECIFIED) {
-      return BadFlag("request_cache", *v, "not one of percpu, shared");
+      return BadFlag("request_cache", *v, "not one of per_cpu (percpu), shared");
     }
     spec.set_request_cache(mode);
   }

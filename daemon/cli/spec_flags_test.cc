@@ -34,6 +34,7 @@ ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
 ABSL_DECLARE_FLAG(std::optional<std::string>, latency_mode);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, io_timeout);
+ABSL_DECLARE_FLAG(std::optional<std::string>, request_cache);
 ABSL_DECLARE_FLAG(std::string, spec_file);
 ABSL_DECLARE_FLAG(std::optional<std::string>, distribution);
 ABSL_DECLARE_FLAG(std::optional<uint32_t>, random_percent);
@@ -174,6 +175,27 @@ TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {
   bad = SpecFromFlags().status();
   EXPECT_THAT(std::string(bad.message()), HasSubstr("--io_timeout"));
   absl::SetFlag(&FLAGS_io_timeout, std::nullopt);
+}
+
+// The spec field's spelling (per_cpu) and the older flag's (percpu) both.
+TEST(SpecFromFlagsTest, RequestCacheTakesTheSpecFieldsName) {
+  for (const char* name : {"per_cpu", "percpu", "PER_CPU"}) {
+    absl::SetFlag(&FLAGS_request_cache, name);
+    absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
+    EXPECT_EQ(spec->request_cache(), v1::REQUEST_CACHE_MODE_PER_CPU) << name;
+  }
+  absl::SetFlag(&FLAGS_request_cache, "shared");
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->request_cache(), v1::REQUEST_CACHE_MODE_SHARED);
+  absl::SetFlag(&FLAGS_request_cache, "unspecified");
+  const absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()),
+              HasSubstr("--request_cache=unspecified"));
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("per_cpu"));
+  absl::SetFlag(&FLAGS_request_cache, std::nullopt);
 }
 
 // Each shape flag's value, and that no flag leaks into the next test.
