@@ -58,9 +58,13 @@ class TickScale {
         mult_(ns_per_tick_q32),
         nominal_mult_(ns_per_tick_q32) {}
 
+  // A count below the base (another CPU's counter a little behind, were
+  // the thread moved) reads as the base: never backwards.
   ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t ToNs(uint64_t ticks) const {
+    const uint64_t since = ticks - base_ticks_;
+    const uint64_t ahead = static_cast<int64_t>(since) < 0 ? 0 : since;
     const unsigned __int128 scaled =
-        static_cast<unsigned __int128>(ticks - base_ticks_) * mult_;
+        static_cast<unsigned __int128>(ahead) * mult_;
     return base_ns_ + static_cast<int64_t>(scaled >> 32);
   }
 

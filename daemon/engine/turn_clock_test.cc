@@ -22,6 +22,12 @@ TEST(TickScaleTest, MapsTicksLinearly) {
   EXPECT_NEAR(scale.ToNs(1000 + 3000), 5'000 + 1000, 1);
 }
 
+TEST(TickScaleTest, ACountBelowTheBaseReadsAsTheBase) {
+  const TickScale scale(1'000'000, 5'000, kThirdQ32);
+  EXPECT_EQ(scale.ToNs(999'000), 5'000);
+  EXPECT_EQ(scale.ToNs(0), 5'000);
+}
+
 TEST(TickScaleTest, SteerKeepsTheReadingAndMeetsTheReferenceAHorizonLater) {
   TickScale scale(0, 0, kThirdQ32);
   // 5 ms in: too soon to re-measure the rate (kCalibrationNs).
