@@ -228,6 +228,10 @@ TEST_F(ArmedWorkloadTest, GoInThePastStartsAtOnce) {
   // Measuring began at the release, before the first submission.
   EXPECT_GE(s.start.measure_start_monotonic_ns - at, 5000 * kMs);
   EXPECT_LE(s.start.measure_start_monotonic_ns, s.start.first_monotonic_ns);
+  // Nobody waited: the report says why instead of leaving it blank.
+  EXPECT_EQ(s.start.realtime_wait_threads, 0);
+  EXPECT_THAT(s.start.realtime_wait_error,
+              HasSubstr("after the instant, so no thread waited"));
 }
 
 TEST_F(ArmedWorkloadTest, AbortWhileArmedEndsWithoutIo) {

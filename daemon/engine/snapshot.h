@@ -199,7 +199,8 @@ struct StartTimes {
   // Of those, released at a scheduled instant: how many waited for it at
   // real-time priority (realtime_priority.h), and the first refusal's
   // text when some did not (their start may land late when other threads
-  // keep the CPU busy).
+  // keep the CPU busy), or why none waited (a gate opened after the
+  // instant).
   int realtime_wait_threads = 0;
   std::string realtime_wait_error;
   // Where the measured window begins (CLOCK_MONOTONIC): the start instant

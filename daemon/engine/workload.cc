@@ -139,7 +139,11 @@ absl::Status Workload::Go(int64_t at_monotonic_ns) {
     // busy CPU delayed the opening by up to a scheduler slice, and the
     // submitters' wake-up by another. A refusal is the submitters' too,
     // and reported by them (StartTimes.realtime_wait_error).
-    constexpr int64_t kReleaseLeadNs = 5'000'000;
+    // 20 ms: with 8 daemons on one 2-CPU test machine, each one's gate
+    // (same SCHED_FIFO priority, so none preempts another) waited behind
+    // the others' gate work and opened a median 2.2 ms, at worst 6.2 ms,
+    // after its timer; 5 ms was too short (bench/RESULTS.md, 2026-12-03).
+    constexpr int64_t kReleaseLeadNs = 20'000'000;
     RealtimePriority priority;
     priority.Raise().IgnoreError();
     if (!SleepUntil(at_monotonic_ns - kReleaseLeadNs)) return;
@@ -680,6 +684,10 @@ bool Workload::Release(const DeviceCounters& device_baseline,
   const int64_t now = MonotonicNanos();
   const int64_t start = std::max(now, start_at_ns);
   control_.start_at_ns = start > now ? start : 0;
+  // A gate that opens after a scheduled instant: no thread waited for it.
+  if (start_at_ns != 0 && now > start_at_ns) {
+    gate_late_ns_.store(now - start_at_ns);
+  }
   start_time_ = absl::Now() + absl::Nanoseconds(start - now);
   control_.measure_start_ns =
       start + absl::ToInt64Nanoseconds(spec_.spec.ramp_time);
@@ -878,6 +886,13 @@ StartTimes Workload::StartTimesNow() const {
     } else if (start.realtime_wait_error.empty()) {
       start.realtime_wait_error = submitter->start_wait_error();
     }
+  }
+  if (const int64_t late = gate_late_ns_.load();
+      late != 0 && start.realtime_wait_error.empty()) {
+    start.realtime_wait_error = absl::StrCat(
+        "the start gate opened ",
+        absl::FormatDuration(absl::Nanoseconds(late)),
+        " after the instant, so no thread waited for it");
   }
   return start;
 }

@@ -209,6 +209,8 @@ class Workload {
   // Stop, Abort or destruction: sleeping control threads give up.
   std::atomic<bool> cancel_{false};
   std::atomic<int64_t> scheduled_ns_{0};  // Go()'s instant; 0 for Start()
+  // How long after Go()'s instant the gate opened; 0 when it opened before.
+  std::atomic<int64_t> gate_late_ns_{0};
   absl::Notification finished_;
   absl::Mutex join_mu_;  // serializes joins in Wait(); never held by readers
   mutable absl::Mutex mu_;
