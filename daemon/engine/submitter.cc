@@ -348,9 +348,9 @@ absl::Status SubmitterThread::Setup() {
   ring_setup_.fixed_buffers = fixed_buffers_;
   ring_setup_.registered_files = registered_files_;
   ring_setup_.sqpoll = spec_.spec.sqpoll;
-  // The TSC's rate is measured once per process, here rather than after the
-  // start (turn_clock.h).
-  ring_setup_.clock = TscNsPerTickQ32() != 0 ? "tsc" : "clock_monotonic";
+  // The TSC's rate is measured once per process, in the first Create: here
+  // rather than after the start (turn_clock.h). Run makes its own clock.
+  ring_setup_.clock = std::string(TurnClock::Create().source_name());
   return absl::OkStatus();
 }
 
@@ -856,7 +856,7 @@ inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
       Release(cache, req);
       continue;
     }
-    if (ABSL_PREDICT_FALSE(req == nullptr)) {  // the ring's wait tick
+    if (ABSL_PREDICT_FALSE(IsWaitTick(cqe->user_data))) {
       ++ticks;
       // A tick without F_MORE was its last: bound the waits again.
       if ((cqe->flags & IORING_CQE_F_MORE) == 0) wait_tick_ = false;

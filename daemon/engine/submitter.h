@@ -524,14 +524,6 @@ class SubmitterThread {
   ThreadStats stats_;
 };
 
-// CLOCK_MONOTONIC in nanoseconds (vDSO, no syscall). Inline: the loop reads
-// it twice a turn.
-inline int64_t MonotonicNanos() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 }  // namespace blkperf::internal
 
 #endif  // BLKPERF_DAEMON_ENGINE_SUBMITTER_H_

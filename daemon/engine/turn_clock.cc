@@ -25,7 +25,7 @@ Pair ReadPair() {
   uint64_t best_width = ~uint64_t{0};
   for (int i = 0; i < 5; ++i) {
     const uint64_t before = __builtin_ia32_rdtsc();
-    const int64_t ns = ReadMonotonicNs();
+    const int64_t ns = MonotonicNanos();
     const uint64_t after = __builtin_ia32_rdtsc();
     if (after >= before && after - before < best_width) {
       best_width = after - before;
@@ -48,7 +48,7 @@ bool HasInvariantTsc() {
 uint64_t MeasureTscRate() {
   if (!HasInvariantTsc()) return 0;
   const Pair first = ReadPair();
-  while (ReadMonotonicNs() - first.ns < kCalibrationNs) {
+  while (MonotonicNanos() - first.ns < kCalibrationNs) {
   }
   const Pair last = ReadPair();
   if (last.ticks <= first.ticks || last.ns <= first.ns) return 0;
@@ -112,14 +112,11 @@ TurnClock TurnClock::Create() {
   return TurnClock();
 }
 
-int64_t TurnClock::Steer() {
+void TurnClock::Steer() {
 #if defined(__x86_64__)
-  if (!tsc_) return 0;
+  if (!tsc_) return;
   const Pair now = ReadPair();
   scale_.Steer(now.ticks, now.ns, kSteerIntervalNs);
-  return scale_.last_error_ns();
-#else
-  return 0;
 #endif
 }
 

@@ -76,8 +76,7 @@ class TickScale {
 
   // Reading minus reference at the last Steer (0 before any).
   int64_t last_error_ns() const { return last_error_ns_; }
-  // ns per tick times 2^32 now, and the rate measured without the steer.
-  uint64_t rate_q32() const { return mult_; }
+  // ns per tick times 2^32 as measured, without the steer's correction.
   uint64_t nominal_rate_q32() const { return nominal_mult_; }
 
  private:
@@ -97,7 +96,7 @@ class TickScale {
 uint64_t TscNsPerTickQ32();
 
 // CLOCK_MONOTONIC in nanoseconds (vDSO, no syscall).
-inline int64_t ReadMonotonicNs() {
+inline int64_t MonotonicNanos() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
@@ -115,13 +114,12 @@ class TurnClock {
 #if defined(__x86_64__)
     if (tsc_) return scale_.ToNs(__builtin_ia32_rdtsc());
 #endif
-    return ReadMonotonicNs();
+    return MonotonicNanos();
   }
 
   // Steers the TSC clock back onto CLOCK_MONOTONIC over the next second
-  // (nothing for a CLOCK_MONOTONIC clock). Returns the reading minus
-  // CLOCK_MONOTONIC found (0 for a CLOCK_MONOTONIC clock).
-  int64_t Steer();
+  // (nothing for a CLOCK_MONOTONIC clock).
+  void Steer();
 
   // "tsc" or "clock_monotonic", as the report names it.
   std::string_view source_name() const {

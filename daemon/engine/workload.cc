@@ -467,16 +467,14 @@ absl::Status Workload::ScheduleSplitStrategy(const SplitStrategy& strategy,
   switcher_ = std::thread([this, strategy, at_monotonic_ns] {
     // Waits at real-time priority, as the start gate does: at the normal
     // policy other busy threads delayed a fleet's switches by up to 22 ms.
-    // A refusal leaves it at the normal policy.
+    // A refusal leaves it at the normal policy; the priority goes back
+    // when `priority` does, after the lock.
     RealtimePriority priority;
     priority.Raise().IgnoreError();
     const bool reached = SleepUntil(at_monotonic_ns);
-    {
-      absl::MutexLock lock(&mu_);
-      switch_pending_ = false;
-      if (reached) SwitchLocked(strategy).IgnoreError();
-    }
-    priority.Restore();
+    absl::MutexLock lock(&mu_);
+    switch_pending_ = false;
+    if (reached) SwitchLocked(strategy).IgnoreError();
   });
   return absl::OkStatus();
 }
