@@ -6,7 +6,7 @@
 # starts), the arms paired in rounds (--pairing below), and prints a
 # markdown table of the ratios A/B.
 #
-#   bench/fidelity.sh                                   # everything, 5 x 5 s
+#   bench/fidelity.sh                                   # everything, 6 x 5 s
 #   bench/fidelity.sh --rounds 12 --runtime 3 --bs 4k,128k --targets zram,file
 #   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS
 #   bench/fidelity.sh --experiments identical_arms,...  # the pairing's noise
@@ -63,7 +63,12 @@
 #     after its first 2 s, each timestamped as it is printed). Turns
 #     (--slice auto: 0.05 s at 4 KiB, 0.1 s below 512 KiB, 0.5 s from
 #     there) are long enough that the I/Os a frozen arm has in flight,
-#     which complete in the other's turn, are about 1 % of a turn's.
+#     which complete in the other's turn, are about 1 % of a turn's. The
+#     arm that starts (and sets up) first is slower for the whole round, by
+#     8-14 % at 1 MiB on loop and zram, in both tools (two identical arms:
+#     bench/RESULTS.md), so A starts first in even rounds and B in odd ones,
+#     and a pair of rounds, each arm first once, is one sample (the
+#     geometric mean of its two ratios); --rounds must be even.
 #   sequential: the arms run alone, back to back on --cpu, in an order
 #     alternated every round.
 #   auto (default): shared on the cached file and zram, sliced on loop.
@@ -103,14 +108,14 @@ cd "$(dirname "$0")/.."
 targets=zram,file,loop
 sizes=4k,16k,64k,128k,1m
 experiments=fixed_vs_plain,registered_files,vectored_vs_plain,huge_vs_normal,one_region_vs_per_slot,percpu_vs_shared,split_none_vs_limits
-rounds=5
+rounds=6
 runtime=5
 cpu=$(( $(nproc) - 1 ))
 pairing=auto
 slice=auto
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N>=1] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -130,6 +135,12 @@ done
 # it often prints only one.
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
 [[ $pairing =~ ^(auto|shared|sliced|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+# Sliced and own-device rounds are judged in pairs (each arm first, or on
+# each device, once): an odd last round would be left out unseen.
+if [[ $pairing != sequential ]] && ((rounds % 2)); then
+  echo "--rounds must be even with $pairing pairing (rounds are judged in pairs), not $rounds" >&2
+  exit 2
+fi
 # Sliced (the loop device under auto), an arm has half of each round's
 # seconds: at 3 s a t/io_uring arm could print no sample after its 2 s
 # warm-up (seen on loop at 1 MiB).
@@ -372,11 +383,16 @@ sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
     elif ((bytes < 524288)); then turn=0.1
     else turn=0.5; fi
   fi
+  # sliced_pair.py starts and thaws its first --arm first: A in even
+  # rounds, B in odd ones.
+  local -a arm_a=(--arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$2")
+  local -a arm_b=(--arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$3")
+  local -a first=("${arm_a[@]}") second=("${arm_b[@]}")
+  if ((r % 2)); then first=("${arm_b[@]}") second=("${arm_a[@]}"); fi
   python3 bench/lib/sliced_pair.py run --slice "$turn" \
     --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf ]] && echo TERM || echo INT)" \
     --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
-    --arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$2" \
-    --arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$3" ||
+    "${first[@]}" "${second[@]}" ||
     { echo "sliced run failed: $2 / $3: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
   local arm
   for arm in A B; do
@@ -499,7 +515,7 @@ fi
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
 echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --cpu $cpu"
-echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; with own devices, the geometric mean of each two rounds, in which the arms swap devices); spread: the largest max/min IOPS over the rounds of any one arm of the row"
+echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
 import collections, random, statistics, sys
@@ -522,10 +538,12 @@ def round_ratios(t, bs, e, tool):
     if not a or not b:
         return None
     r = [x / y for x, y in zip(a, b)]
-    if pairing[t, bs, e].endswith("own devices"):
+    if pairing[t, bs, e].endswith("own devices") or pairing[t, bs, e].startswith("sliced"):
         # The arms swap devices every round, and two devices of one kind
-        # need not be alike (two zram devices differed by 1.4 x at 128 KiB):
-        # a pair of rounds, each arm once on each device, is one sample.
+        # need not be alike (two zram devices differed by 1.4 x at 128 KiB);
+        # sliced, the arm that starts first is slower all round, and A and
+        # B take turns starting: a pair of rounds, each arm once on each
+        # device or once first, is one sample.
         r = [(r[i] * r[i + 1]) ** 0.5 for i in range(0, len(r) - 1, 2)]
     return r
 def interval(t, bs, e):
