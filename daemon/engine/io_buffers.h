@@ -66,11 +66,15 @@ class IoBuffers {
 
   // Writes incompressible non-zero data into every page (compressing
   // devices treat zero pages specially, and writes should carry real data).
-  // Call it after io_uring_register_buffers when the buffers are
-  // registered: the registration then faults the normal pages in, as it
-  // does t/io_uring's, and how they lie in physical memory sets what fixed
-  // buffers gain at large block sizes (pages first written from user space
-  // halved that gain on a loop device at 1 MiB: bench/RESULTS.md).
+  // Who first touches a normal page decides where it lies in physical
+  // memory, and that moves what an experiment measures at large block
+  // sizes (bench/RESULTS.md), so pages are faulted in as t/io_uring's are:
+  //   registered buffers: call Fill() after io_uring_register_buffers, so
+  //     the registration faults them in (pages first written from user
+  //     space halved what fixed buffers gain on a loop device at 1 MiB);
+  //   plain buffers that only receive reads: do not call it; the kernel
+  //     faults each page in on the first read into it (filled first, the
+  //     plain arm did about 2 % more at 1 MiB on zram than t/io_uring's).
   void Fill();
 
   char* base() const { return base_; }

@@ -291,8 +291,10 @@ absl::Status SubmitterThread::Setup() {
   const bool want_poll = spec_.spec.polled != PollMode::kOff;
   BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
   BLKPERF_RETURN_IF_ERROR(RegisterResources());
-  // After the registration faulted the pages in (io_buffers.h).
-  io_buffers_.Fill();
+  // Pages are faulted in as t/io_uring's are (io_buffers.h): fixed buffers
+  // by the registration above, then filled; plain buffers that only ever
+  // receive reads by the kernel on their first read. Writes carry data.
+  if (fixed_buffers_ || read_percent_ < 100) io_buffers_.Fill();
   if (want_poll) {
     BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
     if (!can_poll) {
