@@ -147,7 +147,9 @@ TEST_F(LatencyTest, PhasesTileTheMeasuredTime) {
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const PhaseSnapshot& p = s.phases[i];
     EXPECT_EQ(p.end - p.start, p.elapsed) << i;
-    if (i > 0) EXPECT_EQ(p.start, s.phases[i - 1].end) << i;
+    if (i > 0) {
+      EXPECT_EQ(p.start, s.phases[i - 1].end) << i;
+    }
     sum += p.elapsed;
   }
   EXPECT_EQ(s.phases.front().start, absl::ZeroDuration());

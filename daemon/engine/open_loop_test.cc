@@ -177,7 +177,9 @@ TEST(OpenLoopFuseTest, SloSearchConvergesOnADeviceWhoseLatencyGrowsWithLoad) {
     if (step.asked_iops == slo.failed_iops) failed = &step;
   }
   ASSERT_NE(best, nullptr);
-  if (failed != nullptr) EXPECT_GT(failed->p99_ns, best->p99_ns);
+  if (failed != nullptr) {
+    EXPECT_GT(failed->p99_ns, best->p99_ns);
+  }
 }
 
 }  // namespace
