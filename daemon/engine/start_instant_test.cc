@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -80,25 +81,33 @@ TEST(StartInstantTest, YieldingPollersOnOneCpuEachMeetTheirOwnInstant) {
   // `early` wakes 1 ms before its instant, while `later` holds the CPU.
   // Equal real-time priorities never preempt each other: a spinning
   // `later` would keep `early` off the CPU until its own instant, 1 ms
-  // late. Yielding, each sees its instant as it comes.
-  const int64_t early_at = Now() + 50'000'000;
-  std::atomic<bool> stop{false};
-  int64_t early_done = 0, later_done = 0;
-  std::thread later = RealTimeOnCpu0([&] {
-    ASSERT_TRUE(WaitForInstant(early_at + 1'000'000, stop, 5'000'000,
-                               StartPoll::kYieldToPeers));
-    later_done = Now();
-  });
-  std::thread early = RealTimeOnCpu0([&] {
-    ASSERT_TRUE(WaitForInstant(early_at, stop, 1'000'000,
-                               StartPoll::kYieldToPeers));
-    early_done = Now();
-  });
-  early.join();
-  later.join();
-  EXPECT_GE(early_done, early_at);
-  EXPECT_LT(early_done - early_at, 500'000) << "early came late";
-  EXPECT_GE(later_done, early_at + 1'000'000);
+  // late, in every try. Yielding, each sees its instant as it comes. A
+  // virtual CPU can also lose whole milliseconds to its host (2.5 ms once
+  // under ASan in CI), so the scenario gets three tries to show it.
+  std::string lateness;
+  bool early_on_time = false;
+  for (int attempt = 0; attempt < 3 && !early_on_time; ++attempt) {
+    const int64_t early_at = Now() + 50'000'000;
+    std::atomic<bool> stop{false};
+    int64_t early_done = 0, later_done = 0;
+    std::thread later = RealTimeOnCpu0([&] {
+      ASSERT_TRUE(WaitForInstant(early_at + 1'000'000, stop, 5'000'000,
+                                 StartPoll::kYieldToPeers));
+      later_done = Now();
+    });
+    std::thread early = RealTimeOnCpu0([&] {
+      ASSERT_TRUE(WaitForInstant(early_at, stop, 1'000'000,
+                                 StartPoll::kYieldToPeers));
+      early_done = Now();
+    });
+    early.join();
+    later.join();
+    EXPECT_GE(early_done, early_at);
+    EXPECT_GE(later_done, early_at + 1'000'000);
+    early_on_time = early_done - early_at < 500'000;
+    lateness += " " + std::to_string(early_done - early_at);
+  }
+  EXPECT_TRUE(early_on_time) << "early came late (ns, each try):" << lateness;
 }
 
 }  // namespace
