@@ -20,15 +20,18 @@
 #   registered_files    registered files / plain fds    t/io_uring -F1 / -F0
 #   vectored_vs_plain   READV / READ (plain buffers)    blkperf only: Debian's
 #                       t/io_uring (fio 3.33) has no switch (-V came later)
-#   huge_vs_normal      hugetlb / normal-page buffers    blkperf only: fio 3.33
-#                       t/io_uring has no huge-page switch (-T is the TSC rate)
+#   huge_vs_normal      hugetlb / normal-page buffers    t/io_uring: its
+#                       malloc'd buffers on hugetlb pages / not (fio 3.33's
+#                       t/io_uring has no switch of its own, -T is the TSC
+#                       rate: glibc's tunables put them there, see --pages)
 #   one_region_vs_per_slot  fixed buffers registered as one region / one
 #                       per slot (t/io_uring's layout)  blkperf only
 #   percpu_vs_shared    request cache per_cpu / shared  blkperf only
 #   split_none_vs_limits split none / limits            blkperf only; the
 #                       device requests per SQE of each arm are shown
 # Base arm of both tools: random reads, fixed buffers, registered files,
-# interrupt completions, no latency tracking (t/io_uring -t0), normal pages.
+# interrupt completions, no latency tracking (t/io_uring -t0), normal pages
+# (--pages huge: hugetlb pages, below).
 # Each run's IOPS is its mean after a 1 s warm-up: blkperf --ramp=1s, then
 # --runtime one second less than --runtime (sequential) or until both arms
 # are stopped --runtime seconds after their start (shared); t/io_uring the
@@ -72,6 +75,26 @@
 #   sequential: the arms run alone, back to back on --cpu, in an order
 #     alternated every round.
 #   auto (default): shared on the cached file and zram, sliced on loop.
+#
+# Pages (--pages): the base arm's buffers on normal 4 KiB pages (default)
+# or on 2 MiB hugetlb pages. Where 4 KiB buffer pages land in this VM's
+# memory moves an arm's IOPS from process to process: at 1 MiB on zram,
+# sliced, of two identical arms on normal pages the one that sets up first
+# is 4-10 % slower all round, in both tools; two blkperf arms on hugetlb
+# pages show no such order (bench/RESULTS.md). blkperf takes
+# --huge_pages=on; t/io_uring (which allocates each buffer with
+# posix_memalign in its submitter thread) runs under
+# GLIBC_TUNABLES=glibc.malloc.hugetlb=2 with an mmap threshold of 32 MiB,
+# so its buffers come from that thread's malloc arena, whose heap glibc
+# maps with MAP_HUGETLB. glibc falls back to normal pages without a word
+# when it cannot (it reserves a heap's whole size when it maps it), so the
+# script reserves twice each arm's buffers plus 16 pages per arm in
+# /proc/sys/vm/nr_hugepages (the old count is put back at exit) and,
+# before each block size, starts two t/io_uring arms that way at once and
+# stops with an error unless each holds queue depth x block size of
+# hugetlb memory (/proc/PID/smaps). The same switch makes huge_vs_normal an
+# experiment of both tools, whatever --pages is.
+#
 # Either way every arm runs in cgroups of its own (bench/lib/arm_cgroups.sh):
 # a cpuset of --cpu, which also holds the io-wq workers the kernel starts
 # for it (zram punts every I/O to one; they follow the cpuset, not the
@@ -113,9 +136,10 @@ runtime=5
 cpu=$(( $(nproc) - 1 ))
 pairing=auto
 slice=auto
+pages=normal
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--pages normal|huge] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -126,6 +150,7 @@ while (($#)); do
     --cpu) cpu=$2; shift 2 ;;
     --pairing) pairing=$2; shift 2 ;;
     --slice) slice=$2; shift 2 ;;
+    --pages) pages=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -136,8 +161,9 @@ done
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
 [[ $pairing =~ ^(auto|shared|sliced|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced or sequential, not '${pairing:0:40}'" >&2; exit 2; }
 # Sliced and own-device rounds are judged in pairs (each arm first, or on
-# each device, once): an odd last round would be left out unseen.
-if [[ $pairing != sequential ]] && ((rounds % 2)); then
+# each device, once): an odd last round would be left out unseen. Only the
+# cached file, shared, has neither.
+if [[ $pairing != sequential && ! ($targets == file && $pairing =~ ^(auto|shared)$) ]] && ((rounds % 2)); then
   echo "--rounds must be even with $pairing pairing (rounds are judged in pairs), not $rounds" >&2
   exit 2
 fi
@@ -148,6 +174,9 @@ if [[ $pairing == sliced || ($pairing == auto && ,$targets, == *,loop,*) ]] && (
   echo "--runtime must be at least 4 s with sliced pairing (the loop device's under auto): each arm runs half the round" >&2
   exit 2
 fi
+[[ $pages =~ ^(normal|huge)$ ]] || { echo "--pages must be normal or huge, not '${pages:0:40}'" >&2; exit 2; }
+blkperf_pages=off
+[[ $pages == huge ]] && blkperf_pages=on
 [[ $slice == auto || $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be auto or seconds (0.1), not '${slice:0:40}'" >&2; exit 2; }
 controller_cpu=0
 ((cpu != 0)) || controller_cpu=$(( $(nproc) > 1 ? 1 : 0 ))
@@ -175,13 +204,26 @@ old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
   remove_loop_devices
   arm_cgroups_remove
-  ((zram_set)) && echo 1 > /sys/block/zram0/reset
+  ((zram_set)) && reset_zram zram0
   remove_second_zram
   echo "$old_hugepages" > /proc/sys/vm/nr_hugepages
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so the EXIT trap cleans up
+
+# Resets zram device $1 (zram0): an io_uring that had it open lets go of
+# it a little after its process exits (the ring is torn down by a kernel
+# worker), so a reset right after a run can find it busy.
+reset_zram() {
+  local i
+  for ((i = 0; i < 50; i++)); do
+    echo 1 2> /dev/null > "/sys/block/$1/reset" && return 0
+    sleep 0.1
+  done
+  echo "could not reset /dev/$1: still busy after 5 s" >&2
+  return 1
+}
 
 # Fills zram device $1 (a /dev path) to its end from /dev/urandom: an empty
 # zram returns zero pages without decompressing.
@@ -203,7 +245,7 @@ add_second_zram() {
 }
 remove_second_zram() {
   [[ -n $zram_second ]] || return 0
-  echo 1 > "/sys/block/zram$zram_second/reset"
+  reset_zram "zram$zram_second"
   echo "$zram_second" > /sys/class/zram-control/hot_remove
   zram_second=
 }
@@ -270,7 +312,7 @@ blkperf_args() {
   ((direct)) || direct_flag=--nodirect
   echo --target="$1" --op=randread --bs="$bs" --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --cpus="$cpu" \
-    --ramp=1s "$direct_flag" --nolatency_tracking --huge_pages=off \
+    --ramp=1s "$direct_flag" --nolatency_tracking --huge_pages="$blkperf_pages" \
     --status_interval=0 --json
 }
 
@@ -297,12 +339,67 @@ PY
 }
 
 # The t/io_uring command of the base arm on target $1, running $2 seconds,
-# plus "${@:3}".
+# plus "${@:3}", where a word pages=huge or pages=normal is not passed on
+# but sets where its buffers are (the base arm: --pages).
 tio_command() {
-  local target=$1 seconds=$2
+  local target=$1 seconds=$2 arm_pages=$pages word
+  local -a flags=()
   shift 2
-  echo taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
-    -p0 -O"$direct" -n1 -t0 -r "$seconds" "$@" "$target"
+  for word; do
+    case "$word" in
+      pages=*) arm_pages=${word#pages=} ;;
+      *) flags+=("$word") ;;
+    esac
+  done
+  local -a prefix=()
+  [[ $arm_pages == huge ]] && prefix=(env "$tio_huge_env")
+  echo "${prefix[@]}" taskset -c "$cpu" "$tio" -d "$qd" -s "$batch" -c "$batch" -b "$bytes" \
+    -p0 -O"$direct" -n1 -t0 -r "$seconds" "${flags[@]}" "$target"
+}
+
+# t/io_uring's buffers on hugetlb pages: glibc maps its threads' malloc
+# arenas with MAP_HUGETLB (glibc.malloc.hugetlb=2), and the threshold keeps
+# buffers up to 32 MiB out of mmaps of their own (which it would put on
+# hugetlb pages only from 2 MiB).
+tio_huge_env=GLIBC_TUNABLES=glibc.malloc.hugetlb=2:glibc.malloc.mmap_threshold=33554432
+
+# Reserves, on top of the huge pages there were, what two arms on huge
+# pages may hold at once; sets $free_huge and $need_huge (the pages the
+# two need). blkperf maps qd x bs rounded up to 2 MiB. glibc reserves a
+# hugetlb arena heap's whole size (up to 16 MiB) when it maps it, not as
+# the heap grows, and falls back to normal pages when the reservation
+# fails: a t/io_uring arm gets twice its buffers' pages plus 16, so that
+# the second of two arms does not quietly land on normal pages.
+reserve_huge_pages() {
+  local buffer_pages=$(( (qd * bytes + 2097151) / 2097152 ))
+  need_huge=$(( 2 * (2 * buffer_pages + 16) ))
+  echo $(( old_hugepages + need_huge )) > /proc/sys/vm/nr_hugepages
+  free_huge=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+}
+
+# glibc falls back to normal pages without a word: starts two t/io_uring
+# arms at once on target $1 with their buffers on huge pages (fixed
+# buffers, so registering them faults them all in), as a round runs them,
+# and fails unless each process holds qd x bs of hugetlb memory within 3 s.
+check_tio_huge_pages() {
+  local -a pids=() held=(0 0)
+  local want=$(( qd * bytes / 1024 )) i k
+  for k in 0 1; do
+    # shellcheck disable=SC2046,SC2091  # runs the command it prints
+    $(tio_command "$1" 5 -B1 -F1 pages=huge) > "$work/huge-check.$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < 30 && (held[0] < want || held[1] < want); i++)); do
+    sleep 0.1
+    for k in 0 1; do
+      held[k]=$(awk '/^Private_Hugetlb:/ {s += $2} END {print s + 0}' /proc/"${pids[k]}"/smaps 2> /dev/null || echo 0)
+    done
+  done
+  kill -INT "${pids[@]}" 2> /dev/null || true
+  wait "${pids[@]}" 2> /dev/null || true
+  ((held[0] >= want && held[1] >= want)) && return 0
+  echo "two t/io_uring arms under $tio_huge_env held ${held[0]} and ${held[1]} KiB of hugetlb memory, not their buffers' ${want} KiB each: glibc left them on normal pages ($(tail -n 1 "$work/huge-check.0.log"))" >&2
+  return 1
 }
 
 # Sequential pairing: one arm alone, in arm cgroup $1; results to file $2.
@@ -463,6 +560,7 @@ bA[registered_files]="--registered_files";   bB[registered_files]="--noregistere
 tA[registered_files]="-B1 -F1";              tB[registered_files]="-B1 -F0"
 bA[vectored_vs_plain]="--nofixed_buffers --vectored"; bB[vectored_vs_plain]="--nofixed_buffers"
 bA[huge_vs_normal]="--huge_pages=on";        bB[huge_vs_normal]="--huge_pages=off"
+tA[huge_vs_normal]="-B1 -F1 pages=huge";     tB[huge_vs_normal]="-B1 -F1 pages=normal"
 bA[one_region_vs_per_slot]="--buffer_layout=one_region"; bB[one_region_vs_per_slot]="--buffer_layout=per_slot"
 bA[percpu_vs_shared]="--request_cache=percpu"; bB[percpu_vs_shared]="--request_cache=shared"
 bA[split_none_vs_limits]="--split=none";     bB[split_none_vs_limits]="--split=limits"
@@ -488,16 +586,20 @@ for t in "${target_list[@]}"; do
   for bs in "${size_list[@]}"; do
     bytes=$(to_bytes "$bs")
     if ((bytes < 131072)); then qd=128 batch=32; else qd=32 batch=8; fi
-    # Huge pages for the huge arm: qd x bs rounded up to 2 MiB, plus one.
-    need=$(( (qd * bytes + 2097151) / 2097152 ))
-    echo $(( old_hugepages + need + 1 )) > /proc/sys/vm/nr_hugepages
-    free_huge=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+    reserve_huge_pages
+    huge_ok=1
+    if ((free_huge < need_huge)); then
+      huge_ok=0
+      [[ $pages == huge ]] &&
+        { echo "$t bs=$bs: only $free_huge of the $need_huge huge pages --pages huge needs could be reserved" >&2; exit 1; }
+      echo "  $t bs=$bs: only $free_huge of $need_huge huge pages could be reserved; huge_vs_normal skipped" >&2
+    fi
+    if ((huge_ok)) && [[ $pages == huge || ,$experiments, == *,huge_vs_normal,* ]]; then
+      check_tio_huge_pages "$path" || exit 1
+    fi
     for ((r = 0; r < rounds; r++)); do
       for e in "${exp_list[@]}"; do
-        if [[ $e == huge_vs_normal ]] && ((free_huge < need)); then
-          ((r)) || echo "  $t bs=$bs: only $free_huge of $need huge pages could be reserved; huge_vs_normal skipped" >&2
-          continue
-        fi
+        [[ $e == huge_vs_normal ]] && ((!huge_ok)) && continue
         run_arms blkperf
         if [[ -n ${tA[$e]:-} ]]; then run_arms t_io_uring; fi
       done
@@ -505,16 +607,16 @@ for t in "${target_list[@]}"; do
     done
   done
   remove_second_zram
-  if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
+  if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
   if [[ $t == loop ]]; then remove_loop_devices; fi
 done
 
 if [[ -n $raw ]]; then
   { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\n'; cat "$results"; } > "$raw"
 fi
-echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, pages $pages, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --cpu $cpu"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'

@@ -83,11 +83,29 @@ arm_cgroup_spawn() {
   arm_cgroup_pid=$!
 }
 
-# Removes every arm's cgroups (once their tasks are gone: an exiting
-# process's io-wq workers may linger a moment).
+# Kills whatever still runs in arm $1's cgroups (a script stopped in the
+# middle of a sliced round leaves an arm frozen there) and thaws them, so
+# the killed tasks can exit.
+arm_cgroup_kill_leftovers() {
+  local d pid file thawed
+  for d in ${arm_cgroup_dirs[$1]}; do
+    [[ -r $d/cgroup.procs ]] || continue
+    while read -r pid; do
+      kill -KILL "$pid" 2> /dev/null || true
+    done < "$d/cgroup.procs"
+  done
+  if [[ -n ${arm_cgroup_freezer[$1]:-} ]]; then
+    read -r file _ thawed <<< "${arm_cgroup_freezer[$1]}"
+    echo "$thawed" > "$file" 2> /dev/null || true
+  fi
+}
+
+# Removes every arm's cgroups, killing what is left in them, once their
+# tasks are gone (an exiting process's io-wq workers may linger a moment).
 arm_cgroups_remove() {
   local name d tries
   for name in "${!arm_cgroup_dirs[@]}"; do
+    arm_cgroup_kill_leftovers "$name"
     for d in ${arm_cgroup_dirs[$name]}; do
       for ((tries = 0; tries < 20; tries++)); do
         rmdir "$d" 2> /dev/null && break
