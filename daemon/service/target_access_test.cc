@@ -119,17 +119,21 @@ TEST_F(TargetAccessTest, SymlinkSwappedDuringStartsNeverRedirectsWrites) {
   std::thread swapper([&] {
     const std::string link = rw_ + "/.t";
     const std::string file = rw_ + "/.f";
-    // Each state is held for a pause, so that both are met: without it the
-    // symlink stood for the whole of the next file's write and a loaded
-    // machine could refuse all 200 starts.
+    // The symlink stands as long as the regular file did, so that starts
+    // meet both about equally however slow the machine: the next file is
+    // written while the current one stands (writing it while the symlink
+    // stood, with 50 us for the file, once refused all 200 starts under
+    // ASan).
     while (!done.load()) {
+      const absl::Time file_from = absl::Now();
+      rename(file.c_str(), race.c_str());  // the first time: no file yet
       WriteAll(file, std::string(kFileBytes, 'R'));
-      rename(file.c_str(), race.c_str());
-      absl::SleepFor(absl::Microseconds(50));
       unlink(link.c_str());
       symlink(victim_.c_str(), link.c_str());
-      rename(link.c_str(), race.c_str());
       absl::SleepFor(absl::Microseconds(50));
+      const absl::Duration file_stood = absl::Now() - file_from;
+      rename(link.c_str(), race.c_str());
+      absl::SleepFor(file_stood);
     }
   });
   int started = 0;
