@@ -392,7 +392,8 @@ check_tio_huge_pages() {
   for ((i = 0; i < 30 && (held[0] < want || held[1] < want); i++)); do
     sleep 0.1
     for k in 0 1; do
-      held[k]=$(awk '/^Private_Hugetlb:/ {s += $2} END {print s + 0}' /proc/"${pids[k]}"/smaps 2> /dev/null || echo 0)
+      held[k]=$(awk '/^Private_Hugetlb:/ {s += $2} END {print s + 0}' /proc/"${pids[k]}"/smaps 2> /dev/null)
+      [[ ${held[k]} =~ ^[0-9]+$ ]] || held[k]=0  # the process is gone
     done
   done
   kill -INT "${pids[@]}" 2> /dev/null || true
@@ -592,7 +593,8 @@ for t in "${target_list[@]}"; do
       huge_ok=0
       [[ $pages == huge ]] &&
         { echo "$t bs=$bs: only $free_huge of the $need_huge huge pages --pages huge needs could be reserved" >&2; exit 1; }
-      echo "  $t bs=$bs: only $free_huge of $need_huge huge pages could be reserved; huge_vs_normal skipped" >&2
+      [[ ,$experiments, == *,huge_vs_normal,* ]] &&
+        echo "  $t bs=$bs: only $free_huge of $need_huge huge pages could be reserved; huge_vs_normal skipped" >&2
     fi
     if ((huge_ok)) && [[ $pages == huge || ,$experiments, == *,huge_vs_normal,* ]]; then
       check_tio_huge_pages "$path" || exit 1
