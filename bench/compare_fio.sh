@@ -13,6 +13,7 @@
 # Both tools do only random reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/zram.sh
 
 targets=(zram file)
 rounds=5
@@ -44,7 +45,7 @@ work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_configured=0
 cleanup() {
   rm -rf "$work"
-  if ((zram_configured)); then echo 1 > /sys/block/zram0/reset; fi
+  if ((zram_configured)); then reset_zram zram0; fi
 }
 trap cleanup EXIT
 
@@ -117,5 +118,5 @@ rss_mib = int(rss_kb) / 1024
 print(f"| {t} ({path}) | blkperf {mb/1e3:.1f}k IOPS | fio {mf/1e3:.1f}k IOPS | ratio {mb/mf:.2f} "
       f"| per_cpu/shared {mb/ms:.3f} | RSS {rss_mib:.1f} MiB ({rss_mib-buffers_mib:.1f} MiB beyond {buffers_mib:.1f} MiB of buffers) |")
 PY
-  if [[ $t == zram ]]; then echo 1 > /sys/block/zram0/reset; zram_configured=0; fi
+  if [[ $t == zram ]]; then reset_zram zram0; zram_configured=0; fi
 done

@@ -28,6 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/tio_build.sh
+source bench/lib/zram.sh
 
 targets=(inline zram nop)
 rounds=5
@@ -68,7 +69,7 @@ blkperfd=${BLKPERFD:-$(pwd)/bazel-bin/daemon/blkperfd}
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_set=0
 cleanup() {
-  ((zram_set)) && echo 1 > /sys/block/zram0/reset
+  ((zram_set)) && reset_zram zram0
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -95,8 +96,7 @@ setup_target() {
         echo 2G > /sys/block/zram0/disksize
         zram_set=1
       fi
-      # dd stops with ENOSPC at the end of the device: that is the fill.
-      dd if=/dev/urandom of=/dev/zram0 bs=1M oflag=direct status=none 2>/dev/null || true
+      fill_zram /dev/zram0
       path=/dev/zram0 direct=1 ;;
     nop)
       if ! has_nop; then
@@ -208,7 +208,7 @@ for t in "${targets[@]}"; do
       done
     done
   done
-  if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
+  if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 

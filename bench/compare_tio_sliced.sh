@@ -44,6 +44,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/tio_build.sh
 source bench/lib/arm_cgroups.sh
+source bench/lib/zram.sh
 
 targets=(inline inline2 zram nop)
 rounds=9
@@ -81,7 +82,7 @@ work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 zram_set=0
 cleanup() {
   arm_cgroups_remove
-  ((zram_set)) && echo 1 > /sys/block/zram0/reset
+  ((zram_set)) && reset_zram zram0
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -109,8 +110,7 @@ setup_target() {
         echo 2G > /sys/block/zram0/disksize
         zram_set=1
       fi
-      # dd stops with ENOSPC at the end of the device: that is the fill.
-      dd if=/dev/urandom of=/dev/zram0 bs=1M oflag=direct status=none 2> /dev/null || true
+      fill_zram /dev/zram0
       path=/dev/zram0 direct=1 ;;
     nop) path='' direct=0 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
@@ -228,7 +228,7 @@ for t in "${targets[@]}"; do
     print_profile "$t"
   fi
   arm_cgroups_remove
-  if [[ $t == zram ]] && ((zram_set)); then echo 1 > /sys/block/zram0/reset; zram_set=0; fi
+  if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" "$calibrate" <<'PY'

@@ -185,6 +185,7 @@ controller_cpu=0
 
 source bench/lib/tio_build.sh
 source bench/lib/arm_cgroups.sh
+source bench/lib/zram.sh
 build_t_io_uring "$cache"
 work=$(mktemp -d "$(pwd)/.bench.XXXXXX")
 # A copy: a later bazel build (another configuration) repoints bazel-bin.
@@ -211,25 +212,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so the EXIT trap cleans up
-
-# Resets zram device $1 (zram0): an io_uring that had it open lets go of
-# it a little after its process exits (the ring is torn down by a kernel
-# worker), so a reset right after a run can find it busy.
-reset_zram() {
-  local i
-  for ((i = 0; i < 50; i++)); do
-    echo 1 2> /dev/null > "/sys/block/$1/reset" && return 0
-    sleep 0.1
-  done
-  echo "could not reset /dev/$1: still busy after 5 s" >&2
-  return 1
-}
-
-# Fills zram device $1 (a /dev path) to its end from /dev/urandom: an empty
-# zram returns zero pages without decompressing.
-fill_zram() {
-  dd if=/dev/urandom of="$1" bs=1M oflag=direct status=none 2>/dev/null || true  # to ENOSPC
-}
 
 # Shared pairing on zram: each arm reads its own zram device, so their
 # io-wq workers do not meet in one device's driver (on one device, two

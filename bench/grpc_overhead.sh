@@ -23,6 +23,7 @@
 # submitter pinned to the last CPU (--cpu), the daemon's defaults otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/zram.sh
 
 target=auto
 rounds=5
@@ -62,7 +63,7 @@ cleanup() {
     wait "$daemon_pid" || true
   fi
   rm -rf "$work"
-  if ((zram_configured)); then echo 1 > /sys/block/zram0/reset; fi
+  if ((zram_configured)); then reset_zram zram0; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT

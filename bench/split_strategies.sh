@@ -10,6 +10,7 @@
 # resets it at exit) and sets up its own loop device over a temporary file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/zram.sh
 
 rounds=3
 runtime=3
@@ -38,7 +39,7 @@ cleanup() {
     echo "$loop_max_kb" > "/sys/block/$(basename "$loop")/queue/max_sectors_kb" || true
   fi
   if [[ -n $loop ]]; then losetup -d "$loop" || true; fi
-  if ((zram_configured)); then echo 1 > /sys/block/zram0/reset; fi
+  if ((zram_configured)); then reset_zram zram0; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
