@@ -554,6 +554,9 @@ results=$work/results.tsv
 IFS=, read -r -a target_list <<< "$targets"
 IFS=, read -r -a size_list <<< "$sizes"
 IFS=, read -r -a exp_list <<< "$experiments"
+# Huge pages are reserved (and t/io_uring's checked) only for runs that use them.
+wants_huge=0
+[[ $pages == huge || ,$experiments, == *,huge_vs_normal,* ]] && wants_huge=1
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 arm_cgroup_make A "$cpu"
@@ -569,17 +572,18 @@ for t in "${target_list[@]}"; do
   for bs in "${size_list[@]}"; do
     bytes=$(to_bytes "$bs")
     if ((bytes < 131072)); then qd=128 batch=32; else qd=32 batch=8; fi
-    reserve_huge_pages
-    huge_ok=1
-    if ((free_huge < need_huge)); then
-      huge_ok=0
-      [[ $pages == huge ]] &&
-        { echo "$t bs=$bs: only $free_huge of the $need_huge huge pages --pages huge needs could be reserved" >&2; exit 1; }
-      [[ ,$experiments, == *,huge_vs_normal,* ]] &&
+    huge_ok=0
+    if ((wants_huge)); then
+      reserve_huge_pages
+      if ((free_huge >= need_huge)); then
+        huge_ok=1
+        check_tio_huge_pages "$path" || exit 1
+      elif [[ $pages == huge ]]; then
+        echo "$t bs=$bs: only $free_huge of the $need_huge huge pages --pages huge needs could be reserved" >&2
+        exit 1
+      else
         echo "  $t bs=$bs: only $free_huge of $need_huge huge pages could be reserved; huge_vs_normal skipped" >&2
-    fi
-    if ((huge_ok)) && [[ $pages == huge || ,$experiments, == *,huge_vs_normal,* ]]; then
-      check_tio_huge_pages "$path" || exit 1
+      fi
     fi
     for ((r = 0; r < rounds; r++)); do
       for e in "${exp_list[@]}"; do
