@@ -8,7 +8,8 @@
 #
 #   bench/fidelity.sh                                   # everything, 6 x 5 s
 #   bench/fidelity.sh --rounds 12 --runtime 3 --bs 4k,128k --targets zram,file
-#   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS
+#   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS (sliced: and
+#                                          # how contiguous each arm's buffer pages were)
 #   bench/fidelity.sh --experiments identical_arms,...  # the pairing's noise
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/fidelity.sh ...
 #
@@ -76,6 +77,21 @@
 #     alternated every round.
 #   auto (default): shared on the cached file and zram, sliced on loop.
 #
+# Primer (--primer MIB, default 1024, 0 = off): before each pairing of two
+# arms (each arm, sequential) bench/lib/page_primer.py faults in that much
+# memory on the arms' CPU and holds it while they run. When the last arms'
+# processes exit, the pages whose buddies are still in use stay free as
+# single pages and small blocks, and the allocator hands those out first:
+# without the primer the arm that faults its buffers in first gets them,
+# scattered, and the next gets contiguous pages split off large blocks.
+# At 1 MiB on 4 KiB pages that moves a plain arm's IOPS by up to a fifth
+# (the kernel pins and unpins each page per I/O); it was the start-order
+# bias below. With --raw, sliced rows also keep how contiguous each arm's
+# buffer pages were (the share physically next to the page before, read at
+# the round's end: bench/lib/sliced_pair.py --layout), and the report
+# prints its median per arm. Which tool runs its arms first alternates
+# from round to round, as which arm starts first does.
+#
 # Pages (--pages): the base arm's buffers on normal 4 KiB pages (default)
 # or on 2 MiB hugetlb pages. Where 4 KiB buffer pages land in this VM's
 # memory moves an arm's IOPS from process to process: at 1 MiB on zram,
@@ -137,9 +153,10 @@ cpu=$(( $(nproc) - 1 ))
 pairing=auto
 slice=auto
 pages=normal
+primer_mib=1024
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--pages normal|huge] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--pages normal|huge] [--primer MIB, 0 = off] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -151,11 +168,13 @@ while (($#)); do
     --pairing) pairing=$2; shift 2 ;;
     --slice) slice=$2; shift 2 ;;
     --pages) pages=$2; shift 2 ;;
+    --primer) primer_mib=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+[[ $primer_mib =~ ^[0-9]{1,6}$ ]] || { echo "--primer must be a number of MiB (0 = off), not '${primer_mib:0:40}'" >&2; exit 2; }
 # t/io_uring prints a sample a second and the first is warm-up: with -r 2
 # it often prints only one.
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
@@ -203,6 +222,7 @@ loop_second=  # sliced and shared pairing: a second loop device
 own_paths=()
 old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
+  primer_stop
   remove_loop_devices
   arm_cgroups_remove
   ((zram_set)) && reset_zram zram0
@@ -445,6 +465,43 @@ tio_shared() {
   tio_parse "$work/B.log" "$work/B" 1
 }
 
+# Runs "$@" (one pairing of two arms, or one arm alone) with
+# bench/lib/page_primer.py holding --primer MiB on the arms' CPU, faulted in
+# just before: it takes the single pages and small blocks the last arms
+# left free, which would otherwise go to whichever arm faults its buffers
+# in first, scattered, while the next gets contiguous pages (and a plain
+# arm's IOPS at 1 MiB moves by up to a fifth with that). --primer 0: "$@"
+# alone.
+primer_pid=
+primed() {
+  local status=0
+  primer_start || return 1
+  "$@" || status=$?
+  primer_stop
+  return "$status"
+}
+primer_start() {
+  ((primer_mib)) || return 0
+  : > "$work/primer.out"
+  taskset -c "$cpu" python3 bench/lib/page_primer.py "$primer_mib" > "$work/primer.out" &
+  primer_pid=$!
+  local i
+  for ((i = 0; i < 600; i++)); do
+    [[ $(< "$work/primer.out") == ready ]] && return 0
+    kill -0 "$primer_pid" 2> /dev/null || break
+    sleep 0.05
+  done
+  echo "bench/lib/page_primer.py $primer_mib did not get ready in 30 s" >&2
+  primer_stop
+  return 1
+}
+primer_stop() {
+  [[ -n $primer_pid ]] || return 0
+  kill "$primer_pid" 2> /dev/null || true
+  wait "$primer_pid" 2> /dev/null || true
+  primer_pid=
+}
+
 # Sliced pairing: both arms' processes run for the whole round, and
 # bench/lib/sliced_pair.py lets one run at a time in turns of $slice s
 # (freezing the other arm's cgroup), for 2 x --runtime seconds, so each
@@ -472,12 +529,14 @@ sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
   python3 bench/lib/sliced_pair.py run --slice "$turn" \
     --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf ]] && echo TERM || echo INT)" \
     --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
-    "${first[@]}" "${second[@]}" ||
+    --layout "${first[@]}" "${second[@]}" ||
     { echo "sliced run failed: $2 / $3: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
   local arm
   for arm in A B; do
     python3 bench/lib/sliced_pair.py iops --tool "$1" --arm "$arm" \
       "$work/sliced.json" > "$work/$arm" || return 1
+    python3 bench/lib/sliced_pair.py layout --arm "$arm" \
+      "$work/sliced.json" > "$work/$arm.layout" || return 1
   done
 }
 blkperf_sliced() {
@@ -511,25 +570,28 @@ run_arms() {
     arm_paths=("${own_paths[@]}")
   fi
   if [[ $mode == shared ]]; then
-    if [[ $tool == blkperf ]]; then blkperf_shared "$a" "$b"; else tio_shared "$a" "$b"; fi || exit 1
+    if [[ $tool == blkperf ]]; then primed blkperf_shared "$a" "$b"; else primed tio_shared "$a" "$b"; fi || exit 1
   elif [[ $mode == sliced ]]; then
-    if [[ $tool == blkperf ]]; then blkperf_sliced "$a" "$b"; else tio_sliced "$a" "$b"; fi || exit 1
+    if [[ $tool == blkperf ]]; then primed blkperf_sliced "$a" "$b"; else primed tio_sliced "$a" "$b"; fi || exit 1
   else
     local alone=blkperf_alone
     [[ $tool == blkperf ]] || alone=tio_alone
     # shellcheck disable=SC2086
     if ((r % 2)); then
-      { $alone B "$work/B" $b && $alone A "$work/A" $a; } || exit 1
+      { primed $alone B "$work/B" $b && primed $alone A "$work/A" $a; } || exit 1
     else
-      { $alone A "$work/A" $a && $alone B "$work/B" $b; } || exit 1
+      { primed $alone A "$work/A" $a && primed $alone B "$work/B" $b; } || exit 1
     fi
   fi
   local how=$mode
   [[ $mode != sequential && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="$mode, own devices"
+  local pages adjacent
   for arm in A B; do
     read -r iops rps < "$work/$arm"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
-      "$iops" "${rps:-}" "$how" >> "$results"
+    pages='' adjacent=''
+    [[ $mode == sliced && -s $work/$arm.layout ]] && read -r pages adjacent < "$work/$arm.layout"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
+      "$iops" "${rps:-}" "$how" "${adjacent:-}" >> "$results"
   done
 }
 
@@ -588,8 +650,11 @@ for t in "${target_list[@]}"; do
     for ((r = 0; r < rounds; r++)); do
       for e in "${exp_list[@]}"; do
         [[ $e == huge_vs_normal ]] && ((!huge_ok)) && continue
-        run_arms blkperf
-        if [[ -n ${tA[$e]:-} ]]; then run_arms t_io_uring; fi
+        # Which tool runs first alternates too: the arms of the tool that
+        # runs second set up in the memory the first one's just gave back.
+        if [[ -z ${tA[$e]:-} ]]; then run_arms blkperf
+        elif ((r % 2)); then run_arms t_io_uring; run_arms blkperf
+        else run_arms blkperf; run_arms t_io_uring; fi
       done
       echo "  $t bs=$bs round $r done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     done
@@ -600,29 +665,32 @@ for t in "${target_list[@]}"; do
 done
 
 if [[ -n $raw ]]; then
-  { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\n'; cat "$results"; } > "$raw"
+  { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\tbuffer_adjacent\n'; cat "$results"; } > "$raw"
 fi
-echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, pages $pages, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, pages $pages, primer ${primer_mib} MiB, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --cpu $cpu"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --primer $primer_mib --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
 python3 - "$results" <<'PY'
 import collections, random, statistics, sys
 runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops by round
 rps = collections.defaultdict(list)    # requests per SQE
+layout = collections.defaultdict(list) # buffer pages physically adjacent
 pairing = {}
 order = []
 for line in open(sys.argv[1]):
     if line.startswith("#"):
         continue
-    t, bs, e, tool, arm, iops, r, mode = line.rstrip("\n").split("\t")
+    t, bs, e, tool, arm, iops, r, mode, adjacent = line.rstrip("\n").split("\t")
     if (t, bs, e) not in order:
         order.append((t, bs, e))
     pairing[t, bs, e] = mode
     runs[t, bs, e, tool, arm].append(float(iops))
     if r:
         rps[t, bs, e, arm].append(float(r))
+    if adjacent:
+        layout[t, bs, e, tool, arm].append(float(adjacent))
 def round_ratios(t, bs, e, tool):
     a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
     if not a or not b:
@@ -669,4 +737,17 @@ for t, bs, e in order:
         lo, hi = interval(t, bs, e)
         verdict = "yes" if -0.03 <= lo and hi <= 0.03 else "NO" if lo > 0.03 or hi < -0.03 else "open"
         print(f"{head} | {k:.3f} | {b - k:+.3f} | {lo:+.3f} to {hi:+.3f} | {verdict} | {spread(t, bs, e):.2f} |")
+# Sliced rows: how contiguous each arm's buffer pages were (on 4 KiB pages
+# it moves a plain arm's IOPS by up to a fifth at 1 MiB).
+notes = []
+for t, bs, e in order:
+    arms = [(tool, arm, statistics.median(layout[t, bs, e, tool, arm]))
+            for tool in ("blkperf", "t_io_uring") for arm in "AB"
+            if layout.get((t, bs, e, tool, arm))]
+    if arms:
+        notes.append(f"# {e} {bs} {t}: " + ", ".join(
+            f"{tool} {arm} {m:.2f}" for tool, arm, m in arms))
+if notes:
+    print("\n# buffer pages physically next to the page before (median over the rounds, read at each sliced round's end):")
+    print("\n".join(notes))
 PY

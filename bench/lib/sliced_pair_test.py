@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Tests of sliced_pair.py: the window arithmetic, and (root) two real arms
 taking turns: an arm makes no progress in the other's turns, the turns do
-not overlap and share the time equally.
+not overlap and share the time equally; which mappings hold an arm's
+buffers, and (root) how contiguous their pages are.
 """
 import json
+import mmap
 import os
 import subprocess
 import sys
@@ -12,7 +14,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sliced_pair import running_ns, window_iops  # noqa: E402
+from sliced_pair import (buffer_layout, buffer_mappings,  # noqa: E402
+                         page_adjacency, running_ns, window_iops)
 
 # An arm: prints its busy loop's iteration count, with CLOCK_MONOTONIC, as
 # often as it can (about every millisecond) until SIGTERM.
@@ -44,6 +47,56 @@ class WindowTest(unittest.TestCase):
             window_iops(1000, running, 0, 2_000_000_000), 2000.0)
         with self.assertRaises(ValueError):
             window_iops(1, running, 300_000_000, 900_000_000)
+
+
+# /proc/PID/maps of an arm with 32 MiB of buffers: blkperf's one mapping,
+# t/io_uring's 32 glibc mmaps of 1 MiB + 8 KiB merged into one, a thread
+# stack, a file, a guard area and a malloc heap; then one under 1 MiB.
+MAPS = """\
+7f0000000000-7f0002000000 rw-p 00000000 00:00 0 
+7f1000000000-7f1002040000 rw-p 00000000 00:00 0 
+7f2000000000-7f2000800000 rw-p 00000000 00:00 0 
+7f3000000000-7f3002000000 rw-p 00000000 08:01 42   /data/file
+7f4000000000-7f4002000000 ---p 00000000 00:00 0 
+7f5000000000-7f5004000000 rw-p 00000000 00:00 0 
+"""
+
+
+class LayoutTest(unittest.TestCase):
+    def test_buffer_mappings_are_anonymous_writable_and_large(self):
+        self.assertEqual(buffer_mappings(MAPS),
+                         [(0x7f0000000000, 0x7f0002000000),
+                          (0x7f1000000000, 0x7f1002040000),
+                          (0x7f2000000000, 0x7f2000800000),
+                          (0x7f5000000000, 0x7f5004000000)])
+        self.assertEqual(buffer_mappings(
+            "7f6000000000-7f60000ff000 rw-p 00000000 00:00 0 \n"), [])
+
+    def test_adjacency_counts_neighbours_either_way_among_present_pages(self):
+        # 10-11-12 up, a hole, 20-19 down, then a jump.
+        self.assertEqual(page_adjacency([10, 11, 12, None, 20, 19, 5]),
+                         (6, 3 / 4))
+        self.assertEqual(page_adjacency([7, None, 8]), (2, None))
+        self.assertEqual(page_adjacency([]), (0, None))
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root (page frames)")
+    def test_layout_of_a_mapping_of_our_own(self):
+        size = 40 << 20
+        before = buffer_layout(os.getpid()) or {"pages": 0}
+        buffers = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        try:
+            # The interpreter's own heap moves by a few pages meanwhile.
+            found = buffer_layout(os.getpid())
+            self.assertLess(found["pages"] - before["pages"], 64)  # none in yet
+            for page in range(0, size, 4096):
+                buffers[page] = 1
+            found = buffer_layout(os.getpid())
+            self.assertGreaterEqual(found["pages"] - before["pages"], size // 4096)
+            self.assertLess(found["pages"] - before["pages"], size // 4096 + 64)
+            self.assertGreaterEqual(found["adjacent"], 0.0)
+            self.assertLessEqual(found["adjacent"], 1.0)
+        finally:
+            buffers.close()
 
 
 def make_freezer(name):
