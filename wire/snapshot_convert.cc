@@ -403,6 +403,13 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   }
   proto->set_split_strategy(s.split_strategy);
   DeviceCountersToProto(s.device, proto->mutable_device());
+  if (s.buffer_placement.read || !s.buffer_placement.unreadable.empty()) {
+    v1::BufferPlacement* placement = proto->mutable_buffer_placement();
+    placement->set_read(s.buffer_placement.read);
+    placement->set_unreadable(s.buffer_placement.unreadable);
+    placement->set_pages_present(s.buffer_placement.pages_present);
+    placement->set_adjacent_share(s.buffer_placement.adjacent_share);
+  }
   for (const PhaseSnapshot& phase : s.phases) {
     v1::Phase* out = proto->add_phases();
     out->set_index(static_cast<uint32_t>(phase.index));
@@ -554,6 +561,17 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   }
   s.split_strategy = proto.split_strategy();
   s.device = DeviceCountersFromProto(proto.device());
+  const v1::BufferPlacement& placement = proto.buffer_placement();
+  // A share outside 0-1 (or NaN) would print as a figure it is not.
+  if (!(placement.adjacent_share() >= 0 && placement.adjacent_share() <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "snapshot.buffer_placement.adjacent_share: ",
+        placement.adjacent_share(), " is not a share between 0 and 1"));
+  }
+  s.buffer_placement = {.read = placement.read(),
+                        .unreadable = placement.unreadable(),
+                        .pages_present = placement.pages_present(),
+                        .adjacent_share = placement.adjacent_share()};
   for (int i = 0; i < proto.phases_size(); ++i) {
     const v1::Phase& in = proto.phases(i);
     PhaseSnapshot phase;

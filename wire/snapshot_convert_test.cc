@@ -1,5 +1,7 @@
 #include "wire/snapshot_convert.h"
 
+#include <cmath>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -510,6 +512,42 @@ TEST(SnapshotProtoTest, BadHistogramNamesTheField) {
   EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(back.status().message()),
               HasSubstr("snapshot.phases[0].total.histogram.count"));
+}
+
+TEST(SnapshotProtoTest, BufferPlacementRoundTripsOnlyOnceThere) {
+  WorkloadSnapshot s;
+  s.total = Counters(-1, 10, 1000);
+  v1::Snapshot running;
+  SnapshotToProto(s, {}, &running);
+  EXPECT_FALSE(running.has_buffer_placement());  // not read while running
+  s.buffer_placement = {.read = true, .pages_present = 8192,
+                        .adjacent_share = 0.25};
+  v1::Snapshot done;
+  SnapshotToProto(s, {}, &done);
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(done);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->buffer_placement.read);
+  EXPECT_EQ(back->buffer_placement.pages_present, 8192u);
+  EXPECT_EQ(back->buffer_placement.adjacent_share, 0.25);
+  s.buffer_placement = {.unreadable = "hidden"};
+  v1::Snapshot hidden;
+  SnapshotToProto(s, {}, &hidden);
+  back = SnapshotFromProto(hidden);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->buffer_placement.read);
+  EXPECT_EQ(back->buffer_placement.unreadable, "hidden");
+}
+
+TEST(SnapshotProtoTest, BufferPlacementShareOutsideZeroToOneNamesTheField) {
+  for (const double bad : {-0.1, 1.5, std::nan("")}) {
+    v1::Snapshot proto;
+    proto.mutable_buffer_placement()->set_read(true);
+    proto.mutable_buffer_placement()->set_adjacent_share(bad);
+    absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+    EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(back.status().message()),
+                HasSubstr("snapshot.buffer_placement.adjacent_share"));
+  }
 }
 
 TEST(StateProtoTest, RoundTrips) {

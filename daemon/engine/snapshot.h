@@ -143,6 +143,24 @@ struct RingSetup {
   std::string clock;
 };
 
+// Where the I/O buffers' 4 KiB pages lay in physical memory, over every
+// submitter's buffers, read from /proc/self/pagemap as each loop ended
+// (daemon/engine/page_placement.h). On 4 KiB pages it moves what plain
+// buffers cost, and so what fixed vs plain buffers show, by a fifth and
+// more at 1 MiB (bench/RESULTS.md).
+struct BufferPlacement {
+  // True once the run has finished and every thread's placement was read.
+  bool read = false;
+  // Why it could not be read (e.g. the kernel hides page frames without
+  // CAP_SYS_ADMIN); empty when read, or while running.
+  std::string unreadable;
+  uint64_t pages_present = 0;
+  // Of the pairs of present pages next to each other in virtual order, the
+  // share whose page frames are next to each other too: 1 = one contiguous
+  // run (hugetlb pages are), near 0 = scattered single pages.
+  double adjacent_share = 0;
+};
+
 // What the block device(s) under the targets did, from /sys/block/<dev>/stat
 // deltas: direct evidence of kernel splitting. Other users of the same device
 // are counted too; the engine cannot know whether there are any.
@@ -270,6 +288,7 @@ struct WorkloadSnapshot {
   std::vector<ErrorSite> error_sites;
   std::string split_strategy;  // the strategy in force now
   DeviceCounters device;       // whole measured run
+  BufferPlacement buffer_placement;
   std::vector<PhaseSnapshot> phases;
   std::vector<AbStrategyResult> ab;  // A/B mode only
   StartTimes start;

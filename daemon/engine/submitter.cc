@@ -203,6 +203,10 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
     } else {
       RunLoop(*shared_cache_);
     }
+    if (io_buffers_.base() != nullptr) {
+      buffer_placement_ =
+          ReadPagePlacement(io_buffers_.base(), io_buffers_.mapped_bytes());
+    }
   }
   start_priority_.Restore();  // the loop did not run, or ended in turn one
   // Before the ring goes away its kernel threads (and their CPU) go too.

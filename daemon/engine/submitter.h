@@ -39,6 +39,7 @@
 #include "daemon/engine/io_buffers.h"
 #include "daemon/engine/io_prep.h"
 #include "daemon/engine/io_shaper.h"
+#include "daemon/engine/page_placement.h"
 #include "daemon/engine/rate_pacer.h"
 #include "daemon/engine/slo_search.h"
 #include "daemon/engine/realtime_priority.h"
@@ -255,6 +256,14 @@ class SubmitterThread {
   const std::vector<std::string>& notes() const { return notes_; }
   // True once the loop has exited and in-flight I/O drained.
   bool exited() const { return exited_.load(std::memory_order_acquire); }
+  // Where this thread's I/O buffers' pages lay when its loop ended
+  // (page_placement.h): read then, once, since the kernel faults plain
+  // read buffers in during the run. An empty placement when the thread
+  // has no buffers (NOP) or its loop never ran. Valid once the workload
+  // has finished (Workload's finished_, which the thread notifies after).
+  const absl::StatusOr<PagePlacement>& buffer_placement() const {
+    return buffer_placement_;
+  }
   // Monotonic ns of this thread's last reap (the end of its measured time).
   int64_t last_reap_ns() const {
     return last_reap_ns_.load(std::memory_order_acquire);
@@ -518,6 +527,7 @@ class SubmitterThread {
   // CPU time at exit (the /proc task entry goes away with the thread).
   std::atomic<double> final_user_seconds_{0};
   std::atomic<double> final_system_seconds_{0};
+  absl::StatusOr<PagePlacement> buffer_placement_ = PagePlacement{};
 
   std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only
 

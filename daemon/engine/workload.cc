@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/common/unique_fd.h"
+#include "daemon/engine/page_placement.h"
 #include "daemon/engine/ring_sizing.h"
 #include "daemon/engine/realtime_priority.h"
 #include "daemon/engine/start_instant.h"
@@ -870,6 +871,23 @@ void Workload::FillErrorSites(WorkloadSnapshot* snapshot) const {
   }
 }
 
+void Workload::FillBufferPlacement(BufferPlacement* placement) const {
+  if (spec_.spec.nop) return;  // NOPs carry no buffers
+  internal::PagePlacement all;
+  for (const auto& submitter : submitters_) {
+    const absl::StatusOr<internal::PagePlacement>& mine =
+        submitter->buffer_placement();
+    if (!mine.ok()) {
+      placement->unreadable = std::string(mine.status().message());
+      return;
+    }
+    all.Merge(*mine);
+  }
+  placement->read = true;
+  placement->pages_present = all.pages_present;
+  placement->adjacent_share = all.AdjacentShare();
+}
+
 StartTimes Workload::StartTimesNow() const {
   StartTimes start;
   start.scheduled_monotonic_ns = scheduled_ns_.load();
@@ -920,6 +938,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     last_reap = std::max(last_reap, submitter->last_reap_ns());
   }
   if (!submitters_.empty()) snapshot.ring = submitters_[0]->ring_setup();
+  if (finished) FillBufferPlacement(&snapshot.buffer_placement);
   FillGroups(&snapshot);
   snapshot.notes = notes_;
   snapshot.start = StartTimesNow();

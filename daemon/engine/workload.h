@@ -181,6 +181,8 @@ class Workload {
   void SampleIoWorkers() const;
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
+  // Once finished: every submitter's buffer placement, merged.
+  void FillBufferPlacement(BufferPlacement* placement) const;
   // Waits until `when_ns` (CLOCK_MONOTONIC); false once the workload ended.
   bool WaitUntil(int64_t when_ns);
   // spec.slo: steps through the search (slo_search.h) on the driver thread,

@@ -373,6 +373,23 @@ TEST_F(WorkloadTest, PlainBuffersAndUnregisteredFilesWork) {
   EXPECT_FALSE(s.ring.registered_files);
 }
 
+TEST_F(WorkloadTest, FinishedRunSaysWhereItsBufferPagesLay) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (page frames: CAP_SYS_ADMIN)";
+  for (const bool fixed : {true, false}) {
+    WorkloadSpec spec = FileSpec();  // QD16 x 4 KiB: 16 pages a thread
+    spec.fixed_buffers = fixed;
+    const WorkloadSnapshot s = RunToEnd(spec);
+    ExpectClean(s, 4096);
+    ASSERT_TRUE(s.buffer_placement.read) << s.buffer_placement.unreadable;
+    // Registered buffers are faulted in at registration; plain ones by the
+    // first read into them, and 2,000 reads at QD16 use every slot.
+    EXPECT_EQ(s.buffer_placement.pages_present, 16 * s.threads.size())
+        << "fixed=" << fixed;
+    EXPECT_GE(s.buffer_placement.adjacent_share, 0.0);
+    EXPECT_LE(s.buffer_placement.adjacent_share, 1.0);
+  }
+}
+
 TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
   WorkloadSpec spec;
   spec.nop = true;
@@ -393,6 +410,8 @@ TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
   EXPECT_EQ(s.ring.wait_bound, "ring_tick");
   EXPECT_THAT(s.ring.clock, testing::AnyOf("tsc", "clock_monotonic"));
   EXPECT_THAT(s.notes, testing::Contains(HasSubstr("IORING_OP_NOP")));
+  EXPECT_FALSE(s.buffer_placement.read);  // no buffers to place
+  EXPECT_EQ(s.buffer_placement.unreadable, "");
 }
 
 TEST_F(WorkloadTest, NopRefusesLiveSplitSwitches) {
