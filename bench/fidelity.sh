@@ -585,11 +585,12 @@ run_arms() {
   fi
   local how=$mode
   [[ $mode != sequential && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="$mode, own devices"
-  local pages adjacent
+  local adjacent
   for arm in A B; do
     read -r iops rps < "$work/$arm"
-    pages='' adjacent=''
-    [[ $mode == sliced && -s $work/$arm.layout ]] && read -r pages adjacent < "$work/$arm.layout"
+    adjacent=''
+    # "PAGES SHARE"; a local named pages would hide --pages from tio_command.
+    [[ $mode == sliced && -s $work/$arm.layout ]] && read -r _ adjacent < "$work/$arm.layout"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
       "$iops" "${rps:-}" "$how" "${adjacent:-}" >> "$results"
   done
