@@ -73,6 +73,19 @@
 #     bench/RESULTS.md), so A starts first in even rounds and B in odd ones,
 #     and a pair of rounds, each arm first once, is one sample (the
 #     geometric mean of its two ratios); --rounds must be even.
+#   cross: sliced, but each sliced pair is one arm of both tools: blkperf's
+#     arm A against t/io_uring's arm A, then blkperf's B against
+#     t/io_uring's B (which arm's pair runs first alternates every round,
+#     as which tool starts first does). Like meets like, so whatever a
+#     start order or the memory of the moment does to an arm does it to
+#     both tools' arm alike; a pairing of two unlike arms (fixed against
+#     plain) is hit unequally by them, and each tool's pairing runs at
+#     another moment. Each tool's ratio A/B is still its two arms' IOPS,
+#     now from two pairings in a row; the difference is the median over
+#     pairs of rounds of the paired difference of that round pair's
+#     ratios, in which the drift between the two pairings cancels (it is
+#     (bA/tA)/(bB/tB) - 1 times t/io_uring's ratio). Experiments without a
+#     t/io_uring switch run sliced.
 #   sequential: the arms run alone, back to back on --cpu, in an order
 #     alternated every round.
 #   auto (default): shared on the cached file and zram, sliced on loop.
@@ -117,11 +130,13 @@
 # task's affinity), and a CPU share equal to the other arm's. The loop
 # device's own kernel workers (an unbound workqueue) are not held: both
 # arms share them.
-# Judging 0.03: a round gives each tool one paired ratio A/B. The table has
-# each tool's median over the rounds, their difference, a 95% interval of
-# the difference bootstrapped over whole rounds (2,000 resamples), and a
-# verdict: "yes" when the whole interval lies within +-0.03, "NO" when it
-# lies wholly outside, else "open" (the rounds cannot tell).
+# Judging 0.03 (bench/lib/fidelity_report.py): a round gives each tool one
+# paired ratio A/B. The table has each tool's median over the rounds, their
+# difference (across tools: the median of each sample's difference), a 95%
+# interval of the difference bootstrapped over whole rounds (2,000
+# resamples), and a verdict: "yes" when the whole interval lies within
+# +-0.03, "NO" when it lies wholly outside, else "open" (the rounds cannot
+# tell).
 # Queue depth / batch: 128 / 32 below 128 KiB, 32 / 8 from 128 KiB.
 #
 # Targets:
@@ -156,7 +171,7 @@ pages=normal
 primer_mib=1024
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|sequential] [--slice S] [--pages normal|huge] [--primer MIB, 0 = off] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|cross|sequential] [--slice S] [--pages normal|huge] [--primer MIB, 0 = off] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -178,7 +193,7 @@ done
 # t/io_uring prints a sample a second and the first is warm-up: with -r 2
 # it often prints only one.
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (the first is warm-up; t/io_uring needs 2 samples after it)" >&2; exit 2; }
-[[ $pairing =~ ^(auto|shared|sliced|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced or sequential, not '${pairing:0:40}'" >&2; exit 2; }
+[[ $pairing =~ ^(auto|shared|sliced|cross|sequential)$ ]] || { echo "--pairing must be auto, shared, sliced, cross or sequential, not '${pairing:0:40}'" >&2; exit 2; }
 # Sliced and own-device rounds are judged in pairs (each arm first, or on
 # each device, once): an odd last round would be left out unseen. Only the
 # cached file, shared, has neither.
@@ -189,8 +204,8 @@ fi
 # Sliced (the loop device under auto), an arm has half of each round's
 # seconds: at 3 s a t/io_uring arm could print no sample after its 2 s
 # warm-up (seen on loop at 1 MiB).
-if [[ $pairing == sliced || ($pairing == auto && ,$targets, == *,loop,*) ]] && ((runtime < 4)); then
-  echo "--runtime must be at least 4 s with sliced pairing (the loop device's under auto): each arm runs half the round" >&2
+if [[ $pairing == sliced || $pairing == cross || ($pairing == auto && ,$targets, == *,loop,*) ]] && ((runtime < 4)); then
+  echo "--runtime must be at least 4 s with sliced or cross pairing (the loop device's under auto): each arm runs half the round" >&2
   exit 2
 fi
 [[ $pages =~ ^(normal|huge)$ ]] || { echo "--pages must be normal or huge, not '${pages:0:40}'" >&2; exit 2; }
@@ -510,7 +525,7 @@ primer_stop() {
 # in that window: blkperf's window is its report's (ramp end to stop),
 # t/io_uring's the per-second samples after its first 2 s (which cover
 # about 1 s of its running), ending at its last sample.
-sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
+sliced_run() {  # $1 / $2 = arm A's / B's tool (blkperf | tio), $3 / $4 = their commands
   local turn=$slice
   # A frozen arm's I/Os in flight complete in the other arm's turn: turns
   # long enough that they are under about 1 % of a turn's I/Os.
@@ -522,33 +537,57 @@ sliced_run() {  # $1 = blkperf | tio, $2 / $3 = the arms' commands
   fi
   # sliced_pair.py starts and thaws its first --arm first: A in even
   # rounds, B in odd ones.
-  local -a arm_a=(--arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$2")
-  local -a arm_b=(--arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$3")
+  local -a arm_a=(--arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$3")
+  local -a arm_b=(--arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$4")
+  local -A tool=([A]=$1 [B]=$2)
   local -a first=("${arm_a[@]}") second=("${arm_b[@]}")
   if ((r % 2)); then first=("${arm_b[@]}") second=("${arm_a[@]}"); fi
   python3 bench/lib/sliced_pair.py run --slice "$turn" \
-    --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf ]] && echo TERM || echo INT)" \
+    --seconds "$((2 * runtime))" --stop "$([[ $1$2 == blkperfblkperf ]] && echo TERM || echo INT)" \
     --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
     --layout "${first[@]}" "${second[@]}" ||
-    { echo "sliced run failed: $2 / $3: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
+    { echo "sliced run failed: $3 / $4: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
   local arm
   for arm in A B; do
-    python3 bench/lib/sliced_pair.py iops --tool "$1" --arm "$arm" \
+    python3 bench/lib/sliced_pair.py iops --tool "${tool[$arm]}" --arm "$arm" \
       "$work/sliced.json" > "$work/$arm" || return 1
     python3 bench/lib/sliced_pair.py layout --arm "$arm" \
       "$work/sliced.json" > "$work/$arm.layout" || return 1
   done
 }
 blkperf_sliced() {
-  sliced_run blkperf \
-    "$blkperfd run $(blkperf_args "${arm_paths[r % 2]}") --runtime=1h $1" \
-    "$blkperfd run $(blkperf_args "${arm_paths[1 - r % 2]}") --runtime=1h $2"
+  sliced_run blkperf blkperf "$(blkperf_sliced_command "${arm_paths[r % 2]}" "$1")" \
+    "$(blkperf_sliced_command "${arm_paths[1 - r % 2]}" "$2")"
+}
+blkperf_sliced_command() {  # $1 = target, $2 = the arm's flags
+  echo "$blkperfd run $(blkperf_args "$1") --runtime=1h $2"
+}
+tio_sliced_command() {  # $1 = target, $2 = the arm's flags
+  # Stopped by SIGINT long before its -r.
+  # shellcheck disable=SC2086  # the arm's flags are a word list
+  echo "stdbuf -oL $(tio_command "$1" "$((2 * runtime + 30))" $2)"
 }
 tio_sliced() {
-  local long=$((2 * runtime + 30))  # stopped by SIGINT before this
-  # shellcheck disable=SC2086  # the arms' flags are word lists
-  sliced_run tio "stdbuf -oL $(tio_command "${arm_paths[r % 2]}" "$long" $1)" \
-    "stdbuf -oL $(tio_command "${arm_paths[1 - r % 2]}" "$long" $2)"
+  sliced_run tio tio "$(tio_sliced_command "${arm_paths[r % 2]}" "$1")" \
+    "$(tio_sliced_command "${arm_paths[1 - r % 2]}" "$2")"
+}
+# Cross pairing: blkperf's arm $1 (A or B) of experiment $e against
+# t/io_uring's, sliced (blkperf in cgroup A, t/io_uring in B; blkperf
+# starts first in even rounds); appends both tools' rows for that arm.
+cross_sliced() {
+  local blkperf_flags=${bA[$e]} tio_flags=${tA[$e]} tool cg iops adjacent
+  [[ $1 == B ]] && blkperf_flags=${bB[$e]} tio_flags=${tB[$e]}
+  primed sliced_run blkperf tio "$(blkperf_sliced_command "$path" "$blkperf_flags")" \
+    "$(tio_sliced_command "$path" "$tio_flags")" || exit 1
+  for tool in blkperf t_io_uring; do
+    cg=A
+    [[ $tool == blkperf ]] || cg=B
+    read -r iops _ < "$work/$cg"
+    adjacent=''
+    [[ -s $work/$cg.layout ]] && read -r _ adjacent < "$work/$cg.layout"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$1" \
+      "$iops" "sliced, across tools" "$adjacent" >> "$results"
+  done
 }
 
 # Both arms of experiment $e in tool $1 (blkperf or t_io_uring), round $r,
@@ -653,7 +692,16 @@ for t in "${target_list[@]}"; do
         [[ $e == huge_vs_normal ]] && ((!huge_ok)) && continue
         # Which tool runs first alternates too: the arms of the tool that
         # runs second set up in the memory the first one's just gave back.
-        if [[ -z ${tA[$e]:-} ]]; then run_arms blkperf
+        if [[ $mode == cross && -z ${tA[$e]:-} ]]; then
+          mode=sliced
+          run_arms blkperf
+          mode=cross
+        elif [[ $mode == cross ]]; then
+          # The order of the arms' pairs alternates every two rounds, so
+          # each meets each start order of the tools.
+          if (((r / 2) % 2)); then cross_sliced B; cross_sliced A
+          else cross_sliced A; cross_sliced B; fi
+        elif [[ -z ${tA[$e]:-} ]]; then run_arms blkperf
         elif ((r % 2)); then run_arms t_io_uring; run_arms blkperf
         else run_arms blkperf; run_arms t_io_uring; fi
       done
@@ -672,83 +720,6 @@ echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing
 if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
 echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --primer $primer_mib --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
+echo "# difference: blkperf's ratio minus t/io_uring's; across tools (--pairing cross), the median of the paired differences of each pair of rounds"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
-python3 - "$results" <<'PY'
-import collections, random, statistics, sys
-runs = collections.defaultdict(list)   # (target, bs, exp, tool, arm) -> iops by round
-rps = collections.defaultdict(list)    # requests per SQE
-layout = collections.defaultdict(list) # buffer pages physically adjacent
-pairing = {}
-order = []
-for line in open(sys.argv[1]):
-    if line.startswith("#"):
-        continue
-    t, bs, e, tool, arm, iops, r, mode, adjacent = line.rstrip("\n").split("\t")
-    if (t, bs, e) not in order:
-        order.append((t, bs, e))
-    pairing[t, bs, e] = mode
-    runs[t, bs, e, tool, arm].append(float(iops))
-    if r:
-        rps[t, bs, e, arm].append(float(r))
-    if adjacent:
-        layout[t, bs, e, tool, arm].append(float(adjacent))
-def round_ratios(t, bs, e, tool):
-    a, b = runs.get((t, bs, e, tool, "A")), runs.get((t, bs, e, tool, "B"))
-    if not a or not b:
-        return None
-    r = [x / y for x, y in zip(a, b)]
-    if pairing[t, bs, e].endswith("own devices") or pairing[t, bs, e].startswith("sliced"):
-        # The arms swap devices every round, and two devices of one kind
-        # need not be alike (two zram devices differed by 1.4 x at 128 KiB);
-        # sliced, the arm that starts first is slower all round, and A and
-        # B take turns starting: a pair of rounds, each arm once on each
-        # device or once first, is one sample.
-        r = [(r[i] * r[i + 1]) ** 0.5 for i in range(0, len(r) - 1, 2)]
-    return r
-def interval(t, bs, e):
-    # Rounds are resampled whole: both tools' pairs of a round stay together.
-    pb, pt = round_ratios(t, bs, e, "blkperf"), round_ratios(t, bs, e, "t_io_uring")
-    n = min(len(pb), len(pt))
-    rng = random.Random(13)
-    d = []
-    for _ in range(2000):
-        s = [rng.randrange(n) for _ in range(n)]
-        d.append(statistics.median(pb[i] for i in s) - statistics.median(pt[i] for i in s))
-    d.sort()
-    return d[50], d[1949]
-def spread(t, bs, e):
-    return max(max(v) / min(v) for k, v in runs.items() if k[:3] == (t, bs, e))
-print("| experiment | bs | target | pairing | blkperf ratio | t/io_uring ratio | difference | 95% interval | within 0.03? | spread |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for t, bs, e in order:
-    b = statistics.median(round_ratios(t, bs, e, "blkperf"))
-    tr = round_ratios(t, bs, e, "t_io_uring")
-    note = ""
-    # The device's counters are the whole device's: arms on one device at
-    # once (shared) mix; each on its own device, or alone, do not.
-    own = pairing[t, bs, e] == "sequential" or pairing[t, bs, e].endswith("own devices")
-    if e == "split_none_vs_limits" and rps.get((t, bs, e, "A")) and own:
-        note = " (req/SQE %.2f vs %.2f)" % (statistics.median(rps[t, bs, e, "A"]),
-                                           statistics.median(rps[t, bs, e, "B"]))
-    head = f"| {e} | {bs} | {t} | {pairing[t, bs, e]} | {b:.3f}{note}"
-    if tr is None:
-        print(f"{head} | n/a | n/a | n/a | n/a | {spread(t, bs, e):.2f} |")
-    else:
-        k = statistics.median(tr)
-        lo, hi = interval(t, bs, e)
-        verdict = "yes" if -0.03 <= lo and hi <= 0.03 else "NO" if lo > 0.03 or hi < -0.03 else "open"
-        print(f"{head} | {k:.3f} | {b - k:+.3f} | {lo:+.3f} to {hi:+.3f} | {verdict} | {spread(t, bs, e):.2f} |")
-# Sliced rows: how contiguous each arm's buffer pages were (on 4 KiB pages
-# it moves a plain arm's IOPS by up to a fifth at 1 MiB).
-notes = []
-for t, bs, e in order:
-    arms = [(tool, arm, statistics.median(layout[t, bs, e, tool, arm]))
-            for tool in ("blkperf", "t_io_uring") for arm in "AB"
-            if layout.get((t, bs, e, tool, arm))]
-    if arms:
-        notes.append(f"# {e} {bs} {t}: " + ", ".join(
-            f"{tool} {arm} {m:.2f}" for tool, arm, m in arms))
-if notes:
-    print("\n# buffer pages physically next to the page before (median over the rounds, read at each sliced round's end):")
-    print("\n".join(notes))
-PY
+python3 bench/lib/fidelity_report.py "$results"
