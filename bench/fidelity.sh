@@ -128,8 +128,15 @@
 # a cpuset of --cpu, which also holds the io-wq workers the kernel starts
 # for it (zram punts every I/O to one; they follow the cpuset, not the
 # task's affinity), and a CPU share equal to the other arm's. The loop
-# device's own kernel workers (an unbound workqueue) are not held: both
-# arms share them.
+# device's own kernel workers belong to an unbound workqueue, which no
+# cgroup holds: with --loop-workers cpu (default) the script sets the
+# unbound workqueues' CPU mask (/sys/devices/virtual/workqueue/cpumask,
+# every unbound workqueue's) to --cpu while a loop target runs and puts it
+# back after, so each arm's turn pays for all its device's work; with
+# --loop-workers any they run wherever the scheduler puts them, in part on
+# another CPU alongside the arm, by how much depending on each tool's
+# submission rhythm (at 16 KiB plain, 3-5 % more IOPS for blkperf's arm
+# than t/io_uring's that way, none held: bench/RESULTS.md).
 # Judging 0.03 (bench/lib/fidelity_report.py): a round gives each tool one
 # paired ratio A/B. The table has each tool's median over the rounds, their
 # difference (across tools: the median of each sample's difference), a 95%
@@ -169,9 +176,10 @@ pairing=auto
 slice=auto
 pages=normal
 primer_mib=1024
+loop_workers=cpu
 raw=
 cache=${FIDELITY_CACHE:-/var/cache/blkperf-fidelity}
-usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|cross|sequential] [--slice S] [--pages normal|huge] [--primer MIB, 0 = off] [--raw FILE]"
+usage="usage: $0 [--targets zram,file,loop] [--bs 4k,...] [--experiments a,b] [--rounds N, even unless sequential or only the file shared] [--runtime S>=3, >=4 sliced] [--cpu C] [--pairing auto|shared|sliced|cross|sequential] [--slice S] [--pages normal|huge] [--primer MIB, 0 = off] [--loop-workers cpu|any] [--raw FILE]"
 while (($#)); do
   case "$1" in
     --targets) targets=$2; shift 2 ;;
@@ -184,6 +192,7 @@ while (($#)); do
     --slice) slice=$2; shift 2 ;;
     --pages) pages=$2; shift 2 ;;
     --primer) primer_mib=$2; shift 2 ;;
+    --loop-workers) loop_workers=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -209,6 +218,7 @@ if [[ $pairing == sliced || $pairing == cross || ($pairing == auto && ,$targets,
   exit 2
 fi
 [[ $pages =~ ^(normal|huge)$ ]] || { echo "--pages must be normal or huge, not '${pages:0:40}'" >&2; exit 2; }
+[[ $loop_workers =~ ^(cpu|any)$ ]] || { echo "--loop-workers must be cpu or any, not '${loop_workers:0:40}'" >&2; exit 2; }
 blkperf_pages=off
 [[ $pages == huge ]] && blkperf_pages=on
 [[ $slice == auto || $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be auto or seconds (0.1), not '${slice:0:40}'" >&2; exit 2; }
@@ -236,8 +246,11 @@ loop_dev=
 loop_second=  # sliced and shared pairing: a second loop device
 own_paths=()
 old_hugepages=$(cat /proc/sys/vm/nr_hugepages)
+unbound_mask_file=/sys/devices/virtual/workqueue/cpumask
+old_unbound_mask=  # set while the unbound workqueues are held to --cpu
 cleanup() {
   primer_stop
+  release_unbound_workers
   remove_loop_devices
   arm_cgroups_remove
   ((zram_set)) && reset_zram zram0
@@ -285,6 +298,7 @@ setup_target() {
       dd if=/dev/urandom of="$path" bs=1M count=1024 status=none
       cat "$path" > /dev/null ;;  # into the page cache
     loop)
+      hold_unbound_workers || return 1
       loop_dev=$(add_loop_device "$work/loop.img")
       path=$loop_dev direct=1 ;;
     *) echo "unknown target $1" >&2; return 1 ;;
@@ -298,6 +312,25 @@ setup_target() {
     loop_second=$(add_loop_device "$work/loop2.img")
     own_paths=("$loop_dev" "$loop_second")
   fi
+}
+
+# --loop-workers cpu: every unbound workqueue's workers (the loop
+# device's among them) to --cpu only, until release_unbound_workers puts
+# the old mask back. The mask is comma-separated 32-bit hex words.
+hold_unbound_workers() {
+  [[ $loop_workers == cpu ]] || return 0
+  [[ -w $unbound_mask_file ]] ||
+    { echo "--loop-workers cpu: $unbound_mask_file is not writable" >&2; return 1; }
+  old_unbound_mask=$(< "$unbound_mask_file")
+  local mask i
+  mask=$(printf '%x' $((1 << (cpu % 32))))
+  for ((i = 0; i < cpu / 32; i++)); do mask+=,00000000; done
+  echo "$mask" > "$unbound_mask_file"
+}
+release_unbound_workers() {
+  [[ -n $old_unbound_mask ]] || return 0
+  echo "$old_unbound_mask" > "$unbound_mask_file"
+  old_unbound_mask=
 }
 
 # Attaches a loop device over a new 1 GiB file $1 of random data, kept in
@@ -710,15 +743,15 @@ for t in "${target_list[@]}"; do
   done
   remove_second_zram
   if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
-  if [[ $t == loop ]]; then remove_loop_devices; fi
+  if [[ $t == loop ]]; then remove_loop_devices; release_unbound_workers; fi
 done
 
 if [[ -n $raw ]]; then
   { printf '# target\tbs\texperiment\ttool\tarm\tiops\trequests_per_sqe\tpairing\tbuffer_adjacent\n'; cat "$results"; } > "$raw"
 fi
-echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, pages $pages, primer ${primer_mib} MiB, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, pairing $pairing, pages $pages, primer ${primer_mib} MiB, loop workers $loop_workers, cpu $cpu, ${rounds} rounds x ${runtime}s, load before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -s $work/devices ]]; then sort -u "$work/devices" | sed 's/^/# /'; fi
-echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --primer $primer_mib --cpu $cpu"
+echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments $experiments --rounds $rounds --runtime $runtime --pairing $pairing --slice $slice --pages $pages --primer $primer_mib --loop-workers $loop_workers --cpu $cpu"
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# difference: blkperf's ratio minus t/io_uring's; across tools (--pairing cross), the median of the paired differences of each pair of rounds"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
