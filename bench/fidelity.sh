@@ -55,8 +55,9 @@
 #     lockstep (two blkperf arms gave the same IOPS to 0.01 % whatever the
 #     experiment), so on zram each arm reads a zram device of its own (a
 #     second one is added, the same size, filled; the arms swap devices
-#     every round); the loop device's workqueue cannot be held to the arms'
-#     CPU, so loop runs sliced.
+#     every round); the loop device's workqueue is one for both arms and
+#     no cgroup holds it (its CPU mask is every unbound workqueue's, see
+#     --loop-workers), so loop runs sliced.
 #   sliced: both arms' processes run for the whole round, one at a time:
 #     bench/lib/sliced_pair.py freezes one arm's cgroup and thaws the
 #     other's in turns of --slice seconds for 2 x --runtime, so each runs
