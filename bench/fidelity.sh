@@ -573,17 +573,17 @@ sliced_run() {  # $1 / $2 = arm A's / B's tool (blkperf | tio), $3 / $4 = their 
   # rounds, B in odd ones.
   local -a arm_a=(--arm A "${arm_cgroup_dirs[A]}" "${arm_cgroup_freezer[A]}" "$3")
   local -a arm_b=(--arm B "${arm_cgroup_dirs[B]}" "${arm_cgroup_freezer[B]}" "$4")
-  local -A tool=([A]=$1 [B]=$2)
+  local -A arm_tool=([A]=$1 [B]=$2)
   local -a first=("${arm_a[@]}") second=("${arm_b[@]}")
   if ((r % 2)); then first=("${arm_b[@]}") second=("${arm_a[@]}"); fi
   python3 bench/lib/sliced_pair.py run --slice "$turn" \
-    --seconds "$((2 * runtime))" --stop "$([[ $1$2 == blkperfblkperf ]] && echo TERM || echo INT)" \
+    --seconds "$((2 * runtime))" --stop "$([[ $1 == blkperf && $2 == blkperf ]] && echo TERM || echo INT)" \
     --controller_cpu "$controller_cpu" --out "$work/sliced.json" \
     --layout "${first[@]}" "${second[@]}" ||
     { echo "sliced run failed: $3 / $4: $(tail -n 3 "$work/sliced.json".A.err "$work/sliced.json".B.err)" >&2; return 1; }
   local arm
   for arm in A B; do
-    python3 bench/lib/sliced_pair.py iops --tool "${tool[$arm]}" --arm "$arm" \
+    python3 bench/lib/sliced_pair.py iops --tool "${arm_tool[$arm]}" --arm "$arm" \
       "$work/sliced.json" > "$work/$arm" || return 1
     python3 bench/lib/sliced_pair.py layout --arm "$arm" \
       "$work/sliced.json" > "$work/$arm.layout" || return 1
@@ -609,25 +609,18 @@ tio_sliced() {
 # t/io_uring's, sliced (blkperf in cgroup A, t/io_uring in B; blkperf
 # starts first in even rounds); appends both tools' rows for that arm.
 cross_sliced() {
-  local blkperf_flags=${bA[$e]} tio_flags=${tA[$e]} tool cg iops adjacent
+  local blkperf_flags=${bA[$e]} tio_flags=${tA[$e]}
   [[ $1 == B ]] && blkperf_flags=${bB[$e]} tio_flags=${tB[$e]}
   primed sliced_run blkperf tio "$(blkperf_sliced_command "$path" "$blkperf_flags")" \
     "$(tio_sliced_command "$path" "$tio_flags")" || exit 1
-  for tool in blkperf t_io_uring; do
-    cg=A
-    [[ $tool == blkperf ]] || cg=B
-    read -r iops _ < "$work/$cg"
-    adjacent=''
-    [[ -s $work/$cg.layout ]] && read -r _ adjacent < "$work/$cg.layout"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$1" \
-      "$iops" "sliced, across tools" "$adjacent" >> "$results"
-  done
+  append_result blkperf "$1" A "sliced, across tools"
+  append_result t_io_uring "$1" B "sliced, across tools"
 }
 
 # Both arms of experiment $e in tool $1 (blkperf or t_io_uring), round $r,
 # paired per $mode; appends them to $results.
 run_arms() {
-  local tool=$1 a b arm iops rps
+  local tool=$1 a b arm
   if [[ $tool == blkperf ]]; then
     a=${bA[$e]} b=${bB[$e]}
   else
@@ -658,15 +651,22 @@ run_arms() {
   fi
   local how=$mode
   [[ $mode != sequential && ${arm_paths[0]} != "${arm_paths[1]}" ]] && how="$mode, own devices"
-  local adjacent
   for arm in A B; do
-    read -r iops rps < "$work/$arm"
-    adjacent=''
-    # "PAGES SHARE"; a local named pages would hide --pages from tio_command.
-    [[ $mode == sliced && -s $work/$arm.layout ]] && read -r _ adjacent < "$work/$arm.layout"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$tool" "$arm" \
-      "$iops" "${rps:-}" "$how" "${adjacent:-}" >> "$results"
+    append_result "$tool" "$arm" "$arm" "$how"
   done
+}
+
+# Appends to $results the row of tool $1's arm $2 of experiment $e, whose
+# run wrote "IOPS [REQUESTS_PER_SQE]" to $work/$3 (and, sliced, "PAGES
+# SHARE" to $work/$3.layout), paired as $4 says.
+append_result() {
+  local iops rps adjacent=''
+  read -r iops rps < "$work/$3"
+  # Only a sliced run reads the layout: an older file may be left over.
+  # (A local named pages would hide --pages from tio_command.)
+  [[ $4 == sliced* && -s $work/$3.layout ]] && read -r _ adjacent < "$work/$3.layout"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$bs" "$e" "$1" "$2" \
+    "$iops" "${rps:-}" "$4" "$adjacent" >> "$results"
 }
 
 # Experiment definitions: name, blkperf A, blkperf B, t/io_uring A, B.

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/common/unique_fd.h"
 
 namespace blkperf::internal {
 namespace {
@@ -52,8 +53,10 @@ void CountPagemapEntries(absl::Span<const uint64_t> entries,
 
 absl::StatusOr<PagePlacement> ReadPagePlacement(const void* begin,
                                                 size_t bytes) {
-  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::ErrnoToStatus(errno, "open /proc/self/pagemap");
+  const UniqueFd pagemap(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  if (!pagemap.valid()) {
+    return absl::ErrnoToStatus(errno, "open /proc/self/pagemap");
+  }
   const uint64_t first = reinterpret_cast<uintptr_t>(begin) / kPageBytes;
   const uint64_t pages = (bytes + kPageBytes - 1) / kPageBytes;
   PagePlacement placement;
@@ -63,12 +66,12 @@ absl::StatusOr<PagePlacement> ReadPagePlacement(const void* begin,
   for (uint64_t done = 0; done < pages;) {
     const size_t want = static_cast<size_t>(
         std::min<uint64_t>(kEntriesPerRead, pages - done));
-    const ssize_t got = pread(fd, entries.data(), want * sizeof(uint64_t),
-                              static_cast<off_t>((first + done) * 8));
+    const ssize_t got =
+        pread(pagemap.get(), entries.data(), want * sizeof(uint64_t),
+              static_cast<off_t>((first + done) * 8));
     if (got <= 0 || got % 8 != 0) {
-      const int error = got < 0 ? errno : EIO;
-      close(fd);
-      return absl::ErrnoToStatus(error, "read /proc/self/pagemap");
+      return absl::ErrnoToStatus(got < 0 ? errno : EIO,
+                                 "read /proc/self/pagemap");
     }
     const size_t n = static_cast<size_t>(got) / 8;
     for (size_t i = 0; i < n; ++i) {
@@ -78,7 +81,6 @@ absl::StatusOr<PagePlacement> ReadPagePlacement(const void* begin,
                         &placement);
     done += n;
   }
-  close(fd);
   if (placement.pages_present > 0 && !any_frame) {
     return absl::FailedPreconditionError(
         "the kernel hides page frames in /proc/self/pagemap (reading them "
