@@ -144,7 +144,12 @@
 # interval of the difference bootstrapped over whole rounds (2,000
 # resamples), and a verdict: "yes" when the whole interval lies within
 # +-0.03, "NO" when it lies wholly outside, else "open" (the rounds cannot
-# tell).
+# tell). Rows run across tools also get the difference at equal
+# placement: for each arm, round by round, blkperf's IOPS over t/io_uring's
+# fitted to the difference of their buffers' adjacent shares and read
+# where that difference is 0, with its own interval and verdict; what the
+# page allocator gave each tool's buffers no longer counts for or against
+# it (bench/lib/fidelity_report.py says how).
 # Queue depth / batch: 128 / 32 below 128 KiB, 32 / 8 from 128 KiB.
 #
 # Targets:
@@ -756,4 +761,4 @@ echo "# command: bench/fidelity.sh --targets $targets --bs $sizes --experiments 
 echo "# ratio: the median over the rounds of each round's A/B (the arms paired as the pairing column says; sliced or with own devices, of the geometric mean of each two rounds, in which the arms swap devices and which arm starts first); spread: the largest max/min IOPS over the rounds of any one arm of the row"
 echo "# difference: blkperf's ratio minus t/io_uring's; across tools (--pairing cross), the median of the paired differences of each pair of rounds"
 echo "# 95% interval: of the difference, bootstrapped over whole rounds (2,000 resamples); within 0.03: yes = the whole interval within +-0.03, NO = wholly outside, open = the rounds cannot tell"
-python3 bench/lib/fidelity_report.py "$results"
+python3 bench/lib/fidelity_report.py --pages "$pages" "$results"

@@ -3,7 +3,7 @@
 target, each tool's ratio A/B, their difference, a bootstrapped 95%
 interval of the difference and the verdict against the 0.03 bar.
 
-  fidelity_report.py RESULTS.tsv
+  fidelity_report.py [--pages normal|huge] RESULTS.tsv
 
 RESULTS.tsv: one line per arm per round, tab-separated: target, bs,
 experiment, tool (blkperf | t_io_uring), arm (A | B), IOPS, requests per
@@ -19,8 +19,23 @@ A ran against the other tool's arm A, and B against B, so a sample's two
 ratios come from the same two pairings and their difference is taken
 sample by sample (paired); otherwise it is the difference of the tools'
 medians.
+
+At equal placement (across tools, on 4 KiB pages): how contiguous an arm's
+buffer pages are moves its IOPS, the kernel's page allocator decides it,
+and in a pair the arm that faults its buffers in first gets the scattered
+pages. For each arm, round by round, the log of blkperf's IOPS over
+t/io_uring's is fitted (least squares) to the difference of their buffers'
+adjacent shares; the fit's value at a difference of 0 is that arm's tool
+ratio at equal placement. The row's difference at equal placement is
+t/io_uring's ratio times (arm A's tool ratio over arm B's, minus 1), with a
+bootstrap interval over whole rounds (both arms of a round together).
+t/io_uring's ratio there is its median as run. At 16 KiB the two tools'
+shares are not alike: glibc puts a page with a chunk header between
+t/io_uring's buffers, so its share stays under about 0.6 where blkperf's
+reaches 0.75.
 """
 import collections
+import math
 import random
 import statistics
 import sys
@@ -100,6 +115,95 @@ def verdict(lo, hi):
     return "open"
 
 
+def signed(x):
+    """x to 3 decimals with its sign; a rounding's -0 as +0.000."""
+    return f"{round(x, 3) + 0.0:+.3f}"
+
+
+def fit_at_zero(xs, ys):
+    """(intercept, slope) of the least-squares line through (xs, ys); with
+    no spread in xs, the mean of ys and slope 0."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return my, 0.0
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - slope * mx, slope
+
+
+def placement_rounds(results, row, pages="normal"):
+    """[(arm A's log IOPS ratio, its adjacency difference, arm B's, its)],
+    blkperf over t/io_uring, one per round; None unless the row ran across
+    tools on normal pages with every such arm's layout. An arm on hugetlb
+    pages (huge_vs_normal's A) has no placement to match: its difference
+    is 0 in every round."""
+    if not results.across_tools(row) or pages != "normal":
+        return None
+    series = {}
+    for tool in TOOLS:
+        for arm in "AB":
+            iops = results.runs.get((*row, tool, arm), [])
+            layout = results.layout.get((*row, tool, arm), [])
+            if arm == "A" and row[2] == "huge_vs_normal":
+                layout = [0.0] * len(iops)
+            if not iops or len(layout) != len(iops):
+                return None
+            series[tool, arm] = list(zip(iops, layout))
+    n = min(len(v) for v in series.values())
+    if n < 3:
+        return None
+    rounds = []
+    for i in range(n):
+        one = []
+        for arm in "AB":
+            (bi, ba), (ti, ta) = series["blkperf", arm][i], series["t_io_uring", arm][i]
+            one += [math.log(bi / ti), ba - ta]
+        rounds.append(tuple(one))
+    return rounds
+
+
+def matched_difference(rounds, tio_ratio):
+    """The difference of the two tools' ratios at equal placement (see the
+    module's docstring), and each arm's slope."""
+    a0, a_slope = fit_at_zero([r[1] for r in rounds], [r[0] for r in rounds])
+    b0, b_slope = fit_at_zero([r[3] for r in rounds], [r[2] for r in rounds])
+    return tio_ratio * (math.exp(a0 - b0) - 1), a_slope, b_slope
+
+
+def matched_interval(rounds, tio_ratio, resamples=2000, seed=13):
+    rng = random.Random(seed)
+    n = len(rounds)
+    d = sorted(matched_difference([rounds[rng.randrange(n)] for _ in range(n)],
+                                  tio_ratio)[0] for _ in range(resamples))
+    return d[int(0.025 * resamples)], d[int(0.975 * resamples) - 1]
+
+
+def matched_table(results, pages="normal"):
+    """Rows run across tools with layouts: the difference at equal
+    placement. Yields nothing when no row has them."""
+    head = False
+    for row in results.order:
+        rounds = placement_rounds(results, row, pages)
+        if rounds is None:
+            continue
+        if not head:
+            yield ("| experiment | bs | target | difference as run | "
+                   "at equal placement | 95% interval | within 0.03? | "
+                   "slope A, B (log IOPS per adjacent share) |")
+            yield "|---|---|---|---|---|---|---|---|"
+            head = True
+        tio = statistics.median(results.samples(row, "t_io_uring"))
+        blkperf = results.samples(row, "blkperf")
+        as_run = difference(blkperf, results.samples(row, "t_io_uring"),
+                            range(len(blkperf)), True)
+        diff, a_slope, b_slope = matched_difference(rounds, tio)
+        lo, hi = matched_interval(rounds, tio)
+        t, bs, e = row
+        yield (f"| {e} | {bs} | {t} | {signed(as_run)} | {signed(diff)} | "
+               f"{signed(lo)} to {signed(hi)} | {verdict(lo, hi)} | "
+               f"{signed(a_slope)}, {signed(b_slope)} |")
+
+
 def table(results):
     yield ("| experiment | bs | target | pairing | blkperf ratio | "
            "t/io_uring ratio | difference | 95% interval | within 0.03? | "
@@ -145,9 +249,14 @@ def layout_notes(results):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.exit("usage: fidelity_report.py RESULTS.tsv")
-    with open(argv[1]) as f:
+    args = argv[1:]
+    pages = "normal"
+    if args[:1] == ["--pages"] and len(args) == 3 and args[1] in ("normal", "huge"):
+        pages, args = args[1], args[2:]
+    if len(args) != 1:
+        sys.exit("usage: fidelity_report.py [--pages normal|huge] RESULTS.tsv "
+                 "(--pages: the base arms' buffers, as bench/fidelity.sh's)")
+    with open(args[0]) as f:
         results = Results(f)
     print("\n".join(table(results)))
     notes = list(layout_notes(results))
@@ -155,6 +264,12 @@ def main(argv):
         print("\n# buffer pages physically next to the page before (median "
               "over the rounds, read at each sliced round's end):")
         print("\n".join(notes))
+    matched = list(matched_table(results, pages))
+    if matched:
+        print("\n# across tools, the difference at equal placement (each "
+              "arm's blkperf/t_io_uring IOPS fitted to the difference of "
+              "their buffers' adjacent shares, read at 0):")
+        print("\n".join(matched))
 
 
 if __name__ == "__main__":
