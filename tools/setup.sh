@@ -12,7 +12,7 @@ PACKAGES=(
   libfuse3-dev
   libbenchmark-dev libyaml-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
-  iproute2 systemd nodejs gdb openssl
+  iproute2 systemd nodejs gdb openssl strace
 )
 
 SUDO=()

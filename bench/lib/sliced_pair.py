@@ -22,8 +22,9 @@ it ran in that window (window_iops below).
       # with run --layout: the pages in the arm's buffer mappings, and the
       # share of them physically next to the page before (buffer_layout)
 
-DIRS: the arm's cgroup directories (space-separated; the child joins each
-before it execs CMD, and is frozen once it has). CMD is split with shlex; its
+DIRS: the arm's cgroup directories (space-separated; a launcher joins each,
+then execs CMD, which starts frozen and runs first in the arm's first
+turn). CMD is split with shlex; its
 stdout goes line by line into run.json, its stderr to OUT.ARM.err. After
 --seconds of alternation both arms are frozen, sent --stop (TERM, INT) and
 thawed together to exit; that last stretch (a few ms) counts as running
@@ -40,6 +41,8 @@ import subprocess
 import sys
 import threading
 import time
+
+CHRT = "/usr/bin/chrt"
 
 
 def now_ns():
@@ -63,30 +66,29 @@ class Arm:
         with open(self.freeze_file, "w") as f:
             f.write(self.frozen if frozen else self.thawed)
 
+    def launcher(self):
+        """The arm's argv: chrt drops the controller's real-time policy (a
+        real-time task may not join a cpu cgroup without an RT budget:
+        EINVAL), sh joins each of the arm's cgroups (exit 125 if one
+        refuses), then execs the arm's command."""
+        join = ('while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; '
+                'shift; done; shift; exec "$@"')
+        return [CHRT, "--other", "0", "/bin/sh", "-c", join, "sh",
+                *self.dirs, "--", *self.command]
+
     def spawn(self):
-        dirs = self.dirs
-
-        err = self.err
-
-        def enter_cgroups():
-            try:
-                # The controller's real-time policy is not the arm's (and a
-                # real-time task may not join a cpu cgroup without an RT
-                # budget: EINVAL).
-                os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-                for d in dirs:
-                    with open(os.path.join(d, "cgroup.procs"), "w") as f:
-                        f.write(str(os.getpid()))
-            except OSError as e:
-                err.write(f"sliced_pair.py: entering the arm's cgroups: {e}\n")
-                err.flush()
-                raise
-
-        # The cgroup is thawed until the command has exec'd (Popen waits
-        # for that); it is frozen right after, before anything is measured.
+        # Without a preexec_fn, with close_fds=False (this controller's own
+        # files are not inheritable) and an absolute path, Popen starts the
+        # launcher with posix_spawn, which vforks: nothing of the
+        # controller's memory is copied. A forked child of this process
+        # would free its copied page tables and pages on the arm's CPU when
+        # it execs, and the first arm to fault in its buffers would get
+        # those scattered pages (bench/RESULTS.md, 2026-12-05). The arm's
+        # cgroup is frozen at once: the launcher is frozen as it joins it,
+        # and the command starts in the arm's first turn.
         self.process = subprocess.Popen(
-            self.command, stdout=subprocess.PIPE, stderr=self.err, text=True,
-            preexec_fn=enter_cgroups, bufsize=1)
+            self.launcher(), stdout=subprocess.PIPE, stderr=self.err,
+            text=True, bufsize=1, close_fds=False)
         self.set_frozen(True)
 
     def start_reading(self):
