@@ -100,7 +100,9 @@
 # scattered, and the next gets contiguous pages split off large blocks.
 # At 1 MiB on 4 KiB pages that moves a plain arm's IOPS by up to a fifth
 # (the kernel pins and unpins each page per I/O); it was the start-order
-# bias below. With --raw, sliced rows also keep how contiguous each arm's
+# bias below. Pages freed after the primer is ready still go first to the
+# first arm, so bench/lib/sliced_pair.py starts arms through a vforked
+# launcher: a forked copy of itself freed its pages on the arms' CPU. With --raw, sliced rows also keep how contiguous each arm's
 # buffer pages were (the share physically next to the page before, read at
 # the round's end: bench/lib/sliced_pair.py --layout), and the report
 # prints its median per arm. Which tool runs its arms first alternates
