@@ -23,8 +23,9 @@ it ran in that window (window_iops below).
       # share of them physically next to the page before (buffer_layout)
 
 DIRS: the arm's cgroup directories (space-separated; a launcher joins each,
-then execs CMD, which starts frozen and runs first in the arm's first
-turn). CMD is split with shlex; its
+then execs CMD; the arm's freezer cgroup is frozen right after the launcher
+starts, so CMD starts up in the arm's turns, or at most a moment before).
+CMD is split with shlex; its
 stdout goes line by line into run.json, its stderr to OUT.ARM.err. After
 --seconds of alternation both arms are frozen, sent --stop (TERM, INT) and
 thawed together to exit; that last stretch (a few ms) counts as running
@@ -84,8 +85,8 @@ class Arm:
         # would free its copied page tables and pages on the arm's CPU when
         # it execs, and the first arm to fault in its buffers would get
         # those scattered pages (bench/RESULTS.md, 2026-12-05). The arm's
-        # cgroup is frozen at once: the launcher is frozen as it joins it,
-        # and the command starts in the arm's first turn.
+        # cgroup is frozen at once: a launcher that joins it after that is
+        # frozen as it joins, one that joined before is frozen with it.
         self.process = subprocess.Popen(
             self.launcher(), stdout=subprocess.PIPE, stderr=self.err,
             text=True, bufsize=1, close_fds=False)
