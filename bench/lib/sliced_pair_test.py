@@ -103,6 +103,11 @@ class LayoutTest(unittest.TestCase):
             buffers.close()
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def make_freezer(name):
     """A freezer cgroup of our own: (dirs, "FILE FROZEN THAWED")."""
     v1 = "/sys/fs/cgroup/freezer"
@@ -128,7 +133,7 @@ class TurnsTest(unittest.TestCase):
                 args += ["--arm", arm, d, freezer,
                          f"{sys.executable} -c '{COUNTER}'"]
             subprocess.run(args, check=True, timeout=60)
-            run = json.load(open(out))
+            run = json.loads(read(out))
         finally:
             for d, _ in dirs:
                 os.rmdir(d)
@@ -188,8 +193,8 @@ class LauncherTest(unittest.TestCase):
                     "--arm", "B", d, freezer, f"{sys.executable} -c '{WHERE}'"]
             done = subprocess.run(args, capture_output=True, text=True,
                                   timeout=60)
-            err = open(out + ".A.err").read() if os.path.exists(out + ".A.err") else ""
-            run = json.load(open(out)) if os.path.exists(out) else None
+            err = read(out + ".A.err") if os.path.exists(out + ".A.err") else ""
+            run = json.loads(read(out)) if os.path.exists(out) else None
             return done, run, err
         finally:
             os.rmdir(d)
@@ -226,7 +231,7 @@ class LauncherTest(unittest.TestCase):
             subprocess.run(["strace", "-f", "-o", trace, "-e",
                             "trace=fork,vfork,clone,clone3", sys.executable,
                             "-c", code], check=True, capture_output=True)
-            calls = open(trace).read()
+            calls = read(trace)
         finally:
             for f in (trace, trace + ".A.err"):
                 if os.path.exists(f):
