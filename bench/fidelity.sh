@@ -102,8 +102,9 @@
 # (the kernel pins and unpins each page per I/O); it was the start-order
 # bias below. Pages freed after the primer is ready still go first to the
 # first arm, so bench/lib/sliced_pair.py starts arms through a vforked
-# launcher: a forked copy of itself freed its pages on the arms' CPU. With --raw, sliced rows also keep how contiguous each arm's
-# buffer pages were (the share physically next to the page before, read at
+# launcher: a forked copy of itself freed its pages on the arms' CPU.
+# With --raw, sliced rows also keep how contiguous each arm's buffer pages
+# were (the share physically next to the page before, read at
 # the round's end: bench/lib/sliced_pair.py --layout), and the report
 # prints its median per arm. Which tool runs its arms first alternates
 # from round to round, as which arm starts first does.

@@ -192,10 +192,10 @@ def matched_table(results, pages="normal"):
                    "slope A, B (log IOPS per adjacent share) |")
             yield "|---|---|---|---|---|---|---|---|"
             head = True
-        tio = statistics.median(results.samples(row, "t_io_uring"))
         blkperf = results.samples(row, "blkperf")
-        as_run = difference(blkperf, results.samples(row, "t_io_uring"),
-                            range(len(blkperf)), True)
+        tio_samples = results.samples(row, "t_io_uring")
+        as_run = difference(blkperf, tio_samples, range(len(blkperf)), True)
+        tio = statistics.median(tio_samples)
         diff, a_slope, b_slope = matched_difference(rounds, tio)
         lo, hi = matched_interval(rounds, tio)
         t, bs, e = row

@@ -218,26 +218,27 @@ class LauncherTest(unittest.TestCase):
         self.assertIn("/nonexistent-cgroup-dir/cgroup.procs", err)
 
     def test_the_launcher_is_vforked(self):
-        # posix_spawn's vfork shows in strace as vfork or as clone/clone3
-        # with CLONE_VM|CLONE_VFORK; a fork copies the controller.
+        # Arm.spawn itself, with no cgroups to join and a plain file as its
+        # freezer. posix_spawn's vfork shows in strace as vfork or as
+        # clone/clone3 with CLONE_VM|CLONE_VFORK; a fork copies the
+        # controller.
         self.assertIsNotNone(shutil.which("strace"),
                              "strace is needed (tools/setup.sh installs it)")
         trace = tempfile.mktemp(prefix="sliced-pair-strace-")
         code = ("import sys; sys.path.insert(0, %r); import sliced_pair; "
-                "a = sliced_pair.Arm('A', '/tmp', 'x y z', '/bin/true', %r); "
-                "import subprocess; p = subprocess.Popen(a.launcher()[:1] + ['--version'], "
-                "stdout=subprocess.PIPE, stderr=a.err, close_fds=False); p.wait()") % (HERE, trace)
+                "a = sliced_pair.Arm('A', '', %r, '/bin/true', %r); a.spawn(); "
+                "sys.exit(a.process.wait())") % (HERE, f"{trace}.freezer FROZEN THAWED", trace)
         try:
             subprocess.run(["strace", "-f", "-o", trace, "-e",
                             "trace=fork,vfork,clone,clone3", sys.executable,
                             "-c", code], check=True, capture_output=True)
             calls = read(trace)
+            self.assertEqual(read(trace + ".freezer"), "FROZEN")
         finally:
-            for f in (trace, trace + ".A.err"):
+            for f in (trace, trace + ".A.err", trace + ".freezer"):
                 if os.path.exists(f):
                     os.remove(f)
         self.assertRegex(calls, r"vfork\(|CLONE_VFORK")
-
 
 if __name__ == "__main__":
     unittest.main()
