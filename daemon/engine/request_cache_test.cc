@@ -386,6 +386,79 @@ TEST(SharedRequestCacheTest, GetBatchIsThatManyGets) {
       });
 }
 
+// A PutRun leaves a cache as that many Puts would, in their order,
+// flushing where they would: twin caches over twin pools, one given Puts
+// and one a PutRun per batch (PutFitting while room() allows, then Put),
+// compared by what they hand out next.
+template <typename Cache>
+void ExpectPutRunMatchesPuts(
+    std::function<std::unique_ptr<Cache>(SharedRequestPool<Request>*)> make,
+    bool expect_flushes) {
+  constexpr size_t kN = 40;
+  Requests reqs(kN);
+  SharedRequestPool<Request> pool_a(kN), pool_b(kN);
+  pool_a.PutBatch(reqs.data(), kN);
+  pool_b.PutBatch(reqs.data(), kN);
+  std::unique_ptr<Cache> by_put = make(&pool_a), by_run = make(&pool_b);
+  std::mt19937_64 rng(5);
+  size_t puts_past_room = 0;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = rng() % 24;
+    std::vector<Request*> taken = GetUpTo(*by_put, n);
+    ASSERT_EQ(GetUpTo(*by_run, n), taken) << "round " << round;
+    std::shuffle(taken.begin(), taken.end(), rng);
+    for (Request* r : taken) by_put->Put(r);
+    {
+      typename Cache::PutRun run(*by_run);
+      for (Request* r : taken) {
+        if (run.room() > 0) {
+          run.PutFitting(r);
+        } else {
+          run.Put(r);
+          ++puts_past_room;
+        }
+      }
+    }
+    ASSERT_EQ(pool_b.size(), pool_a.size()) << "round " << round;
+  }
+  EXPECT_EQ(puts_past_room > 0, expect_flushes);
+  EXPECT_EQ(DrainCache(*by_run), DrainCache(*by_put));
+}
+
+TEST(PerCpuRequestCacheTest, PutRunIsThatManyPuts) {
+  ExpectPutRunMatchesPuts<PerCpuRequestCache<Request>>(
+      [](SharedRequestPool<Request>* pool) {
+        return std::make_unique<PerCpuRequestCache<Request>>(8, pool);
+      },
+      /*expect_flushes=*/true);
+}
+
+TEST(SharedRequestCacheTest, PutRunIsThatManyPuts) {
+  ExpectPutRunMatchesPuts<SharedRequestCache<Request>>(
+      [](SharedRequestPool<Request>* pool) {
+        return std::make_unique<SharedRequestCache<Request>>(pool);
+      },
+      /*expect_flushes=*/false);  // every Put goes to the pool
+}
+
+TEST(PerCpuRequestCacheTest, PutRunRoomIsWhatFitsBeforeAFlush) {
+  Requests reqs(4);
+  SharedRequestPool<Request> pool(4);
+  auto cache = std::make_unique<PerCpuRequestCache<Request>>(4, &pool);
+  cache->Fill(reqs.data(), 1);
+  {
+    PerCpuRequestCache<Request>::PutRun run(*cache);
+    EXPECT_EQ(run.room(), 3u);
+    run.PutFitting(reqs[1]);
+    run.PutFitting(reqs[2]);
+    EXPECT_EQ(run.room(), 1u);
+    EXPECT_EQ(cache->size(), 1u);  // written back when the run ends
+  }
+  EXPECT_EQ(cache->size(), 3u);
+  EXPECT_EQ(pool.size(), 0u);
+  EXPECT_THAT(DrainCache(*cache), ElementsAre(reqs[2], reqs[1], reqs[0]));
+}
+
 // The engine's code path, written once against either cache type.
 template <typename Cache>
 size_t RunFakeQueue(Cache& cache, int depth) {

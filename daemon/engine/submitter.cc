@@ -792,13 +792,18 @@ inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
   }
 }
 
-template <typename Cache>
-inline void SubmitterThread::Release(Cache& cache, Request* req) {
+template <typename Cache, bool kFits>
+inline void SubmitterThread::Release(typename Cache::PutRun& puts,
+                                     Request* req) {
   if constexpr (!OwnsRequests<Cache>()) {
     by_buffer_[req->buffer] = nullptr;
     free_buffers_[free_buffer_count_++] = req->buffer;
   }
-  cache.Put(req);
+  if constexpr (kFits) {
+    puts.PutFitting(req);
+  } else {
+    puts.Put(req);
+  }
 }
 
 template <typename Cache>
@@ -825,6 +830,66 @@ inline void SubmitterThread::PrefetchTurnState(const Cache& cache,
   __builtin_prefetch(&ring_.sq.sqes[ring_.sq.sqe_tail & ring_.sq.ring_mask], 1);
 }
 
+template <bool kShaped>
+inline SubmitterThread::Finished SubmitterThread::FinishOther(
+    const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
+    TallyFor<kShaped>* tally) {
+  ++tally->cqes;
+  if (ABSL_PREDICT_FALSE(IsWaitTick(cqe.user_data))) {
+    ++tally->ticks;
+    // A tick without F_MORE was its last: bound the waits again.
+    if ((cqe.flags & IORING_CQE_F_MORE) == 0) wait_tick_ = false;
+    return {};
+  }
+  Request* const req = CompletionTag<Request>(cqe.user_data).request();
+  if (ABSL_PREDICT_FALSE(cqe.res < 0)) {
+    if (req->result == 0) req->result = cqe.res;
+  } else {
+    req->done_bytes += static_cast<uint32_t>(cqe.res);
+  }
+  if (--req->pieces_left != 0) return {};  // more pieces of it in flight
+  // The logical I/O is complete: all of its pieces were reaped.
+  ++tally->completed;
+  // Reads and writes transfer their length; trims and syncs return 0.
+  const uint32_t expected = !kShaped || req->kind <= kWriteIo ? req->length : 0;
+  const bool failed = req->result != 0 || req->done_bytes != expected;
+  Finished done{.req = req};
+  if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
+    if (measuring) ++finished_ios_;
+  } else if (ABSL_PREDICT_FALSE(failed)) {
+    OnIoError(req, measuring);
+  } else if (measuring) {
+    if constexpr (kShaped) {
+      ++tally->kind_ios[req->kind];
+      tally->kind_bytes[req->kind] += req->length;
+      tally->late += req->late;
+      done.timed = latency_tracking_ && req->kind != kSyncIo;
+      if (done.timed && open_loop_) {
+        stats_.intended_latency.Record(
+            static_cast<uint64_t>(now_ns - req->intended_ns));
+      }
+    } else {
+      if (req->is_write) {
+        ++tally->write_ios;
+      } else {
+        ++tally->read_ios;
+      }
+      done.timed = latency_tracking_;
+    }
+  }
+  // Back to a free request's values, which Prepare relies on.
+  req->pieces_left = 1;
+  req->result = 0;
+  req->done_bytes = 0;
+  return done;
+}
+
+SubmitterThread::Finished SubmitterThread::FinishOtherOutOfLine(
+    const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
+    OtherTally* tally) {
+  return FinishOther<false>(cqe, measuring, now_ns, tally);
+}
+
 template <bool kShaped, typename Cache>
 inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
                                       int64_t now_ns) {
@@ -833,96 +898,79 @@ inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
   const unsigned n = io_uring_cq_ready(&ring_);
   if (n == 0) return 0;
   const unsigned head = *ring_.cq.khead;
-  uint64_t read_ios = 0, write_ios = 0;
-  // Shaped loop: counts and bytes by IoKind, and the late ones.
-  uint64_t kind_ios[kIoKinds] = {}, kind_bytes[kIoKinds] = {}, late = 0;
-  uint32_t completed = 0;
   CompletionRun<LiveLatencyHistogram> run(
       turns_.get(), &stats_.latency, &stats_.submit_latency,
       &stats_.completion_latency, now_ns);
+  typename Cache::PutRun puts(cache);  // the cache is not used otherwise here
+  TallyFor<kShaped> other;
   const unsigned mask = ring_.cq.ring_mask;
   // Rings here never use IORING_SETUP_CQE32: one 16-byte CQE per entry.
   const io_uring_cqe* const cqes = ring_.cq.cqes;
   // A whole I/O (one SQE) that transferred its full length is accounted
   // from its CQE alone (completion_tag.h): its request is not read. Pieces
   // of split I/Os, failures, short transfers, verify's I/Os and the shaped
-  // loop's read their request.
+  // loop's go to FinishOther, which reads their request.
   const int32_t whole_result = static_cast<int32_t>(io_length_);
   const bool time_whole = measuring && latency_tracking_;
-  uint32_t whole_ios = 0, whole_writes = 0, ticks = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const io_uring_cqe* cqe = &cqes[(head + i) & mask];
-    const CompletionTag<Request> tag(cqe->user_data);
-    Request* const req = tag.request();
-    const int32_t res = cqe->res;
-    if (ABSL_PREDICT_TRUE(tag.whole() && res == whole_result)) {
-      ++whole_ios;
-      whole_writes += tag.write();
-      run.Add(tag.turn_slot(), time_whole);
-      Release(cache, req);
-      continue;
-    }
-    if (ABSL_PREDICT_FALSE(IsWaitTick(cqe->user_data))) {
-      ++ticks;
-      // A tick without F_MORE was its last: bound the waits again.
-      if ((cqe->flags & IORING_CQE_F_MORE) == 0) wait_tick_ = false;
-      continue;
-    }
-    if (ABSL_PREDICT_FALSE(res < 0)) {
-      if (req->result == 0) req->result = res;
-    } else {
-      req->done_bytes += static_cast<uint32_t>(res);
-    }
-    if (--req->pieces_left != 0) continue;  // more pieces of it in flight
-    // The logical I/O is complete: all of its pieces were reaped.
-    ++completed;
-    // Reads and writes transfer their length; trims and syncs return 0.
-    const uint32_t expected =
-        !kShaped || req->kind <= kWriteIo ? req->length : 0;
-    const bool failed = req->result != 0 || req->done_bytes != expected;
-    bool timed = false;  // its latencies count
-    if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
-      if (measuring) ++finished_ios_;
-    } else if (ABSL_PREDICT_FALSE(failed)) {
-      OnIoError(req, measuring);
-    } else if (measuring) {
+  uint32_t whole_writes = 0;
+  unsigned i = 0;
+  while (i < n) {
+    const io_uring_cqe& cqe = cqes[(head + i) & mask];
+    const CompletionTag<Request> tag(cqe.user_data);
+    if (ABSL_PREDICT_FALSE(!tag.whole() || cqe.res != whole_result)) {
+      Finished done;
       if constexpr (kShaped) {
-        ++kind_ios[req->kind];
-        kind_bytes[req->kind] += req->length;
-        late += req->late;
-        timed = latency_tracking_ && req->kind != kSyncIo;
-        if (timed && open_loop_) {
-          stats_.intended_latency.Record(
-              static_cast<uint64_t>(now_ns - req->intended_ns));
-        }
+        done = FinishOther<true>(cqe, measuring, now_ns, &other);
       } else {
-        if (req->is_write) {
-          ++write_ios;
-        } else {
-          ++read_ios;
-        }
-        timed = latency_tracking_;
+        done = FinishOtherOutOfLine(cqe, measuring, now_ns, &other);
       }
+      if (done.req != nullptr) {
+        run.Add(tag.turn_slot(), done.timed);
+        Release<Cache>(puts, done.req);
+      }
+      ++i;
+      continue;
     }
-    run.Add(tag.turn_slot(), timed);
-    // Back to a free request's values, which Prepare relies on.
-    req->pieces_left = 1;
-    req->result = 0;
-    req->done_bytes = 0;
-    Release(cache, req);
+    // The run of whole, full-length I/Os of this CQE's turn, as far as the
+    // cache takes them without a flush, in a loop that calls nothing: its
+    // counts stay in registers (across a call they would be stored and
+    // loaded back once per CQE), and the turn's run is told once.
+    const uint16_t slot = tag.turn_slot();
+    const unsigned end = i + static_cast<unsigned>(
+                                 std::min<size_t>(n - i, puts.room()));
+    if (ABSL_PREDICT_FALSE(end == i)) {  // a full cache: this Put flushes
+      whole_writes += tag.write();
+      run.Add(slot, time_whole);
+      Release<Cache>(puts, tag.request());
+      ++i;
+      continue;
+    }
+    const unsigned first = i;
+    uint32_t writes = 0;
+    do {
+      const io_uring_cqe& next = cqes[(head + i) & mask];
+      const CompletionTag<Request> next_tag(next.user_data);
+      if (!next_tag.whole() || next.res != whole_result ||
+          next_tag.turn_slot() != slot) {
+        break;
+      }
+      writes += next_tag.write();
+      Release<Cache, /*kFits=*/true>(puts, next_tag.request());
+      ++i;
+    } while (i < end);
+    whole_writes += writes;
+    run.Add(slot, i - first, time_whole ? i - first : 0);
   }
   run.Flush();
-  completed += whole_ios;
-  if (measuring) {
-    // Whole I/Os are the plain loop's only.
-    read_ios += whole_ios - whole_writes;
-    write_ios += whole_writes;
-  }
+  const uint32_t whole_ios = n - other.cqes;
+  const uint32_t completed = whole_ios + other.completed;
   io_uring_cq_advance(&ring_, n);
-  pieces_inflight_ -= n - ticks;
+  pieces_inflight_ -= n - other.ticks;
   inflight_ -= completed;
   if (!measuring) return completed;
   if constexpr (kShaped) {
+    const uint64_t* const kind_ios = other.kind_ios;
+    const uint64_t* const kind_bytes = other.kind_bytes;
     const uint64_t ios =
         kind_ios[kReadIo] + kind_ios[kWriteIo] + kind_ios[kTrimIo];
     finished_ios_ += ios;
@@ -936,8 +984,11 @@ inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
     stats_.trim_ios.Add(kind_ios[kTrimIo]);
     stats_.trim_bytes.Add(kind_bytes[kTrimIo]);
     stats_.sync_ios.Add(kind_ios[kSyncIo]);
-    stats_.late_ios.Add(late);
+    stats_.late_ios.Add(other.late);
   } else {
+    // Whole I/Os are the plain loop's only.
+    const uint64_t read_ios = other.read_ios + (whole_ios - whole_writes);
+    const uint64_t write_ios = other.write_ios + whole_writes;
     const uint64_t ios = read_ios + write_ios;
     finished_ios_ += ios;
     stats_.ios.Add(ios);

@@ -346,9 +346,11 @@ class SubmitterThread {
       return req->buffer;
     }
   }
-  // A completed request goes back: not in flight, its buffer slot freed.
-  template <typename Cache>
-  void Release(Cache& cache, Request* req);
+  // A completed request goes back through one reap's run of Puts: not in
+  // flight, its buffer slot freed. kFits: with a Put that cannot flush
+  // (REQUIRES: puts.room() > 0).
+  template <typename Cache, bool kFits = false>
+  void Release(typename Cache::PutRun& puts, Request* req);
   // Right after a turn's enter: starts loading every line the reap and the
   // next prepare touch first, each on a page of its own, so their TLB
   // misses overlap instead of stalling one after another (see the .cc).
@@ -360,6 +362,41 @@ class SubmitterThread {
   template <bool kShaped, typename Cache>
   ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t Reap(Cache& cache, bool measuring,
                                              int64_t now_ns);
+  // What one reap of the plain loop counts of the CQEs it hands to
+  // FinishOther.
+  struct OtherTally {
+    uint32_t cqes = 0;       // CQEs handed over, wait ticks included
+    uint32_t ticks = 0;      // wait ticks among them
+    uint32_t completed = 0;  // logical I/Os they completed
+    // Measured, successful, not failing verify, by direction.
+    uint64_t read_ios = 0, write_ios = 0;
+  };
+  // The shaped loop's: by IoKind instead, bytes too, and the late ones.
+  struct ShapedTally : OtherTally {
+    uint64_t kind_ios[kIoKinds] = {}, kind_bytes[kIoKinds] = {}, late = 0;
+  };
+  template <bool kShaped>
+  using TallyFor = std::conditional_t<kShaped, ShapedTally, OtherTally>;
+  // A logical I/O that a CQE completed.
+  struct Finished {
+    Request* req = nullptr;  // nullptr: the CQE completed none
+    bool timed = false;      // its latencies count
+  };
+  // A CQE the reap does not account from its tag alone: a piece of a split
+  // I/O, a failure or short transfer, verify's and the shaped loop's I/Os,
+  // a wait tick. Counts it in `*tally`, handles errors and verify, and
+  // returns the request, reset to a free request's values, when its
+  // logical I/O is complete. Reap still adds it to the turn's run and
+  // releases it.
+  template <bool kShaped>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Finished FinishOther(const io_uring_cqe& cqe,
+                                                    bool measuring,
+                                                    int64_t now_ns,
+                                                    TallyFor<kShaped>* tally);
+  // The plain loop's FinishOther, out of line (Reap says why).
+  ABSL_ATTRIBUTE_NOINLINE Finished FinishOtherOutOfLine(
+      const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
+      OtherTally* tally);
   // Shaped loop: fills `req` (kind, target, length, offset, schedule) for
   // the next I/O; a pending sync comes first. `now_ns` is its intended
   // time in closed loop.

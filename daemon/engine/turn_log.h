@@ -27,6 +27,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 
 namespace blkperf::internal {
@@ -113,34 +114,47 @@ class CompletionRun {
 
   // One logical I/O of turn `slot` completed; `record`: its latencies count
   // (measured and successful, with latency tracking on).
-  void Add(uint16_t slot, bool record) {
+  void Add(uint16_t slot, bool record) { Add(slot, 1, record ? 1 : 0); }
+  // `ios` logical I/Os of turn `slot` completed, `recorded` of them with
+  // latencies that count. REQUIRES: recorded <= ios.
+  void Add(uint16_t slot, uint32_t ios, uint32_t recorded) {
     if (ABSL_PREDICT_FALSE(slot != slot_)) {
       Flush();
       slot_ = slot;
     }
-    ++completed_;
-    recorded_ += record;
+    completed_ += ios;
+    recorded_ += recorded;
   }
 
   // Accounts the current run (nothing when it is empty). REQUIRES: called
   // before the run goes out of scope, or its last run is lost.
   void Flush() {
     if (completed_ == 0) return;
-    log_->Complete(slot_, completed_);
-    if (recorded_ != 0) {
-      const TurnLog::Stamps& s = log_->stamps(slot_);
-      total_->RecordN(static_cast<uint64_t>(reap_ns_ - s.submit_ns),
-                      recorded_);
-      submission_->RecordN(static_cast<uint64_t>(s.issued_ns - s.submit_ns),
-                           recorded_);
-      completion_->RecordN(static_cast<uint64_t>(reap_ns_ - s.issued_ns),
-                           recorded_);
-    }
+    Account(log_, total_, submission_, completion_, reap_ns_, slot_,
+            completed_, recorded_);
     completed_ = 0;
     recorded_ = 0;
   }
 
  private:
+  // Out of line, and given every field by value: a call that took `this`
+  // would keep the counts in memory through the whole reap loop, so each
+  // Add would load what the one before it stored.
+  ABSL_ATTRIBUTE_NOINLINE static void Account(TurnLog* log, H* total,
+                                              H* submission, H* completion,
+                                              int64_t reap_ns, uint32_t slot,
+                                              uint32_t completed,
+                                              uint32_t recorded) {
+    log->Complete(static_cast<uint16_t>(slot), completed);
+    if (recorded == 0) return;
+    const TurnLog::Stamps& s = log->stamps(static_cast<uint16_t>(slot));
+    total->RecordN(static_cast<uint64_t>(reap_ns - s.submit_ns), recorded);
+    submission->RecordN(static_cast<uint64_t>(s.issued_ns - s.submit_ns),
+                        recorded);
+    completion->RecordN(static_cast<uint64_t>(reap_ns - s.issued_ns),
+                        recorded);
+  }
+
   TurnLog* const log_;
   H* const total_;
   H* const submission_;

@@ -191,5 +191,49 @@ TEST(CompletionRunTest, MatchesPerIoRecordsOnInterleavedTurns) {
   }
 }
 
+// Add(slot, ios, recorded), as the reap tells a run of whole I/Os at
+// once, is exactly `ios` single Adds of which the first `recorded` count.
+TEST(CompletionRunTest, AddingIosAtOnceIsAddingEachOfThem) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 500; ++trial) {
+    TurnLog log_each(512), log_at_once(512);
+    const int64_t reap_ns = 10'000'000;
+    std::vector<uint16_t> slots;
+    for (int t = 0, n = 1 + rng() % 4; t < n; ++t) {
+      const uint16_t slot = log_each.NextSlot();
+      ASSERT_EQ(log_at_once.NextSlot(), slot);
+      const int64_t submit = static_cast<int64_t>(rng() % 9'000'000);
+      const TurnLog::Stamps stamps{
+          submit, submit + static_cast<int64_t>(rng() % 500'000)};
+      for (TurnLog* log : {&log_each, &log_at_once}) {
+        log->Start(slot, 400);
+        log->stamps(slot) = stamps;
+      }
+      slots.push_back(slot);
+    }
+    std::vector<Done> each;
+    LatencyHistogram total, slat, clat;
+    CompletionRun<LatencyHistogram> run(&log_at_once, &total, &slat, &clat,
+                                        reap_ns);
+    for (int k = 0, n = rng() % 20; k < n; ++k) {
+      const uint16_t slot = slots[rng() % slots.size()];
+      const uint32_t ios = 1 + rng() % 8;
+      const uint32_t recorded = rng() % (ios + 1);
+      run.Add(slot, ios, recorded);
+      for (uint32_t i = 0; i < ios; ++i) each.push_back({slot, i < recorded});
+    }
+    run.Flush();
+    LatencyHistogram each_total, each_slat, each_clat;
+    RecordRuns(&log_each, each, reap_ns, &each_total, &each_slat, &each_clat);
+    ASSERT_EQ(total, each_total) << "trial " << trial;
+    ASSERT_EQ(slat, each_slat) << "trial " << trial;
+    ASSERT_EQ(clat, each_clat) << "trial " << trial;
+    for (uint16_t slot : slots) {
+      ASSERT_EQ(log_at_once.outstanding(slot), log_each.outstanding(slot))
+          << "trial " << trial;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace blkperf::internal
