@@ -24,6 +24,7 @@
 #   bench/compare_tio_sliced.sh                          # all, 9 rounds x 4 s
 #   bench/compare_tio_sliced.sh --target nop --rounds 5
 #   bench/compare_tio_sliced.sh --calibrate              # t/io_uring vs itself
+#   bench/compare_tio_sliced.sh --baseline /tmp/blkperfd.old  # engine A/B
 #   bench/compare_tio_sliced.sh --blkperf-flags --nolatency_tracking
 #   bench/compare_tio_sliced.sh --target nop --profile /tmp/prof  # + perf
 #
@@ -38,6 +39,9 @@
 # them as user work alone.
 # --calibrate runs t/io_uring against an identical t/io_uring instead of
 # blkperf: the pairing's own noise and bias (the ratio should be 1.000).
+# --baseline PATH runs blkperf against another blkperfd build (PATH, built
+# -c opt) instead of t/io_uring, with the same flags: what an engine change
+# does, measured as the bars are.
 # Needs root (cgroups, zram). zram0: its disksize is set to 2G only when it
 # is 0 (reset at exit only then); not while bench/fidelity.sh runs.
 set -euo pipefail
@@ -52,9 +56,10 @@ runtime=4
 slice=0.05
 cache=/var/cache/blkperf-tio
 calibrate=0
+baseline=''
 extra=()
 profile=''
-usage="usage: $0 [--target inline|inline2|zram|nop] [--rounds N] [--runtime S>=3] [--slice S] [--cache DIR] [--calibrate] [--blkperf-flags 'FLAGS'] [--profile DIR]"
+usage="usage: $0 [--target inline|inline2|zram|nop] [--rounds N] [--runtime S>=3] [--slice S] [--cache DIR] [--calibrate | --baseline BLKPERFD] [--blkperf-flags 'FLAGS'] [--profile DIR]"
 while (($#)); do
   case "$1" in
     --target) targets=("$2"); shift 2 ;;
@@ -63,6 +68,7 @@ while (($#)); do
     --slice) slice=$2; shift 2 ;;
     --cache) cache=$2; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
+    --baseline) baseline=$2; shift 2 ;;
     --blkperf-flags) read -r -a extra <<< "$2"; shift 2 ;;  # after the defaults
     --profile) profile=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
@@ -70,6 +76,8 @@ while (($#)); do
 done
 [[ $rounds =~ ^[1-9][0-9]*$ && $runtime =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 [[ $slice =~ ^0?\.[0-9]+$|^[1-9][0-9]*(\.[0-9]+)?$ ]] || { echo "--slice must be seconds, not '${slice:0:40}'" >&2; exit 2; }
+[[ -z $baseline ]] || ! ((calibrate)) || { echo "--calibrate and --baseline: one or the other" >&2; exit 2; }
+[[ -z $baseline || -x $baseline ]] || { echo "--baseline: '${baseline:0:80}' is not an executable blkperfd" >&2; exit 2; }
 ((runtime >= 3)) || { echo "--runtime must be at least 3 s (t/io_uring's first 2 s are warm-up)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "compare_tio_sliced.sh needs root (cgroups)" >&2; exit 1; }
 (($(nproc) >= 2)) || { echo "needs 2 CPUs (inline2, and a CPU for the controller)" >&2; exit 1; }
@@ -117,11 +125,12 @@ setup_target() {
   esac
 }
 
+# blkperf_command [BLKPERFD]: the default is the blkperfd under test.
 blkperf_command() {
-  local where="--target=$path" direct_flag=--direct
+  local binary=${1:-$blkperfd} where="--target=$path" direct_flag=--direct
   [[ $t == nop ]] && where=--nop
   ((direct)) || direct_flag=--nodirect
-  echo "$blkperfd run $where --op=randread --bs=4k --qd=128 --submit_batch=32" \
+  echo "$binary run $where --op=randread --bs=4k --qd=128 --submit_batch=32" \
     "--complete_batch=32 --threads=$threads --cpus=${cpus/-/,} --ramp=1s" \
     "--runtime=1h $direct_flag --fixed_buffers --registered_files" \
     "--latency_tracking --status_interval=0 --json ${extra[*]}"
@@ -135,12 +144,13 @@ tio_command() {
 }
 
 # One round: arm A is blkperf (t/io_uring with --calibrate), arm B
-# t/io_uring; A runs the first turn in even rounds, B in odd ones. Prints
-# "A_iops B_iops".
+# t/io_uring (the baseline blkperfd with --baseline); A runs the first turn
+# in even rounds, B in odd ones. Prints "A_iops B_iops".
 sliced_round() {
-  local a b first second
+  local a b first second tool_b=tio
   a=$(blkperf_command) b=$(tio_command)
   ((calibrate)) && a=$b
+  [[ -n $baseline ]] && b=$(blkperf_command "$baseline") tool_b=blkperf
   first=A second=B
   ((r % 2)) && first=B second=A
   local -A command=([A]=$a [B]=$b)
@@ -153,7 +163,7 @@ sliced_round() {
   local tool_a=blkperf
   ((calibrate)) && tool_a=tio
   echo "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_a" --arm A "$work/run.json" | cut -d' ' -f1)" \
-    "$(python3 bench/lib/sliced_pair.py iops --tool tio --arm B "$work/run.json")"
+    "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_b" --arm B "$work/run.json" | cut -d' ' -f1)"
 }
 
 # Where each tool's samples of target $1's run went, per I/O (its share
@@ -163,11 +173,11 @@ sliced_round() {
 print_profile() {
   perf report -i "$profile/$1.data" --no-children --sort pid,dso --stdio \
     > "$profile/$1.txt" 2> /dev/null
-  python3 - "$1" "$results" "$calibrate" "$profile/$1.txt" <<'PY'
+  python3 - "$1" "$results" "$calibrate" "$profile/$1.txt" "$baseline" <<'PY'
 import collections, re, statistics, sys
 target, results, calibrate = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-if calibrate:
-    print("--profile with --calibrate: both arms are t/io_uring, not told apart")
+if calibrate or sys.argv[5]:
+    print("--profile with --calibrate or --baseline: both arms are the same tool, not told apart")
     sys.exit(0)
 rows = [l.rstrip("\n").split("\t") for l in open(results)]
 iops = {"blkperf": statistics.median(float(r[1]) for r in rows if r[0] == target),
@@ -204,8 +214,9 @@ PY
 
 what="blkperf (latency tracking on, flags added: ${extra[*]:-none})"
 ((calibrate)) && what="t/io_uring vs itself (calibration)"
+[[ -n $baseline ]] && what+=" vs the baseline blkperfd $baseline (sha256 $(sha256sum "$baseline" | cut -c1-12))"
 echo "# $(date -u '+%F %H:%M') UTC, $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), t/io_uring from $(basename "$(dirname "$(dirname "$tio")")"), qd=128 batch=32/32, $rounds rounds of 2 x ${runtime}s in turns of ${slice}s: $what"
-echo "# command: bench/compare_tio_sliced.sh --target ${targets[*]} --rounds $rounds --runtime $runtime --slice $slice$( ((calibrate)) && echo ' --calibrate')${extra[*]:+ --blkperf-flags '${extra[*]}'}"
+echo "# command: bench/compare_tio_sliced.sh --target ${targets[*]} --rounds $rounds --runtime $runtime --slice $slice$( ((calibrate)) && echo ' --calibrate')${baseline:+ --baseline $baseline}${extra[*]:+ --blkperf-flags '${extra[*]}'}"
 for t in "${targets[@]}"; do
   setup_target "$t" || continue
   arm_cgroup_make A "$cpus"
@@ -231,14 +242,15 @@ for t in "${targets[@]}"; do
   if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$results" "$calibrate" <<'PY'
+python3 - "$results" "$calibrate" "$baseline" <<'PY'
 import collections, statistics, sys
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     t, a, b = line.split("\t")
     rows[t].append((float(a), float(b)))
 name = "t/io_uring (A)" if sys.argv[2] == "1" else "blkperf"
-print(f"| target | {name} | t/io_uring | ratio (median of rounds) | rounds | rounds >= 1 |")
+anchor = "baseline blkperf" if sys.argv[3] else "t/io_uring"
+print(f"| target | {name} | {anchor} | ratio (median of rounds) | rounds | rounds >= 1 |")
 print("|---|---|---|---|---|---|")
 for t, v in rows.items():
     r = sorted(a / b for a, b in v)
