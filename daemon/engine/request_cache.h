@@ -120,6 +120,15 @@ inline void BumpOwnedCounter(std::atomic<uint64_t>& counter, uint64_t n = 1) {
 // that finds the local array empty is a miss: it takes the pool's lock once
 // to refill half the local capacity (returning nullptr if the pool is empty
 // too). So hits() + misses() is the number of Get calls.
+//
+// First in, first out: Get returns the object put longest ago. The engine
+// gives each request a buffer of its own, so the order is the order in
+// which buffers are used: in turn, every one of them, as t/io_uring uses
+// its SQ slots' buffers. A stack would hand the last few freed back again
+// and again while the rest sat idle; where I/Os complete inside their
+// submit (buffered reads of cached data) that shrank the buffers the CPU
+// copies into to one batch's, which stays in its caches (bench/RESULTS.md,
+// 2026-12-05).
 template <typename T>
 class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
  public:
@@ -133,12 +142,15 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
   PerCpuRequestCache(const PerCpuRequestCache&) = delete;
   PerCpuRequestCache& operator=(const PerCpuRequestCache&) = delete;
 
-  // A free object, most recently Put first; nullptr when this cache and the
+  // The free object put longest ago; nullptr when this cache and the
   // backing pool are both empty.
   [[nodiscard]] T* Get() {
     if (ABSL_PREDICT_TRUE(size_ > 0)) {
       internal::BumpOwnedCounter(hits_);
-      return slots_[--size_];
+      T* const obj = slots_[head_];
+      head_ = Wrap(head_ + 1);
+      --size_;
+      return obj;
     }
     return GetSlow();
   }
@@ -156,8 +168,10 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
         out[k++] = obj;
         continue;
       }
-      const size_t take = std::min(n - k, size_);
-      for (size_t i = 0; i < take; ++i) out[k + i] = slots_[size_ - 1 - i];
+      // As far as the ring's end; the rest on the next pass.
+      const size_t take = std::min({n - k, size_, capacity_ - head_});
+      std::copy(slots_.get() + head_, slots_.get() + head_ + take, out + k);
+      head_ = Wrap(head_ + take);
       size_ -= take;
       k += take;
       internal::BumpOwnedCounter(hits_, take);
@@ -169,18 +183,21 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
   // effect on the cache's state).
   void Prefetch() const {
     __builtin_prefetch(this, 1);
-    __builtin_prefetch(slots_.get() + size_, 1);
+    __builtin_prefetch(slots_.get() + head_, 1);
+    __builtin_prefetch(slots_.get() + Wrap(head_ + size_), 1);
   }
 
   void Put(T* obj) {
     if (ABSL_PREDICT_FALSE(size_ == capacity_)) Flush();
-    slots_[size_++] = obj;
+    slots_[Wrap(head_ + size_)] = obj;
+    ++size_;
   }
 
-  // The Puts of one pass (a reap), with the local count in a register: a
-  // loop of Put would store the count and load it back for every object,
-  // one store-to-load forwarding after another. PutRun::Put does exactly
-  // what Put does; the count is written back when the run ends.
+  // The Puts of one pass (a reap), with the ring's tail and count in
+  // registers: a loop of Put would store the count and load it back for
+  // every object, one store-to-load forwarding after another. PutRun::Put
+  // does exactly what Put does; the count is written back when the run
+  // ends.
   // REQUIRES: while a run is alive, the cache is used only through it.
   //
   //   {
@@ -193,47 +210,54 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
         : cache_(cache),
           slots_(cache.slots_.get()),
           capacity_(cache.capacity_),
-          size_(cache.size_) {}
+          tail_(cache.Wrap(cache.head_ + cache.size_)),
+          room_(cache.capacity_ - cache.size_) {}
     PutRun(const PutRun&) = delete;
     PutRun& operator=(const PutRun&) = delete;
-    ~PutRun() { cache_.size_ = size_; }
+    ~PutRun() { cache_.size_ = capacity_ - room_; }
 
     void Put(T* obj) {
-      if (ABSL_PREDICT_FALSE(size_ == capacity_)) {
-        cache_.size_ = size_;
+      if (ABSL_PREDICT_FALSE(room_ == 0)) {
+        cache_.size_ = capacity_;
         cache_.Flush();
-        size_ = cache_.size_;
+        tail_ = cache_.Wrap(cache_.head_ + cache_.size_);
+        room_ = capacity_ - cache_.size_;
       }
-      slots_[size_++] = obj;
+      PutFitting(obj);
     }
     // How many Puts fit before one flushes.
-    size_t room() const { return capacity_ - size_; }
+    size_t room() const { return room_; }
     // A Put that never flushes (so a loop of them calls nothing).
     // REQUIRES: room() > 0.
-    void PutFitting(T* obj) { slots_[size_++] = obj; }
+    void PutFitting(T* obj) {
+      slots_[tail_] = obj;
+      tail_ = tail_ + 1 == capacity_ ? 0 : tail_ + 1;
+      --room_;
+    }
 
    private:
     PerCpuRequestCache& cache_;
     T** const slots_;
     const size_t capacity_;
-    size_t size_;
+    size_t tail_;  // where the next object goes
+    size_t room_;  // free places left
   };
 
-  // Setup: hands `n` objects to the cache. What does not fit locally goes
-  // to the backing pool. Counts neither hits nor misses.
+  // Setup: hands `n` objects to the cache, objs[0] first out. What does
+  // not fit locally goes to the backing pool. Counts neither hits nor
+  // misses.
   void Fill(T* const* objs, size_t n) {
     const size_t local = std::min(n, capacity_ - size_);
-    std::copy(objs, objs + local, slots_.get() + size_);
-    size_ += local;
+    for (size_t i = 0; i < local; ++i) Put(objs[i]);
     if (local < n) backing_->PutBatch(objs + local, n - local);
   }
 
   // Objects held locally (not counting the backing pool).
   size_t size() const { return size_; }
-  // Calls f(const T*) for each object held locally.
+  // Calls f(const T*) for each object held locally, next out first.
   template <typename F>
   void ForEachLocal(F&& f) const {
-    for (size_t i = 0; i < size_; ++i) f(slots_[i]);
+    for (size_t i = 0; i < size_; ++i) f(slots_[Wrap(head_ + i)]);
   }
   size_t capacity() const { return capacity_; }
 
@@ -241,6 +265,10 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
   uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
 
  private:
+  // A ring position below 2 x capacity_, back into [0, capacity_).
+  size_t Wrap(size_t position) const {
+    return position >= capacity_ ? position - capacity_ : position;
+  }
   // Out of line so Get/Put inline to a compare, a load/store and a counter
   // bump.
   ABSL_ATTRIBUTE_NOINLINE T* GetSlow();
@@ -250,8 +278,10 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
   // Objects moved per refill/flush: half, so a thread alternating Get and
   // Put at the boundary does not hit the lock on every call.
   const size_t half_;
+  // The ring: size_ objects from slots_[head_] (the next out) on,
+  // wrapping at capacity_.
+  size_t head_ = 0;
   size_t size_ = 0;
-  // slots_[size_-1] is the hottest object, slots_[0] the coldest.
   const std::unique_ptr<T*[]> slots_;
   SharedRequestPool<T>* const backing_;
   std::atomic<uint64_t> hits_{0};
@@ -261,15 +291,21 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
 template <typename T>
 T* PerCpuRequestCache<T>::GetSlow() {
   internal::BumpOwnedCounter(misses_);
+  // Empty: the refill starts the ring afresh.
+  head_ = 0;
   size_ = backing_->GetBatch(slots_.get(), half_);
-  return size_ == 0 ? nullptr : slots_[--size_];
+  if (size_ == 0) return nullptr;
+  --size_;
+  return slots_[head_++];
 }
 
 template <typename T>
 void PerCpuRequestCache<T>::Flush() {
-  // Give away the coldest half and keep the hottest.
-  backing_->PutBatch(slots_.get(), half_);
-  std::copy(slots_.get() + half_, slots_.get() + size_, slots_.get());
+  // Give away the half put longest ago, in the order it would have left.
+  const size_t first = std::min(half_, capacity_ - head_);
+  backing_->PutBatch(slots_.get() + head_, first);
+  if (first < half_) backing_->PutBatch(slots_.get(), half_ - first);
+  head_ = Wrap(head_ + half_);
   size_ -= half_;
 }
 

@@ -146,13 +146,15 @@ TEST(PerCpuRequestCacheTest, ExhaustionReturnsNull) {
   EXPECT_EQ(cache.size(), 3);
   EXPECT_EQ(pool.size(), 0);
   std::vector<Request*> got = DrainCache(cache);
-  EXPECT_THAT(got, ElementsAre(reqs[2], reqs[1], reqs[0]));
+  EXPECT_THAT(got, ElementsAre(reqs[0], reqs[1], reqs[2]));  // filled order
   EXPECT_EQ(cache.Get(), nullptr);
   EXPECT_EQ(cache.hits(), 3);
   EXPECT_EQ(cache.misses(), 3);  // the first Get plus two on empty
 }
 
-TEST(PerCpuRequestCacheTest, ReuseIsLifo) {
+// Each request (and so the buffer it keeps) is used in turn: one put back
+// waits until every one put before it was handed out again.
+TEST(PerCpuRequestCacheTest, ReuseIsFirstInFirstOut) {
   Requests reqs(4);
   SharedRequestPool<Request> pool(4);
   auto cache_owner = std::make_unique<PerCpuRequestCache<Request>>(4, &pool);
@@ -160,12 +162,36 @@ TEST(PerCpuRequestCacheTest, ReuseIsLifo) {
   cache.Fill(reqs.data(), 4);
   Request* a = cache.Get();
   Request* b = cache.Get();
-  EXPECT_EQ(a, reqs[3]);
-  EXPECT_EQ(b, reqs[2]);
-  cache.Put(a);
+  EXPECT_EQ(a, reqs[0]);
+  EXPECT_EQ(b, reqs[1]);
   cache.Put(b);
-  EXPECT_EQ(cache.Get(), b);  // last put, first out
+  cache.Put(a);
+  EXPECT_EQ(cache.Get(), reqs[2]);
+  EXPECT_EQ(cache.Get(), reqs[3]);
+  EXPECT_EQ(cache.Get(), b);  // first put back, first out
   EXPECT_EQ(cache.Get(), a);
+}
+
+// Requests taken and put back in batches, as a submitter does, wrap around
+// the ring and still come out in the order they went in.
+TEST(PerCpuRequestCacheTest, BatchesAroundTheRingKeepTheOrder) {
+  Requests reqs(5);
+  SharedRequestPool<Request> pool(5);
+  auto cache = std::make_unique<PerCpuRequestCache<Request>>(5, &pool);
+  cache->Fill(reqs.data(), 5);
+  std::vector<Request*> order;  // every object out, in the order it left
+  for (int round = 0; round < 7; ++round) {
+    std::vector<Request*> batch(3);
+    batch.resize(cache->GetBatch(batch.data(), 3));
+    ASSERT_EQ(batch.size(), 3u);
+    order.insert(order.end(), batch.begin(), batch.end());
+    PerCpuRequestCache<Request>::PutRun puts(*cache);
+    for (Request* r : batch) puts.Put(r);
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(order[i], reqs[i % 5]) << "out " << i;
+  }
+  EXPECT_EQ(pool.size(), 0u);
 }
 
 TEST(PerCpuRequestCacheTest, FillOverflowsToBacking) {
@@ -187,14 +213,15 @@ TEST(PerCpuRequestCacheTest, RefillFromBackingCountsAMiss) {
   auto cache_owner = std::make_unique<PerCpuRequestCache<Request>>(4, &pool);
   PerCpuRequestCache<Request>& cache = *cache_owner;
 
-  // Local is empty: one miss refills half the capacity (2) in LIFO order.
-  EXPECT_EQ(cache.Get(), reqs[5]);
+  // Local is empty: one miss refills half the capacity (2), the pool's top
+  // two, the older of them first out.
+  EXPECT_EQ(cache.Get(), reqs[4]);
   EXPECT_EQ(cache.misses(), 1);
   EXPECT_EQ(cache.hits(), 0);
   EXPECT_EQ(cache.size(), 1);
   EXPECT_EQ(pool.size(), 4);
 
-  EXPECT_EQ(cache.Get(), reqs[4]);
+  EXPECT_EQ(cache.Get(), reqs[5]);
   EXPECT_EQ(cache.hits(), 1);
   EXPECT_EQ(cache.misses(), 1);
 }
@@ -204,15 +231,15 @@ TEST(PerCpuRequestCacheTest, OverflowFlushesColdestHalfToBacking) {
   SharedRequestPool<Request> pool(5);
   auto cache_owner = std::make_unique<PerCpuRequestCache<Request>>(4, &pool);
   PerCpuRequestCache<Request>& cache = *cache_owner;
-  cache.Fill(reqs.data(), 4);  // local full: reqs[0] coldest
+  cache.Fill(reqs.data(), 4);  // local full: reqs[0] put longest ago
   ASSERT_EQ(pool.size(), 0);
 
   cache.Put(reqs[4]);  // full: flush reqs[0], reqs[1], keep the rest
   EXPECT_EQ(pool.size(), 2);
   EXPECT_EQ(cache.size(), 3);
   EXPECT_THAT(DrainCache(cache),
-              ElementsAre(reqs[4], reqs[3], reqs[2],  // local hits
-                          reqs[1], reqs[0]));         // one refill
+              ElementsAre(reqs[2], reqs[3], reqs[4],  // local hits
+                          reqs[0], reqs[1]));         // one refill
   EXPECT_EQ(cache.hits(), 4);    // 3 local + 1 from the refilled pair
   EXPECT_EQ(cache.misses(), 2);  // the refill and the final empty Get
   EXPECT_EQ(pool.size(), 0);
@@ -258,8 +285,8 @@ TEST(PerCpuRequestCacheTest, ForEachLocalVisitsExactlyTheLocalObjects) {
   cache.ForEachLocal([&](const Request* r) {
     seen.push_back(const_cast<Request*>(r));
   });
-  EXPECT_THAT(seen, UnorderedElementsAreArray({reqs[0], reqs[1], reqs[2]}));
-  EXPECT_EQ(taken, reqs[3]);
+  EXPECT_THAT(seen, ElementsAre(reqs[1], reqs[2], reqs[3]));  // next out first
+  EXPECT_EQ(taken, reqs[0]);
 }
 
 TEST(PerCpuRequestCacheTest, CapacityOneStillRefillsAndFlushes) {
@@ -456,7 +483,7 @@ TEST(PerCpuRequestCacheTest, PutRunRoomIsWhatFitsBeforeAFlush) {
   }
   EXPECT_EQ(cache->size(), 3u);
   EXPECT_EQ(pool.size(), 0u);
-  EXPECT_THAT(DrainCache(*cache), ElementsAre(reqs[2], reqs[1], reqs[0]));
+  EXPECT_THAT(DrainCache(*cache), ElementsAre(reqs[0], reqs[1], reqs[2]));
 }
 
 // The engine's code path, written once against either cache type.

@@ -245,8 +245,9 @@ absl::Status SubmitterThread::Setup() {
   requests_ = std::make_unique<Request[]>(queue_depth_);
   free_buffers_.resize(queue_depth_);
   for (uint32_t i = 0; i < queue_depth_; ++i) {
-    free_buffers_[i] = static_cast<uint16_t>(queue_depth_ - 1 - i);
+    free_buffers_[i] = static_cast<uint16_t>(i);
   }
+  free_buffer_head_ = 0;
   free_buffer_count_ = queue_depth_;
   batch_.assign(submit_batch_, nullptr);
   by_buffer_.assign(queue_depth_, nullptr);
@@ -607,7 +608,7 @@ uint32_t SubmitterThread::PrepareUnsplit(Cache& cache, uint32_t max_ios,
       batch, std::min(max_ios, io_uring_sq_space_left(&ring_))));
   if constexpr (!OwnsRequests<Cache>()) {
     for (uint32_t i = 0; i < ios; ++i) {
-      batch[i]->buffer = free_buffers_[--free_buffer_count_];
+      batch[i]->buffer = TakeFreeBuffer();
       by_buffer_[batch[i]->buffer] = batch[i];
     }
   }
@@ -693,7 +694,7 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
     if constexpr (!OwnsRequests<Cache>()) {
-      req->buffer = free_buffers_[--free_buffer_count_];
+      req->buffer = TakeFreeBuffer();
       by_buffer_[req->buffer] = req;
     }
     req->target = static_cast<uint16_t>(target_cursor_);
@@ -797,7 +798,7 @@ inline void SubmitterThread::Release(typename Cache::PutRun& puts,
                                      Request* req) {
   if constexpr (!OwnsRequests<Cache>()) {
     by_buffer_[req->buffer] = nullptr;
-    free_buffers_[free_buffer_count_++] = req->buffer;
+    ReturnFreeBuffer(req->buffer);
   }
   if constexpr (kFits) {
     puts.PutFitting(req);

@@ -513,8 +513,24 @@ class SubmitterThread {
   uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()
   unsigned page_shift_ = 12;
   IovecRing piece_iovecs_;        // vectored mode: per in-flight piece
+  // Shared cache: the free buffer slots, a ring used first in, first out
+  // (as PerCpuRequestCache hands out requests, and so buffers): count
+  // slots from free_buffers_[free_buffer_head_] on, wrapping.
   std::vector<uint16_t> free_buffers_;
+  uint32_t free_buffer_head_ = 0;
   uint32_t free_buffer_count_ = 0;
+  uint16_t TakeFreeBuffer() {
+    const uint16_t buffer = free_buffers_[free_buffer_head_];
+    free_buffer_head_ =
+        free_buffer_head_ + 1 == queue_depth_ ? 0 : free_buffer_head_ + 1;
+    --free_buffer_count_;
+    return buffer;
+  }
+  void ReturnFreeBuffer(uint16_t buffer) {
+    const uint32_t tail = free_buffer_head_ + free_buffer_count_;
+    free_buffers_[tail >= queue_depth_ ? tail - queue_depth_ : tail] = buffer;
+    ++free_buffer_count_;
+  }
   std::unique_ptr<Request[]> requests_;
   uint64_t rng_state_ = 0;
   uint32_t target_cursor_ = 0;
