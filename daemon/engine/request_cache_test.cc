@@ -399,18 +399,23 @@ void ExpectGetBatchMatchesGets(std::function<std::unique_ptr<Cache>(
   EXPECT_GT(exhausted, 0u);  // the script did run both caches dry
 }
 
+// The caches the twin tests below compare: a per-CPU cache smaller than
+// what they hand out (so it refills and flushes), and the shared one.
+std::unique_ptr<PerCpuRequestCache<Request>> PerCpuOf8(
+    SharedRequestPool<Request>* pool) {
+  return std::make_unique<PerCpuRequestCache<Request>>(8, pool);
+}
+std::unique_ptr<SharedRequestCache<Request>> SharedOver(
+    SharedRequestPool<Request>* pool) {
+  return std::make_unique<SharedRequestCache<Request>>(pool);
+}
+
 TEST(PerCpuRequestCacheTest, GetBatchIsThatManyGets) {
-  ExpectGetBatchMatchesGets<PerCpuRequestCache<Request>>(
-      [](SharedRequestPool<Request>* pool) {
-        return std::make_unique<PerCpuRequestCache<Request>>(8, pool);
-      });
+  ExpectGetBatchMatchesGets<PerCpuRequestCache<Request>>(PerCpuOf8);
 }
 
 TEST(SharedRequestCacheTest, GetBatchIsThatManyGets) {
-  ExpectGetBatchMatchesGets<SharedRequestCache<Request>>(
-      [](SharedRequestPool<Request>* pool) {
-        return std::make_unique<SharedRequestCache<Request>>(pool);
-      });
+  ExpectGetBatchMatchesGets<SharedRequestCache<Request>>(SharedOver);
 }
 
 // A PutRun leaves a cache as that many Puts would, in their order,
@@ -454,18 +459,12 @@ void ExpectPutRunMatchesPuts(
 
 TEST(PerCpuRequestCacheTest, PutRunIsThatManyPuts) {
   ExpectPutRunMatchesPuts<PerCpuRequestCache<Request>>(
-      [](SharedRequestPool<Request>* pool) {
-        return std::make_unique<PerCpuRequestCache<Request>>(8, pool);
-      },
-      /*expect_flushes=*/true);
+      PerCpuOf8, /*expect_flushes=*/true);
 }
 
 TEST(SharedRequestCacheTest, PutRunIsThatManyPuts) {
   ExpectPutRunMatchesPuts<SharedRequestCache<Request>>(
-      [](SharedRequestPool<Request>* pool) {
-        return std::make_unique<SharedRequestCache<Request>>(pool);
-      },
-      /*expect_flushes=*/false);  // every Put goes to the pool
+      SharedOver, /*expect_flushes=*/false);  // every Put goes to the pool
 }
 
 TEST(PerCpuRequestCacheTest, PutRunRoomIsWhatFitsBeforeAFlush) {
