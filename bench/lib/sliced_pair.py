@@ -181,12 +181,16 @@ def buffer_mappings(maps_text):
     one piece (which the kernel may merge with a neighbour); t/io_uring
     allocates each with posix_memalign, and glibc maps each from 128 KiB
     with two pages more, adjacent maps merging, in two or more mappings.
-    Thread stacks fall in too, with the few pages they hold."""
+    Thread stacks fall in too, with the few pages they hold. Anonymous
+    hugetlb mappings (MAP_HUGETLB: both tools' buffers on hugetlb pages)
+    count too; /proc/PID/maps names them "/anon_hugepage (deleted)"."""
     found = []
     for line in maps_text.splitlines():
         fields = line.split()
         lo, hi = (int(x, 16) for x in fields[0].split("-"))
-        if len(fields) == 5 and fields[1].startswith("rw") and hi - lo >= 1 << 20:
+        anonymous = len(fields) == 5 or (len(fields) >= 6 and
+                                         fields[5] == "/anon_hugepage")
+        if anonymous and fields[1].startswith("rw") and hi - lo >= 1 << 20:
             found.append((lo, hi))
     return found
 

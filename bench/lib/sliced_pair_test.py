@@ -53,7 +53,8 @@ class WindowTest(unittest.TestCase):
 
 # /proc/PID/maps of an arm with 32 MiB of buffers: blkperf's one mapping,
 # t/io_uring's 32 glibc mmaps of 1 MiB + 8 KiB merged into one, a thread
-# stack, a file, a guard area and a malloc heap; then one under 1 MiB.
+# stack, a file, a guard area, a malloc heap and hugetlb buffers; then one
+# under 1 MiB.
 MAPS = """\
 7f0000000000-7f0002000000 rw-p 00000000 00:00 0 
 7f1000000000-7f1002040000 rw-p 00000000 00:00 0 
@@ -61,6 +62,7 @@ MAPS = """\
 7f3000000000-7f3002000000 rw-p 00000000 08:01 42   /data/file
 7f4000000000-7f4002000000 ---p 00000000 00:00 0 
 7f5000000000-7f5004000000 rw-p 00000000 00:00 0 
+7f7000000000-7f7002000000 rw-p 00000000 00:11 1513439   /anon_hugepage (deleted)
 """
 
 
@@ -70,7 +72,8 @@ class LayoutTest(unittest.TestCase):
                          [(0x7f0000000000, 0x7f0002000000),
                           (0x7f1000000000, 0x7f1002040000),
                           (0x7f2000000000, 0x7f2000800000),
-                          (0x7f5000000000, 0x7f5004000000)])
+                          (0x7f5000000000, 0x7f5004000000),
+                          (0x7f7000000000, 0x7f7002000000)])
         self.assertEqual(buffer_mappings(
             "7f6000000000-7f60000ff000 rw-p 00000000 00:00 0 \n"), [])
 
@@ -101,6 +104,33 @@ class LayoutTest(unittest.TestCase):
             self.assertLessEqual(found["adjacent"], 1.0)
         finally:
             buffers.close()
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root (page frames, hugetlb pages)")
+    def test_layout_counts_a_hugetlb_mapping(self):
+        # Two 2 MiB hugetlb pages of our own, the reservation put back after.
+        reservation = "/proc/sys/vm/nr_hugepages"
+        reserved = int(read(reservation))
+        with open(reservation, "w") as f:
+            f.write(str(reserved + 2))
+        try:
+            size = 4 << 20
+            map_hugetlb = 0x40000  # not in Python 3.11's mmap module
+            before = buffer_layout(os.getpid()) or {"pages": 0}
+            buffers = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE |
+                                mmap.MAP_ANONYMOUS | map_hugetlb)
+            try:
+                for page in range(0, size, 4096):
+                    buffers[page] = 1
+                found = buffer_layout(os.getpid())
+                # Every 4 KiB part of both pages, which the heap's churn
+                # (a few hundred pages at most) could not make up.
+                self.assertGreaterEqual(found["pages"] - before["pages"],
+                                        size // 4096)
+            finally:
+                buffers.close()
+        finally:
+            with open(reservation, "w") as f:
+                f.write(str(reserved))
 
 
 def read(path):
