@@ -9,7 +9,9 @@
 #   bench/fidelity.sh                                   # everything, 6 x 5 s
 #   bench/fidelity.sh --rounds 12 --runtime 3 --bs 4k,128k --targets zram,file
 #   bench/fidelity.sh ... --raw runs.tsv    # also keep every run's IOPS (sliced: and
-#                                          # how contiguous each arm's buffer pages were)
+#                                          # how contiguous each arm's buffer pages were;
+#                                          # an arm alone on its device: blkperf's
+#                                          # device requests per SQE)
 #   bench/fidelity.sh --experiments identical_arms,...  # the pairing's noise
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/fidelity.sh ...
 #
@@ -670,6 +672,11 @@ run_arms() {
 append_result() {
   local iops rps adjacent=''
   read -r iops rps < "$work/$3"
+  # blkperf's device counters are the whole device's: where both arms of a
+  # pairing read one device (sliced, across tools, shared) they count the
+  # other arm's requests too, about twice the arm's own. Kept only for an
+  # arm alone on its device.
+  [[ $4 == sequential || $4 == *"own devices" ]] || rps=''
   # Only a sliced run reads the layout: an older file may be left over.
   # (A local named pages would hide --pages from tio_command.)
   [[ $4 == sliced* && -s $work/$3.layout ]] && read -r _ adjacent < "$work/$3.layout"
