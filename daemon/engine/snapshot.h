@@ -175,7 +175,9 @@ struct DeviceCounters {
 
 // One period of a single split strategy (a workload switches with
 // SetSplitStrategy or its A/B schedule). Totals over phases equal the
-// workload's totals exactly.
+// workload's totals exactly. Its time starts when its strategy was
+// published; each thread's counts enter it at the turn the thread took the
+// strategy up (SubmitterThread::PhaseBoundary).
 struct PhaseSnapshot {
   int index = 0;
   std::string strategy;        // SplitStrategyName

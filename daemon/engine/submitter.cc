@@ -171,7 +171,10 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       continue_on_error_(spec.spec.continue_on_error),
       random_offsets_(OpIsRandom(group_.op)),
       read_percent_(group_.read_percent),
-      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {}
+      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {
+  // A mark never allocates on the submitter: room for every error slot.
+  phase_mark_.errors.reserve(kErrorSlots);
+}
 
 SubmitterThread::~SubmitterThread() {
   TearDownRing();
@@ -208,6 +211,7 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
           ReadPagePlacement(io_buffers_.base(), io_buffers_.mapped_bytes());
     }
   }
+  loop_ended_.store(true, std::memory_order_release);  // or never ran
   start_priority_.Restore();  // the loop did not run, or ended in turn one
   // Before the ring goes away its kernel threads (and their CPU) go too.
   // An abandoned thread samples before the workload ends: after loop_done
@@ -1076,6 +1080,12 @@ void SubmitterThread::Run(Cache& cache) {
     rate_generation_ = 0;
     FollowRate(now);
   }
+  // The first phase boundary this thread marks. A sequentially consistent
+  // store, then load, against Workload's publication (a sequentially
+  // consistent store) and its load of taken_generation_: either the
+  // workload sees the loop beginning, or this load sees its generation.
+  taken_generation_.store(kLoopBeginning);
+  TakeUpSplitStrategy(control_->split_generation.load());
   for (;;) {
     if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
         (end != 0 && now >= end)) {
@@ -1094,10 +1104,8 @@ void SubmitterThread::Run(Cache& cache) {
       // strategy (a plain load on x86; TSan does not see a standalone
       // acquire fence). Pieces in flight finish as they were cut; new I/Os
       // use the new strategy.
-      split_generation_ =
-          control_->split_generation.load(std::memory_order_acquire);
-      ApplyStrategy(control_->split_strategies[split_generation_])
-          .IgnoreError();
+      TakeUpSplitStrategy(
+          control_->split_generation.load(std::memory_order_acquire));
     }
     if constexpr (kShaped) FollowRate(now);
     const uint16_t turn_slot = turns_->NextSlot();
@@ -1150,6 +1158,7 @@ void SubmitterThread::Run(Cache& cache) {
     }
   }
   last_reap_ns_.store(now, std::memory_order_release);
+  loop_ended_.store(true, std::memory_order_release);
   if (!Drain<kShaped>(cache)) abandoned_.store(true, std::memory_order_release);
 }
 
@@ -1357,9 +1366,55 @@ void SubmitterThread::AddVerify(VerifySummary* out) const {
   if (verifier_ != nullptr) verifier_->AddTo(out, exited());
 }
 
+void SubmitterThread::TakeUpSplitStrategy(uint32_t generation) {
+  if (generation != split_generation_) {
+    split_generation_ = generation;
+    ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
+  }
+  CountsTo(&phase_mark_);
+  taken_generation_.store(generation, std::memory_order_release);
+}
+
+bool SubmitterThread::PhaseBoundary(uint32_t generation,
+                                    ThreadSnapshot* out) const {
+  // Ended first, then taken: a loop that ended had taken up all it will.
+  const bool ended = loop_ended_.load(std::memory_order_acquire);
+  const uint32_t taken = taken_generation_.load();  // see Run()'s first mark
+  if (taken == generation) {
+    *out = phase_mark_;
+  } else if (taken == kLoopNotBegun) {
+    *out = ThreadSnapshot{};
+  } else if (ended) {
+    CountsTo(out);
+  } else {
+    return false;
+  }
+  out->thread_index = index_;
+  out->cpu = cpu_;
+  CpuTimesTo(out);
+  return true;
+}
+
 void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   out->thread_index = index_;
   out->cpu = cpu_;
+  CountsTo(out);
+  CpuTimesTo(out);
+}
+
+void SubmitterThread::CpuTimesTo(ThreadSnapshot* out) const {
+  if (exited()) {
+    out->user_cpu_seconds = final_user_seconds_.load();
+    out->system_cpu_seconds = final_system_seconds_.load();
+  } else if (tid_ != 0) {
+    ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
+  }
+  if (tid_ != 0) {
+    out->io_worker_cpu_seconds = control_->io_worker_cpu.SecondsOf(tid_);
+  }
+}
+
+void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
   out->ios = stats_.ios.Get();
   out->bytes = stats_.bytes.Get();
   out->read_ios = stats_.read_ios.Get();
@@ -1375,15 +1430,6 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   } else if (shared_cache_ != nullptr) {
     out->cache_hits = shared_cache_->hits();
     out->cache_misses = shared_cache_->misses();
-  }
-  if (exited()) {
-    out->user_cpu_seconds = final_user_seconds_.load();
-    out->system_cpu_seconds = final_system_seconds_.load();
-  } else if (tid_ != 0) {
-    ReadTaskCpu(tid_, &out->user_cpu_seconds, &out->system_cpu_seconds);
-  }
-  if (tid_ != 0) {
-    out->io_worker_cpu_seconds = control_->io_worker_cpu.SecondsOf(tid_);
   }
   out->errors.clear();
   for (int slot = 0; slot < kErrorSlots; ++slot) {

@@ -291,6 +291,17 @@ class SubmitterThread {
   // SQPOLL CPU as of the last sample of control->io_worker_cpu (take one
   // for all submitters first: Workload::SampleIoWorkers).
   void Snapshot(ThreadSnapshot* out) const;
+  // Any thread: where this thread's counts end the phase before split
+  // generation `generation` (Workload::SwitchLocked). The thread takes a
+  // generation up at the start of the first loop turn that sees it, so an
+  // I/O counts in the phase in force when its thread reaped it. False
+  // while the thread has neither taken `generation` up nor left its loop
+  // (a turn's wait lasts at most kWaitTickNs); otherwise `out` holds its
+  // counts when it took `generation` up (zero when its loop had not begun
+  // at the publication, its final counts when the loop ended first) and
+  // its CPU as Snapshot() reads it now. Call once `generation` is
+  // published and before the next one is.
+  bool PhaseBoundary(uint32_t generation, ThreadSnapshot* out) const;
   // The thread's kernel id once ThreadMain has begun, else 0.
   pid_t tid() const { return tid_; }
   // Any thread: adds this thread's verify figures (records once exited).
@@ -304,6 +315,12 @@ class SubmitterThread {
   void StampFirstSubmit();
   // Builds this thread's splitters for `strategy` (validated by Workload).
   absl::Status ApplyStrategy(const SplitStrategy& strategy);
+  // Switches to the strategy of `generation` and marks the phase boundary:
+  // the counts now, then the generation (PhaseBoundary reads them).
+  void TakeUpSplitStrategy(uint32_t generation);
+  // Snapshot() but for the thread's index, CPU and CPU times.
+  void CountsTo(ThreadSnapshot* out) const;
+  void CpuTimesTo(ThreadSnapshot* out) const;
   absl::Status AllocateBuffers();
   absl::Status SetUpRing(bool polled);
   absl::Status RegisterResources();
@@ -514,6 +531,16 @@ class SubmitterThread {
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
   uint32_t split_generation_ = 0;       // of control_->split_strategies
+  // Phase boundaries (PhaseBoundary): the counts when the thread took up
+  // taken_generation_, written before that is release-stored. The workload
+  // reads the mark after seeing its generation there and publishes the
+  // next generation only after, so the thread never rewrites a mark being
+  // read. Sentinels: the loop has not begun, or is taking up its first.
+  static constexpr uint32_t kLoopNotBegun = ~uint32_t{0};
+  static constexpr uint32_t kLoopBeginning = ~uint32_t{0} - 1;
+  ThreadSnapshot phase_mark_;
+  alignas(64) std::atomic<uint32_t> taken_generation_{kLoopNotBegun};
+  std::atomic<bool> loop_ended_{false};  // measured counts are final
 
   // Owned resources, created on the submitter thread.
   io_uring ring_{};

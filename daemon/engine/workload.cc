@@ -488,14 +488,56 @@ absl::Status Workload::SwitchLocked(const SplitStrategy& strategy) {
                      control_.split_strategies.size() - 1, " times"));
   }
   control_.split_strategies[generation] = strategy;
-  control_.split_generation.store(generation, std::memory_order_release);
+  // Sequentially consistent, for SubmitterThread::PhaseBoundary.
+  control_.split_generation.store(generation);
   const int64_t now = MonotonicNanos();
   // Before measuring starts there is no phase yet; Drive() opens the first
   // with whatever strategy is in force then.
   if (!phases_.empty()) {
-    phases_.push_back({now, strategy, TotalsNow(), ReadDevices()});
+    phases_.push_back(
+        {now, strategy, PhaseBoundaryTotals(generation), ReadDevices()});
   }
   return absl::OkStatus();
+}
+
+ThreadSnapshot Workload::PhaseBoundaryTotals(uint32_t generation) {
+  // A thread takes a switch up within a turn, and a turn's wait lasts at
+  // most kWaitTickNs; past this a thread's counts now stand in, noted.
+  constexpr absl::Duration kTakeUpWait = absl::Seconds(1);
+  const absl::Time deadline = absl::Now() + kTakeUpWait;
+  SampleIoWorkers();
+  ThreadSnapshot total;
+  for (size_t i = 0; i < submitters_.size(); ++i) {
+    ThreadSnapshot thread;
+    while (!submitters_[i]->PhaseBoundary(generation, &thread)) {
+      if (absl::Now() >= deadline) {
+        submitters_[i]->Snapshot(&thread);
+        NoteLateTakeUp(static_cast<int>(i), generation, kTakeUpWait);
+        break;
+      }
+      absl::SleepFor(absl::Microseconds(20));
+    }
+    total.Merge(thread);
+  }
+  return total;
+}
+
+void Workload::NoteLateTakeUp(int thread, uint32_t generation,
+                              absl::Duration waited) {
+  if (late_take_ups_++ == 0) {
+    first_late_take_up_ = absl::StrCat(
+        "thread ", thread, " had not taken up split switch ", generation,
+        " ", absl::FormatDuration(waited), " after it was published");
+  }
+}
+
+std::string Workload::LateTakeUpNoteLocked() const {
+  if (late_take_ups_ == 0) return "";
+  return absl::StrCat(
+      "phases: at ", late_take_ups_,
+      " phase boundaries a thread's counts are those when the wait for it "
+      "ended, not those when it took the switch up (first: ",
+      first_late_take_up_, ")");
 }
 
 void Workload::SampleIoWorkers() const {
@@ -965,6 +1007,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     stopped_by_user = stopped_by_user_;
     aborted = aborted_;
     phases = phases_;
+    if (late_take_ups_ != 0) snapshot.notes.push_back(LateTakeUpNoteLocked());
     snapshot.slo = slo_;
     device_now = have_final_device_ ? final_device_ : ReadDevices();
   }

@@ -176,6 +176,15 @@ class Workload {
   absl::Status SwitchLocked(const SplitStrategy& strategy)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ThreadSnapshot TotalsNow() const;
+  // The counts that end the phase before `generation`, just published:
+  // each submitter's when it took that generation up (PhaseBoundary),
+  // waited for; a thread late by over a second is noted and read as is.
+  ThreadSnapshot PhaseBoundaryTotals(uint32_t generation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NoteLateTakeUp(int thread, uint32_t generation, absl::Duration waited)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The report's note on late boundaries; empty when there were none.
+  std::string LateTakeUpNoteLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One walk of /proc/self/task for the io-wq and SQPOLL CPU of every
   // submitter, before their Snapshot()s read it.
   void SampleIoWorkers() const;
@@ -222,6 +231,9 @@ class Workload {
   bool switch_pending_ ABSL_GUARDED_BY(mu_) = false;
   std::thread switcher_;  // ScheduleSplitStrategy's; guarded by mu_
   std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);
+  // Phase boundaries at which a thread's counts were read late.
+  uint64_t late_take_ups_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string first_late_take_up_ ABSL_GUARDED_BY(mu_);
   SloSummary slo_ ABSL_GUARDED_BY(mu_);  // spec.slo: the search so far
   DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
