@@ -308,5 +308,37 @@ TEST_F(ArmedWorkloadTest, ScheduledSplitSwitchHappensAtItsInstant) {
   EXPECT_GT(s.phases[1].total.ios, 0u);
 }
 
+TEST_F(ArmedWorkloadTest, PhaseCountsSplitWhereEachThreadTookTheSwitchUp) {
+  // Armed, the threads wait at the gate: a switch then does not wait for
+  // them, and the first phase is all the new strategy's. Running, it
+  // waits until both took it up, so each thread's SQEs and I/Os fall on
+  // one side: 8 pieces per I/O of fixed:512, save what was in flight at a
+  // boundary (at most queue_depth I/Os per thread).
+  std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(600)));
+  ASSERT_NE(w, nullptr);
+  const absl::Time before_switch = absl::Now();
+  ASSERT_TRUE(w->SetSplitStrategy({SplitStrategy::Kind::kFixed, 512}).ok());
+  EXPECT_LT(absl::Now() - before_switch, absl::Milliseconds(500));
+  ASSERT_TRUE(w->Go(MonotonicNanos()).ok());
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_TRUE(w->SetSplitStrategy({SplitStrategy::Kind::kNone, 0}).ok());
+  w->Wait();
+  const WorkloadSnapshot s = w->Snapshot();
+  ASSERT_EQ(s.phases.size(), 2u);
+  EXPECT_EQ(s.phases[0].strategy, "fixed:512");
+  const ThreadSnapshot& fixed = s.phases[0].total;
+  const ThreadSnapshot& none = s.phases[1].total;
+  const uint64_t in_flight = 8 * 2;  // queue_depth x threads
+  ASSERT_GT(fixed.ios, in_flight);
+  ASSERT_GT(none.ios, in_flight);
+  EXPECT_GE(fixed.sqes, 8 * fixed.ios);
+  EXPECT_LE(fixed.sqes, 8 * (fixed.ios + in_flight));
+  EXPECT_LE(none.sqes, none.ios + in_flight);
+  EXPECT_LE(none.ios, none.sqes + in_flight);
+  for (const std::string& note : s.notes) {
+    EXPECT_THAT(note, ::testing::Not(HasSubstr("phases:"))) << note;
+  }
+}
+
 }  // namespace
 }  // namespace blkperf
