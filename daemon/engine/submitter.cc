@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/status_macros.h"
@@ -1366,7 +1367,10 @@ void SubmitterThread::AddVerify(VerifySummary* out) const {
   if (verifier_ != nullptr) verifier_->AddTo(out, exited());
 }
 
-void SubmitterThread::TakeUpSplitStrategy(uint32_t generation) {
+// Out of line: the loop calls it once a switch, and its copy of the
+// counters stays out of the loop's code.
+ABSL_ATTRIBUTE_NOINLINE void SubmitterThread::TakeUpSplitStrategy(
+    uint32_t generation) {
   if (generation != split_generation_) {
     split_generation_ = generation;
     ApplyStrategy(control_->split_strategies[generation]).IgnoreError();

@@ -531,16 +531,6 @@ class SubmitterThread {
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
   uint32_t split_generation_ = 0;       // of control_->split_strategies
-  // Phase boundaries (PhaseBoundary): the counts when the thread took up
-  // taken_generation_, written before that is release-stored. The workload
-  // reads the mark after seeing its generation there and publishes the
-  // next generation only after, so the thread never rewrites a mark being
-  // read. Sentinels: the loop has not begun, or is taking up its first.
-  static constexpr uint32_t kLoopNotBegun = ~uint32_t{0};
-  static constexpr uint32_t kLoopBeginning = ~uint32_t{0} - 1;
-  ThreadSnapshot phase_mark_;
-  alignas(64) std::atomic<uint32_t> taken_generation_{kLoopNotBegun};
-  std::atomic<bool> loop_ended_{false};  // measured counts are final
 
   // Owned resources, created on the submitter thread.
   io_uring ring_{};
@@ -615,6 +605,18 @@ class SubmitterThread {
   std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only
 
   ThreadStats stats_;
+
+  // Phase boundaries (PhaseBoundary), after everything the loop touches
+  // per I/O: the counts when the thread took up taken_generation_, written
+  // before that is release-stored. The workload reads the mark after
+  // seeing its generation there and publishes the next generation only
+  // after, so the thread never rewrites a mark being read. Sentinels: the
+  // loop has not begun, or is taking up its first generation.
+  static constexpr uint32_t kLoopNotBegun = ~uint32_t{0};
+  static constexpr uint32_t kLoopBeginning = ~uint32_t{0} - 1;
+  alignas(64) std::atomic<uint32_t> taken_generation_{kLoopNotBegun};
+  std::atomic<bool> loop_ended_{false};  // measured counts are final
+  ThreadSnapshot phase_mark_;
 };
 
 }  // namespace blkperf::internal
