@@ -969,6 +969,25 @@ WorkloadSnapshot Workload::Snapshot() const {
   const bool finished = finished_.HasBeenNotified();
   // Pairs with Release(): the measured window is readable once started.
   const bool started = started_.load(std::memory_order_acquire);
+  // The phases before the threads' counters (and now): every boundary copied was
+  // marked before those counters are read, so the last phase never ends
+  // before it starts and the phases add up to the totals while running
+  // too. A switch after the copy shows in the next snapshot.
+  bool stopped_by_user, aborted;
+  std::vector<PhaseStart> phases;
+  DeviceCounters device_now;
+  std::string late_take_up_note;
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_by_user = stopped_by_user_;
+    aborted = aborted_;
+    phases = phases_;
+    late_take_up_note = LateTakeUpNoteLocked();
+    snapshot.slo = slo_;
+    device_now = have_final_device_ ? final_device_ : ReadDevices();
+    snapshot.split_strategy = SplitStrategyName(
+        control_.split_strategies[control_.split_generation.load()]);
+  }
   const int64_t now = MonotonicNanos();
   int64_t last_reap = 0;
   SampleIoWorkers();
@@ -983,6 +1002,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   if (finished) FillBufferPlacement(&snapshot.buffer_placement);
   FillGroups(&snapshot);
   snapshot.notes = notes_;
+  if (!late_take_up_note.empty()) snapshot.notes.push_back(late_take_up_note);
   snapshot.start = StartTimesNow();
   const int64_t end = finished ? last_reap : now;
   if (started) {
@@ -999,20 +1019,6 @@ WorkloadSnapshot Workload::Snapshot() const {
     snapshot.error = control_.first_error;
   }
   FillErrorSites(&snapshot);
-  bool stopped_by_user, aborted;
-  std::vector<PhaseStart> phases;
-  DeviceCounters device_now;
-  {
-    absl::MutexLock lock(&mu_);
-    stopped_by_user = stopped_by_user_;
-    aborted = aborted_;
-    phases = phases_;
-    if (late_take_ups_ != 0) snapshot.notes.push_back(LateTakeUpNoteLocked());
-    snapshot.slo = slo_;
-    device_now = have_final_device_ ? final_device_ : ReadDevices();
-  }
-  snapshot.split_strategy = SplitStrategyName(
-      control_.split_strategies[control_.split_generation.load()]);
   if (started) FillPhases(phases, device_now, end, &snapshot);
   if (spec_.spec.verify) {
     for (const auto& submitter : submitters_) {

@@ -76,6 +76,18 @@ class WorkloadTest : public ::testing::Test {
     return spec;
   }
 
+  // TimedSpec() of `block_size` I/Os in A/B mode: split none, then fixed
+  // pieces of `piece`, alternating every `slice`.
+  WorkloadSpec AbSpec(absl::Duration runtime, uint32_t block_size,
+                      uint32_t piece, absl::Duration slice) {
+    WorkloadSpec spec = TimedSpec(runtime);
+    spec.block_size = block_size;
+    spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
+                          {SplitStrategy::Kind::kFixed, piece}};
+    spec.ab_slice = slice;
+    return spec;
+  }
+
   std::string path_;
 };
 
@@ -583,11 +595,8 @@ TEST_F(WorkloadTest, RejectsBadLiveStrategies) {
 }
 
 TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
-  WorkloadSpec spec = TimedSpec(absl::Milliseconds(1200));
-  spec.block_size = 32 << 10;
-  spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
-                        {SplitStrategy::Kind::kFixed, 8192}};
-  spec.ab_slice = absl::Milliseconds(300);
+  const WorkloadSpec spec = AbSpec(absl::Milliseconds(1200), 32 << 10, 8192,
+                                   absl::Milliseconds(300));
   absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ((*w)->SetSplitStrategy({SplitStrategy::Kind::kLimits, 0}).code(),
@@ -608,6 +617,33 @@ TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
   EXPECT_DOUBLE_EQ(s.ab[0].ratio_to_first, 1.0);
   EXPECT_NEAR(s.ab[1].ratio_to_first, s.ab[1].median_iops / s.ab[0].median_iops,
               1e-9);
+}
+
+TEST_F(WorkloadTest, LiveSnapshotsPhasesAddUpToTheTotals) {
+  // Switches every 10 ms while snapshots are taken as fast as they come:
+  // a snapshot reads the phases before the threads' counters, so however
+  // a switch falls between the two, its phases add up to its totals and
+  // none ends before it starts.
+  const WorkloadSpec spec = AbSpec(absl::Milliseconds(600), 16 << 10, 4096,
+                                   absl::Milliseconds(10));
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  int snapshots_with_phases = 0;
+  do {
+    const WorkloadSnapshot s = (*w)->Snapshot();
+    if (s.phases.empty()) continue;
+    ++snapshots_with_phases;
+    uint64_t ios = 0, sqes = 0, latency = 0;
+    for (const PhaseSnapshot& p : s.phases) {
+      ios += p.total.ios;
+      sqes += p.total.sqes;
+      latency += p.total.latency.Count();
+    }
+    ASSERT_EQ(ios, s.total.ios) << "snapshot " << snapshots_with_phases;
+    ASSERT_EQ(sqes, s.total.sqes) << "snapshot " << snapshots_with_phases;
+    ASSERT_EQ(latency, s.total.latency.Count());
+  } while (!(*w)->WaitFor(absl::Milliseconds(1)));
+  EXPECT_GT(snapshots_with_phases, 20);
 }
 
 TEST_F(WorkloadTest, AbModeNeedsTwoStrategiesThatFitTheRuntime) {
