@@ -1085,8 +1085,13 @@ void SubmitterThread::Run(Cache& cache) {
   // store, then load, against Workload's publication (a sequentially
   // consistent store) and its load of taken_generation_: either the
   // workload sees the loop beginning, or this load sees its generation.
+  // Nothing is counted yet, so the mark is phase_mark_ as constructed,
+  // zero: no copy delays the first turn (and, on a CPU shared at a start
+  // instant, other threads' first turns).
   taken_generation_.store(kLoopBeginning);
-  TakeUpSplitStrategy(control_->split_generation.load());
+  const uint32_t first_generation = control_->split_generation.load();
+  FollowSplitGeneration(first_generation);
+  taken_generation_.store(first_generation, std::memory_order_release);
   for (;;) {
     if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
         (end != 0 && now >= end)) {
@@ -1371,12 +1376,16 @@ void SubmitterThread::AddVerify(VerifySummary* out) const {
 // counters stays out of the loop's code.
 ABSL_ATTRIBUTE_NOINLINE void SubmitterThread::TakeUpSplitStrategy(
     uint32_t generation) {
+  FollowSplitGeneration(generation);
+  CountsTo(&phase_mark_);
+  taken_generation_.store(generation, std::memory_order_release);
+}
+
+void SubmitterThread::FollowSplitGeneration(uint32_t generation) {
   if (generation != split_generation_) {
     split_generation_ = generation;
     ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
   }
-  CountsTo(&phase_mark_);
-  taken_generation_.store(generation, std::memory_order_release);
 }
 
 bool SubmitterThread::PhaseBoundary(uint32_t generation,

@@ -318,6 +318,8 @@ class SubmitterThread {
   // Switches to the strategy of `generation` and marks the phase boundary:
   // the counts now, then the generation (PhaseBoundary reads them).
   void TakeUpSplitStrategy(uint32_t generation);
+  // The strategy of `generation`, unless it is in force already.
+  void FollowSplitGeneration(uint32_t generation);
   // Snapshot() but for the thread's index, CPU and CPU times.
   void CountsTo(ThreadSnapshot* out) const;
   void CpuTimesTo(ThreadSnapshot* out) const;
