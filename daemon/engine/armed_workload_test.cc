@@ -144,28 +144,39 @@ std::vector<int> SubmitterPolicies() {
 
 TEST_F(ArmedWorkloadTest, TheWaitForTheInstantRunsAtRealTimePriorityOnly) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (CAP_SYS_NICE)";
-  std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(400)));
-  ASSERT_NE(w, nullptr);
-  EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_OTHER));  // armed
-  const int64_t at = MonotonicNanos() + 300 * kMs;
-  ASSERT_TRUE(w->Go(at).ok());
   // The gate opens a few ms before the instant; then each thread sleeps
   // until just before it at SCHED_FIFO. Looked at 2 ms before the instant
   // by a thread that itself sleeps at a higher real-time priority (so it
-  // wakes on time, and sleeps while the submitters run).
+  // wakes on time, and sleeps while the submitters run). A look that
+  // ended after the threads' sleep tells nothing (a loaded CI host, an
+  // ASan build reading /proc, once woke it 2.8 ms late): that workload
+  // is aborted and the look repeated, three times at most.
+  std::unique_ptr<Workload> w;
   std::vector<int> waiting;
-  int64_t looked_at = 0;
-  std::thread([&] {
-    const sched_param above{.sched_priority = kRealtimeWaitPriority + 1};
-    ASSERT_EQ(sched_setscheduler(0, SCHED_FIFO, &above), 0);
-    const int64_t when = at - 2 * kMs;
-    const timespec until{.tv_sec = when / 1'000'000'000,
-                         .tv_nsec = when % 1'000'000'000};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
-    waiting = SubmitterPolicies();
-    looked_at = MonotonicNanos();
-  }).join();
-  ASSERT_LT(looked_at, at - kStartSpinWindowNs) << "looked too late";
+  int64_t looked_at = 0, at = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (w != nullptr) {
+      w->Abort();
+      w->Wait();
+    }
+    w = ArmOrDie(Spec(absl::Milliseconds(400)));
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_OTHER));  // armed
+    at = MonotonicNanos() + 300 * kMs;
+    ASSERT_TRUE(w->Go(at).ok());
+    std::thread([&] {
+      const sched_param above{.sched_priority = kRealtimeWaitPriority + 1};
+      ASSERT_EQ(sched_setscheduler(0, SCHED_FIFO, &above), 0);
+      const int64_t when = at - 2 * kMs;
+      const timespec until{.tv_sec = when / 1'000'000'000,
+                           .tv_nsec = when % 1'000'000'000};
+      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+      waiting = SubmitterPolicies();
+      looked_at = MonotonicNanos();
+    }).join();
+    if (looked_at < at - kStartSpinWindowNs) break;
+  }
+  ASSERT_LT(looked_at, at - kStartSpinWindowNs) << "looked too late 3 times";
   EXPECT_EQ(waiting, std::vector<int>(2, SCHED_FIFO));
   // After their first turn they run their I/O at the normal policy.
   absl::SleepFor(absl::Milliseconds(100));
