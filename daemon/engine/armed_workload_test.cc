@@ -207,15 +207,25 @@ TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
   ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &rtprio), 0);
   const rlimit none{.rlim_cur = 0, .rlim_max = rtprio.rlim_max};
   ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &none), 0);
+  // The threads try to raise themselves only when they reach the gate
+  // before the instant. The gate is opened by a thread at the normal
+  // policy (its raise was refused too), which a loaded CI host once woke
+  // 7 ms past the instant; then the report says that instead, and the
+  // start is tried again, three times at most.
   WorkloadSnapshot s;
-  std::thread([&] {
-    ASSERT_TRUE(testing::DropSysNiceFromThisThread());
-    std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(100)));
-    ASSERT_NE(w, nullptr);
-    ASSERT_TRUE(w->Go(MonotonicNanos() + 50 * kMs).ok());
-    w->Wait();
-    s = w->Snapshot();
-  }).join();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::thread([&] {
+      ASSERT_TRUE(testing::DropSysNiceFromThisThread());
+      std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(100)));
+      ASSERT_NE(w, nullptr);
+      ASSERT_TRUE(w->Go(MonotonicNanos() + 50 * kMs).ok());
+      w->Wait();
+      s = w->Snapshot();
+    }).join();
+    if (!absl::StrContains(s.start.realtime_wait_error, "start gate opened")) {
+      break;
+    }
+  }
   ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &rtprio), 0);
   EXPECT_EQ(s.state, WorkloadState::kFinished);
   EXPECT_GT(s.total.ios, 0u);  // it still ran, at the normal policy
