@@ -330,9 +330,10 @@ TEST_F(ArmedWorkloadTest, ScheduledSplitSwitchHappensAtItsInstant) {
 }
 
 TEST_F(ArmedWorkloadTest, PhaseCountsSplitWhereEachThreadTookTheSwitchUp) {
-  // Armed, the threads wait at the gate: a switch then does not wait for
-  // them, and the first phase is all the new strategy's. Running, it
-  // waits until both took it up, so each thread's SQEs and I/Os fall on
+  // Armed, there is no phase yet and the threads wait at the gate: a
+  // switch waits for none of them, and the first phase, opened when they
+  // are released, is all the new strategy's. Running, a switch waits
+  // until both threads took it up, so each thread's SQEs and I/Os fall on
   // one side: 8 pieces per I/O of fixed:512, save what was in flight at a
   // boundary (at most queue_depth I/Os per thread).
   std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(600)));
