@@ -500,10 +500,11 @@ absl::Status Workload::SwitchLocked(const SplitStrategy& strategy) {
   return absl::OkStatus();
 }
 
+// A thread takes a switch up within a turn, and a turn's wait lasts at
+// most kWaitTickNs; past this a thread's counts then stand in, noted.
+constexpr absl::Duration kTakeUpWait = absl::Seconds(1);
+
 ThreadSnapshot Workload::PhaseBoundaryTotals(uint32_t generation) {
-  // A thread takes a switch up within a turn, and a turn's wait lasts at
-  // most kWaitTickNs; past this a thread's counts now stand in, noted.
-  constexpr absl::Duration kTakeUpWait = absl::Seconds(1);
   const absl::Time deadline = absl::Now() + kTakeUpWait;
   SampleIoWorkers();
   ThreadSnapshot total;
@@ -512,7 +513,7 @@ ThreadSnapshot Workload::PhaseBoundaryTotals(uint32_t generation) {
     while (!submitters_[i]->PhaseBoundary(generation, &thread)) {
       if (absl::Now() >= deadline) {
         submitters_[i]->Snapshot(&thread);
-        NoteLateTakeUp(static_cast<int>(i), generation, kTakeUpWait);
+        NoteLateTakeUp(static_cast<int>(i), generation);
         break;
       }
       absl::SleepFor(absl::Microseconds(20));
@@ -522,12 +523,11 @@ ThreadSnapshot Workload::PhaseBoundaryTotals(uint32_t generation) {
   return total;
 }
 
-void Workload::NoteLateTakeUp(int thread, uint32_t generation,
-                              absl::Duration waited) {
+void Workload::NoteLateTakeUp(int thread, uint32_t generation) {
   if (late_take_ups_++ == 0) {
     first_late_take_up_ = absl::StrCat(
         "thread ", thread, " had not taken up split switch ", generation,
-        " ", absl::FormatDuration(waited), " after it was published");
+        " ", absl::FormatDuration(kTakeUpWait), " after it was published");
   }
 }
 
@@ -969,10 +969,10 @@ WorkloadSnapshot Workload::Snapshot() const {
   const bool finished = finished_.HasBeenNotified();
   // Pairs with Release(): the measured window is readable once started.
   const bool started = started_.load(std::memory_order_acquire);
-  // The phases before the threads' counters (and now): every boundary copied was
-  // marked before those counters are read, so the last phase never ends
-  // before it starts and the phases add up to the totals while running
-  // too. A switch after the copy shows in the next snapshot.
+  // The phases before the threads' counters (and now): every boundary
+  // copied was marked before those counters are read, so the last phase
+  // never ends before it starts and the phases add up to the totals while
+  // running too. A switch after the copy shows in the next snapshot.
   bool stopped_by_user, aborted;
   std::vector<PhaseStart> phases;
   DeviceCounters device_now;

@@ -181,7 +181,7 @@ class Workload {
   // waited for; a thread late by over a second is noted and read as is.
   ThreadSnapshot PhaseBoundaryTotals(uint32_t generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void NoteLateTakeUp(int thread, uint32_t generation, absl::Duration waited)
+  void NoteLateTakeUp(int thread, uint32_t generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The report's note on late boundaries; empty when there were none.
   std::string LateTakeUpNoteLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
