@@ -36,6 +36,7 @@ UNIT_TESTS=(//bazel/... //daemon/... //client/... //wire/...
 # histogram, and the submitter threads of a workload (plain and shaped
 # loops, job groups).
 TSAN_TESTS=(
+  //daemon/common:pi_mutex_test
   //daemon/engine:request_cache_test
   //daemon/engine:histogram_test
   //daemon/engine:workload_test
