@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +42,33 @@ void RealtimePriority::Restore() {
     must_restore_ = false;
   }
   raised_ = false;
+}
+
+absl::Status NiceBoost::Raise() {
+  tid_ = static_cast<pid_t>(syscall(SYS_gettid));
+  errno = 0;
+  previous_nice_ = getpriority(PRIO_PROCESS, static_cast<id_t>(tid_));
+  if (errno != 0) {
+    return absl::InternalError(absl::StrCat("getpriority: ", strerror(errno)));
+  }
+  if (previous_nice_ <= kBoostedNice) return absl::OkStatus();
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid_), kBoostedNice) != 0) {
+    const int error = errno;
+    return absl::PermissionDeniedError(absl::StrCat(
+        "setpriority(", kBoostedNice, "): ", strerror(error),
+        error == EACCES || error == EPERM
+            ? " (needs CAP_SYS_NICE or RLIMIT_NICE >= 40)"
+            : ""));
+  }
+  must_restore_ = true;
+  return absl::OkStatus();
+}
+
+void NiceBoost::Restore() {
+  if (!must_restore_) return;
+  // Raising a nice value (lowering the priority) is always allowed.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(tid_), previous_nice_);
+  must_restore_ = false;
 }
 
 }  // namespace blkperf

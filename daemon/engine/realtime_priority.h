@@ -64,6 +64,38 @@ class RealtimePriority {
   bool must_restore_ = false;
 };
 
+// A thread's nice value lowered to kBoostedNice for a stretch of control
+// work that follows a real-time one (an A/B switch's phase boundary after
+// its publication), then put back. At nice -20 its CFS weight is 86 times
+// a nice-0 thread's, so busy submitters and readers hardly delay it, yet it
+// never holds a CPU against real-time threads (other daemons' switches, on
+// a machine that runs several), as SCHED_FIFO would.
+//
+//   NiceBoost boost;
+//   boost.Raise().IgnoreError();   // on the thread itself
+//   ...                             // the stretch; put back at scope exit
+inline constexpr int kBoostedNice = -20;
+
+class NiceBoost {
+ public:
+  NiceBoost() = default;
+  ~NiceBoost() { Restore(); }
+  NiceBoost(const NiceBoost&) = delete;
+  NiceBoost& operator=(const NiceBoost&) = delete;
+
+  // Sets the calling thread's nice value to kBoostedNice; a thread already
+  // at or below it keeps its own. PermissionDenied (naming setpriority and
+  // the limit) when refused; the value is then unchanged. At most once.
+  absl::Status Raise();
+  // Puts the previous nice value back; nothing when Raise() changed none.
+  void Restore();
+
+ private:
+  pid_t tid_ = 0;
+  int previous_nice_ = 0;
+  bool must_restore_ = false;
+};
+
 }  // namespace blkperf
 
 #endif  // BLKPERF_DAEMON_ENGINE_REALTIME_PRIORITY_H_

@@ -25,25 +25,6 @@ int PriorityOf(pid_t tid) {
 }
 pid_t Tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
-// RLIMIT_RTPRIO's soft limit 0 for the whole test process, put back at
-// scope exit. (The other way, an RLIMIT_RTPRIO of 1 without the
-// capability, which the systemd unit uses, cannot be tested here: raising
-// the hard limit takes CAP_SYS_RESOURCE, which this machine's root lacks.)
-class NoRtprio {
- public:
-  NoRtprio() {
-    getrlimit(RLIMIT_RTPRIO, &saved_);
-    const rlimit none{.rlim_cur = 0, .rlim_max = saved_.rlim_max};
-    ok_ = setrlimit(RLIMIT_RTPRIO, &none) == 0;
-  }
-  ~NoRtprio() { setrlimit(RLIMIT_RTPRIO, &saved_); }
-  bool ok() const { return ok_; }
-
- private:
-  rlimit saved_{};
-  bool ok_ = false;
-};
-
 class RealtimePriorityTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,8 +91,8 @@ TEST_F(RealtimePriorityTest, AThreadAlreadyRealTimeKeepsItsOwnPolicy) {
 }
 
 TEST_F(RealtimePriorityTest, RefusedWithoutCapabilityOrRtprioLimitNamesBoth) {
-  NoRtprio none;
-  ASSERT_TRUE(none.ok());
+  testing::ScopedZeroSoftLimit no_rtprio(RLIMIT_RTPRIO);
+  ASSERT_TRUE(no_rtprio.ok());
   std::thread([] {
     ASSERT_TRUE(testing::DropSysNiceFromThisThread());
     RealtimePriority priority;
@@ -121,6 +102,34 @@ TEST_F(RealtimePriorityTest, RefusedWithoutCapabilityOrRtprioLimitNamesBoth) {
     EXPECT_THAT(raised.message(), HasSubstr("CAP_SYS_NICE or RLIMIT_RTPRIO"));
     EXPECT_FALSE(priority.raised());
     EXPECT_EQ(PolicyOf(Tid()), SCHED_OTHER);  // unchanged
+  }).join();
+}
+
+int NiceOf(pid_t tid) { return getpriority(PRIO_PROCESS, static_cast<id_t>(tid)); }
+
+TEST_F(RealtimePriorityTest, NiceBoostLowersTheNiceValueAndPutsItBack) {
+  std::thread([] {
+    ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(Tid()), 5), 0);
+    {
+      NiceBoost boost;
+      ASSERT_TRUE(boost.Raise().ok());
+      EXPECT_EQ(NiceOf(Tid()), kBoostedNice);
+      EXPECT_EQ(PolicyOf(Tid()), SCHED_OTHER);  // not real time
+    }
+    EXPECT_EQ(NiceOf(Tid()), 5);
+  }).join();
+}
+
+TEST_F(RealtimePriorityTest, NiceBoostRefusedWithoutCapabilityNamesIt) {
+  testing::ScopedZeroSoftLimit no_nice(RLIMIT_NICE);
+  ASSERT_TRUE(no_nice.ok());
+  std::thread([] {
+    ASSERT_TRUE(testing::DropSysNiceFromThisThread());
+    NiceBoost boost;
+    const absl::Status raised = boost.Raise();
+    EXPECT_EQ(raised.code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_THAT(std::string(raised.message()), HasSubstr("CAP_SYS_NICE"));
+    EXPECT_EQ(NiceOf(Tid()), 0);
   }).join();
 }
 

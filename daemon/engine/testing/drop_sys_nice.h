@@ -4,6 +4,7 @@
 #define BLKPERF_DAEMON_ENGINE_TESTING_DROP_SYS_NICE_H_
 
 #include <linux/capability.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,6 +25,31 @@ inline bool DropSysNiceFromThisThread() {
   }
   return syscall(SYS_capset, &header, data) == 0;
 }
+
+// A resource limit's soft value 0 for the whole test process (RLIMIT_RTPRIO,
+// RLIMIT_NICE: with the capability dropped, no raise is then allowed), put
+// back at scope exit. (The other way, an RLIMIT_RTPRIO of 1 without the
+// capability, which the systemd unit uses, cannot be tested here: raising
+// the hard limit takes CAP_SYS_RESOURCE, which this machine's root lacks.)
+class ScopedZeroSoftLimit {
+ public:
+  explicit ScopedZeroSoftLimit(int resource) : resource_(resource) {
+    if (getrlimit(resource_, &saved_) != 0) return;
+    const rlimit none{.rlim_cur = 0, .rlim_max = saved_.rlim_max};
+    ok_ = setrlimit(resource_, &none) == 0;
+  }
+  ~ScopedZeroSoftLimit() {
+    if (ok_) setrlimit(resource_, &saved_);
+  }
+  ScopedZeroSoftLimit(const ScopedZeroSoftLimit&) = delete;
+  ScopedZeroSoftLimit& operator=(const ScopedZeroSoftLimit&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  const int resource_;
+  rlimit saved_{};
+  bool ok_ = false;
+};
 
 }  // namespace blkperf::testing
 
