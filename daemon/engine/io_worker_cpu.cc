@@ -65,7 +65,7 @@ void IoWorkerCpu::Sample(absl::Span<const pid_t> owners) {
 void IoWorkerCpu::Update(absl::Span<const pid_t> owners,
                          absl::Span<const Reading> readings) {
   const absl::flat_hash_set<pid_t> looked_for(owners.begin(), owners.end());
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   for (const Reading& r : readings) {
     auto [it, added] = live_.try_emplace(r.worker);
     Worker& w = it->second;
@@ -87,7 +87,7 @@ void IoWorkerCpu::Update(absl::Span<const pid_t> owners,
 }
 
 double IoWorkerCpu::SecondsOf(pid_t owner) const {
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   const auto gone = exited_.find(owner);
   double total = gone == exited_.end() ? 0 : gone->second;
   for (const auto& [id, w] : live_) {
@@ -97,7 +97,7 @@ double IoWorkerCpu::SecondsOf(pid_t owner) const {
 }
 
 size_t IoWorkerCpu::live_workers() const {
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   return live_.size();
 }
 

@@ -22,7 +22,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/base/thread_annotations.h"
+#include "daemon/common/pi_mutex.h"
 #include "absl/types/span.h"
 
 namespace blkperf::internal {
@@ -61,7 +62,7 @@ class IoWorkerCpu {
     bool seen = false;  // during the Update in progress
   };
 
-  mutable absl::Mutex mu_;
+  mutable PiMutex mu_;
   absl::flat_hash_map<pid_t, Worker> live_ ABSL_GUARDED_BY(mu_);
   // Per owner: the last readings of its workers that have exited.
   absl::flat_hash_map<pid_t, double> exited_ ABSL_GUARDED_BY(mu_);

@@ -146,5 +146,41 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param == RequestCacheMode::kPerCpu ? "PerCpu" : "Shared";
     });
 
+TEST(AbStallTest, SwitchesKeepTheirScheduleWhileAThreadCannotTakeThemUp) {
+  // Every read held 300 ms: the thread waits for completions a tick
+  // (50 ms) at a time and takes each switch up only between waits, so
+  // with 20 ms slices the wait for it ends 15 ms into the slice, every
+  // switch still begins on time (within 10 ms: this VM's CPUs alone
+  // sometimes pause 6 ms; waits of 1 s made them 30-120 ms late), and the
+  // report says whose counts were read late.
+  StallingFuseFile fuse({"--stall_ms=300"});
+  if (!fuse.ok()) GTEST_SKIP() << fuse.why();
+  constexpr absl::Duration kSlice = absl::Milliseconds(20);
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = fuse.path()});
+  spec.direct = false;  // direct_io is the server's; no O_DIRECT on FUSE
+  spec.queue_depth = 4;
+  spec.block_size = 16 << 10;
+  spec.runtime = absl::Milliseconds(800);
+  spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
+                        {SplitStrategy::Kind::kFixed, 4096}};
+  spec.ab_slice = kSlice;
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(200));
+  fuse.StallFor();
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
+  ASSERT_GE(s.phases.size(), 35u);
+  for (size_t k = 1; k < s.phases.size(); ++k) {
+    const absl::Duration late = s.phases[k].start - k * kSlice;
+    EXPECT_GE(late, absl::ZeroDuration()) << "phase " << k;
+    EXPECT_LT(late, absl::Milliseconds(10)) << "phase " << k;
+  }
+  EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr(
+                           "thread 0 had not taken up split switch")));
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -24,6 +24,7 @@
 #define BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,6 +35,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "daemon/common/pi_mutex.h"
 #include "daemon/engine/snapshot.h"
 #include "daemon/engine/spec_validation.h"
 #include "daemon/engine/submitter.h"
@@ -139,7 +141,13 @@ class Workload {
     SplitStrategy strategy;
     ThreadSnapshot totals;
     DeviceCounters device;  // cumulative device counters at the start
+    // Empty, or which thread's counts were read before it took the switch
+    // up (PhaseBoundaryTotals) and how long after the publication.
+    std::string late_take_up;
   };
+  // Shared and immutable once made, so that a snapshot copies pointers, not
+  // four histograms a phase, under the lock a switch takes.
+  using PhaseList = std::vector<std::shared_ptr<const PhaseStart>>;
 
   absl::Status OpenTargets();
   // Trim ops on a regular file: FailedPrecondition when its file system
@@ -173,18 +181,42 @@ class Workload {
   // The workload's control thread: marks the first phase when measuring
   // starts, runs the A/B schedule, and records the final device counters.
   void Drive();
-  absl::Status SwitchLocked(const SplitStrategy& strategy)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Publishes `strategy` as the next split generation and, once phases
+  // are open, ends the phase before it (PhaseBoundaryTotals), waiting for
+  // the threads at most a second and never past `next_switch_ns` (the
+  // next A/B switch's; kNoNextSwitch for none). mu_ is taken only to
+  // append the phase, so a reader never delays a switch.
+  static constexpr int64_t kNoNextSwitch = INT64_MAX;
+  absl::Status SwitchLocked(const SplitStrategy& strategy,
+                            int64_t next_switch_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // SwitchLocked() in its two steps, for a caller that runs the first at
+  // real-time priority only.
+  struct PublishedSwitch {
+    uint32_t generation = 0;
+    int64_t at_ns = 0;  // CLOCK_MONOTONIC, just after the publication
+  };
+  absl::StatusOr<PublishedSwitch> PublishLocked(const SplitStrategy& strategy)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_);
+  // The phase `published` begins, for AppendPhase(); nullptr while phases
+  // are not open yet. Takes no lock a reader takes.
+  std::shared_ptr<const PhaseStart> EndPhaseLocked(
+      const PublishedSwitch& published, int64_t next_switch_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Makes `phase` (when not null) the last one readers see.
+  void AppendPhase(std::shared_ptr<const PhaseStart> phase)
+      ABSL_LOCKS_EXCLUDED(mu_);
   ThreadSnapshot TotalsNow() const;
-  // The counts that end the phase before `generation`, just published:
-  // each submitter's when it took that generation up (PhaseBoundary),
-  // waited for; a thread late by over a second is noted and read as is.
-  ThreadSnapshot PhaseBoundaryTotals(uint32_t generation)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void NoteLateTakeUp(int thread, uint32_t generation)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The counts that end the phase before `published`: each submitter's
+  // when it took that generation up (PhaseBoundary), waited for; a thread
+  // not there by `deadline_ns` (CLOCK_MONOTONIC) is read as it stands, and
+  // the first such one described in `late_take_up`.
+  ThreadSnapshot PhaseBoundaryTotals(const PublishedSwitch& published,
+                                     int64_t deadline_ns,
+                                     std::string* late_take_up)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // The report's note on late boundaries; empty when there were none.
-  std::string LateTakeUpNoteLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static std::string LateTakeUpNote(const PhaseList& phases);
   // One walk of /proc/self/task for the io-wq and SQPOLL CPU of every
   // submitter, before their Snapshot()s read it.
   void SampleIoWorkers() const;
@@ -192,6 +224,16 @@ class Workload {
   void FillGroups(WorkloadSnapshot* snapshot) const;
   // Once finished: every submitter's buffer placement, merged.
   void FillBufferPlacement(BufferPlacement* placement) const;
+  // spec.ab_strategies: switches to the next one at every slice's instant.
+  void RunAbSchedule();
+  // Keeps the first refusal of RunAbSchedule()'s real-time wait for the
+  // report's notes.
+  void NoteAbWaitRefused(const absl::Status& refusal) ABSL_LOCKS_EXCLUDED(mu_);
+  // How long before an instant WaitForInstant() stops sleeping and polls.
+  int64_t SwitchPollNs() const;
+  // Sleeps until shortly before `when_ns` (CLOCK_MONOTONIC), then polls
+  // the clock; false once the workload ended.
+  bool WaitForInstant(int64_t when_ns);
   // Waits until `when_ns` (CLOCK_MONOTONIC); false once the workload ended.
   bool WaitUntil(int64_t when_ns);
   // spec.slo: steps through the search (slo_search.h) on the driver thread,
@@ -200,7 +242,7 @@ class Workload {
   // Publishes `rate` (I/Os per second over the workload; 0: closed loop),
   // lets it settle and measures one step.
   internal::SloStepMeasure MeasureSloStep(double rate);
-  void FillPhases(const std::vector<PhaseStart>& phases,
+  void FillPhases(const PhaseList& phases,
                   const DeviceCounters& device_now, int64_t end_ns,
                   WorkloadSnapshot* snapshot) const;
   // Cumulative counters of the distinct devices under the targets.
@@ -224,16 +266,23 @@ class Workload {
   std::atomic<int64_t> gate_late_ns_{0};
   absl::Notification finished_;
   absl::Mutex join_mu_;  // serializes joins in Wait(); never held by readers
-  mutable absl::Mutex mu_;
+  // Serializes split switches and the opening of the first phase; taken
+  // before mu_ and never by readers (Snapshot()), so that a switch lands
+  // on its instant however long a reader holds mu_.
+  PiMutex switch_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  bool phases_open_ ABSL_GUARDED_BY(switch_mu_) = false;
+  bool switch_pending_ ABSL_GUARDED_BY(switch_mu_) = false;
+  std::thread switcher_;  // ScheduleSplitStrategy's; guarded by switch_mu_
+  // Readers' lock. With priority inheritance: the driver appends phases
+  // and the start gate releases at real-time priority, and a reader
+  // holding it then runs at that priority until it unlocks.
+  mutable PiMutex mu_;
   bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
   bool released_ ABSL_GUARDED_BY(mu_) = false;  // Go() or Start() accepted
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
-  bool switch_pending_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread switcher_;  // ScheduleSplitStrategy's; guarded by mu_
-  std::vector<PhaseStart> phases_ ABSL_GUARDED_BY(mu_);
-  // Phase boundaries at which a thread's counts were read late.
-  uint64_t late_take_ups_ ABSL_GUARDED_BY(mu_) = 0;
-  std::string first_late_take_up_ ABSL_GUARDED_BY(mu_);
+  PhaseList phases_ ABSL_GUARDED_BY(mu_);
+  // Why A/B switches wait at the normal policy; empty when they do not.
+  std::string ab_wait_note_ ABSL_GUARDED_BY(mu_);
   SloSummary slo_ ABSL_GUARDED_BY(mu_);  // spec.slo: the search so far
   DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;

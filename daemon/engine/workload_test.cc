@@ -1,13 +1,17 @@
 // Runs real workloads through io_uring on temporary files.
 #include "daemon/engine/workload.h"
+#include "daemon/engine/testing/drop_sys_nice.h"
 #include "daemon/engine/workload_test_util.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -420,8 +424,8 @@ TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
   EXPECT_FALSE(s.ring.registered_files);  // a NOP names no file
   // Kernel 6.4+ (CI's is 6.18): the ring's tick bounds the waits.
   EXPECT_EQ(s.ring.wait_bound, "ring_tick");
-  EXPECT_THAT(s.ring.clock, testing::AnyOf("tsc", "clock_monotonic"));
-  EXPECT_THAT(s.notes, testing::Contains(HasSubstr("IORING_OP_NOP")));
+  EXPECT_THAT(s.ring.clock, ::testing::AnyOf("tsc", "clock_monotonic"));
+  EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr("IORING_OP_NOP")));
   EXPECT_FALSE(s.buffer_placement.read);  // no buffers to place
   EXPECT_EQ(s.buffer_placement.unreadable, "");
 }
@@ -647,6 +651,69 @@ TEST_F(WorkloadTest, LiveSnapshotsPhasesAddUpToTheTotals) {
     ASSERT_EQ(latency, s.total.latency.Count());
   }
   EXPECT_GE(snapshots_with_phases, 3);
+}
+
+TEST_F(WorkloadTest, AbSwitchesLandOnTimeWhileSnapshotsAreTaken) {
+  // A submitter on each CPU keeps both busy while two readers at the idle
+  // policy take snapshots back to back: a reader holding the workload's
+  // lock is preempted at once and may wait long for a CPU again. A switch
+  // never waits for a reader (it shares no lock with them but the phase
+  // list's, a PiMutex, which it appends to at real-time priority), so
+  // every phase begins within 10 ms of its slice's instant (this VM's CPUs
+  // alone sometimes pause 6 ms). At 82a5864, where a switch took the
+  // readers' lock, all 4 of 4 runs failed, phases up to 1.3 s late.
+  constexpr absl::Duration kSlice = absl::Milliseconds(100);
+  WorkloadSpec spec = AbSpec(absl::Seconds(2), 16 << 10, 4096, kSlice);
+  spec.direct = false;
+  spec.cpus = {0, 1};
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  std::atomic<bool> finished{false};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&w, &finished] {
+      const sched_param idle{.sched_priority = 0};
+      ASSERT_EQ(sched_setscheduler(0, SCHED_IDLE, &idle), 0) << errno;
+      while (!finished.load()) (*w)->Snapshot();
+    });
+  }
+  (*w)->Wait();
+  finished = true;
+  for (std::thread& reader : readers) reader.join();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ExpectClean(s, spec.block_size);
+  EXPECT_THAT(absl::StrJoin(s.notes, "; "),
+              ::testing::Not(HasSubstr("normal scheduling policy")));
+  ASSERT_GE(s.phases.size(), 15u);
+  for (size_t k = 1; k < s.phases.size(); ++k) {
+    const absl::Duration late = s.phases[k].start - k * kSlice;
+    EXPECT_GE(late, absl::ZeroDuration()) << "phase " << k;
+    EXPECT_LT(late, absl::Milliseconds(10))
+        << "phase " << k << "; notes: " << absl::StrJoin(s.notes, "; ");
+  }
+}
+
+TEST_F(WorkloadTest, AbSwitchesThatMayNotWaitAtRealTimeSaySo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (to drop CAP_SYS_NICE)";
+  testing::ScopedZeroSoftLimit no_rtprio(RLIMIT_RTPRIO);  // till the end
+  ASSERT_TRUE(no_rtprio.ok());
+  const WorkloadSpec spec = AbSpec(absl::Milliseconds(400), 16 << 10, 4096,
+                                   absl::Milliseconds(100));
+  WorkloadSnapshot s;
+  std::thread([&] {
+    // The workload's threads inherit the reduced capabilities.
+    ASSERT_TRUE(testing::DropSysNiceFromThisThread());
+    absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+    ASSERT_TRUE(w.ok()) << w.status();
+    (*w)->Wait();
+    s = (*w)->Snapshot();
+  }).join();
+  ExpectClean(s, spec.block_size);  // it still alternated, and says how
+  EXPECT_GE(s.phases.size(), 3u);
+  const std::string notes = absl::StrJoin(s.notes, "; ");
+  EXPECT_THAT(notes, HasSubstr("A/B: switches wait at the normal scheduling "
+                               "policy"));
+  EXPECT_THAT(notes, HasSubstr("CAP_SYS_NICE"));
 }
 
 TEST_F(WorkloadTest, AbModeNeedsTwoStrategiesThatFitTheRuntime) {

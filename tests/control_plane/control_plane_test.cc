@@ -592,7 +592,11 @@ TEST_F(ControlPlaneTest, AbRunAlternatesPhases) {
   Result text = Client({"status", id});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("ab=none,fixed:65536 ab_slice=400ms"));
-  EXPECT_THAT(text.out, HasSubstr("phase 0 none 0.00s-0.40s"));
+  // The format only: when a switch lands is the engine's and the fleet
+  // test's to bound (workload_test, stall_test, fleet_e2e_test). CI twice
+  // saw this phase end at 0.43s on a loaded host.
+  EXPECT_THAT(text.out,
+              ::testing::ContainsRegex("phase 0 none 0\\.00s-0\\.4[0-9]s"));
   EXPECT_THAT(text.out, HasSubstr("phase 1 fixed:65536"));
   EXPECT_THAT(text.out, HasSubstr("A/B none: median IOPS="));
   EXPECT_THAT(text.out, HasSubstr("A/B fixed:65536: median IOPS="));
