@@ -145,8 +145,8 @@ std::vector<int> SubmitterPolicies() {
 TEST_F(ArmedWorkloadTest, TheWaitForTheInstantRunsAtRealTimePriorityOnly) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (CAP_SYS_NICE)";
   // The gate opens a few ms before the instant; then each thread sleeps
-  // until just before it at SCHED_FIFO. Looked at 2 ms before the instant
-  // by a thread that itself sleeps at a higher real-time priority (so it
+  // until just before it at SCHED_FIFO. Looked at 2 ms before the spin
+  // window by a thread that sleeps at a higher real-time priority (so it
   // wakes on time, and sleeps while the submitters run). A look that
   // ended after the threads' sleep tells nothing (a loaded CI host, an
   // ASan build reading /proc, once woke it 2.8 ms late): that workload
@@ -167,7 +167,7 @@ TEST_F(ArmedWorkloadTest, TheWaitForTheInstantRunsAtRealTimePriorityOnly) {
     std::thread([&] {
       const sched_param above{.sched_priority = kRealtimeWaitPriority + 1};
       ASSERT_EQ(sched_setscheduler(0, SCHED_FIFO, &above), 0);
-      const int64_t when = at - 2 * kMs;
+      const int64_t when = at - kStartSpinWindowNs - 2 * kMs;
       const timespec until{.tv_sec = when / 1'000'000'000,
                            .tv_nsec = when % 1'000'000'000};
       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
@@ -203,10 +203,8 @@ TEST_F(ArmedWorkloadTest, AStartedWorkloadNeverRaisesItsThreads) {
 
 TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (to drop CAP_SYS_NICE)";
-  rlimit rtprio;
-  ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &rtprio), 0);
-  const rlimit none{.rlim_cur = 0, .rlim_max = rtprio.rlim_max};
-  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &none), 0);
+  testing::ScopedZeroSoftLimit no_rtprio(RLIMIT_RTPRIO);  // till the end
+  ASSERT_TRUE(no_rtprio.ok());
   // The threads try to raise themselves only when they reach the gate
   // before the instant. The gate is opened by a thread at the normal
   // policy (its raise was refused too), which a loaded CI host once woke
@@ -226,7 +224,6 @@ TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
       break;
     }
   }
-  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &rtprio), 0);
   EXPECT_EQ(s.state, WorkloadState::kFinished);
   EXPECT_GT(s.total.ios, 0u);  // it still ran, at the normal policy
   EXPECT_EQ(s.start.threads_started, 2);

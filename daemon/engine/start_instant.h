@@ -10,13 +10,14 @@
 // polls the clock on the CPU until the instant. The poll does not
 // sched_yield(): under EEVDF every yield pushes the thread's deadline a
 // slice later, so a yielding poller is starved by exactly the threads it
-// competes with. The window covers the timer's usual lateness (p99
-// 91 us, at worst about 300 us on the development VM). It is not longer
-// because a poller holds its CPU meanwhile: another thread due a little
-// earlier on the same CPU waits for it, up to the whole window (on one
-// host all submitters share one instant; only tests crowd several hosts,
-// with instants a clock error apart, onto one CPU: with a 1 ms window a
-// host there started up to 0.9 ms late, with 250 us at most 160 us). The
+// competes with (real-time pollers do yield, to each other: StartPoll).
+// The window covers the timer's lateness when the CPUs were idle before
+// the instant: a halted vCPU is woken by the hypervisor first, and with a
+// 250 us window the fleet test's quiet rounds (8 hosts on 2 CPUs) had
+// first submissions up to 3.4 ms after their instants, 3 rounds in 6 over
+// 0.8 ms; with 1 ms at most 0.85 ms, 30 rounds all under a 0.72 ms skew
+// (bench/RESULTS.md, 2026-12-05). Real-time pollers yield to each other,
+// so a longer window no longer queues other hosts' starts behind it. The
 // cost: at most about kStartSpinWindowNs of CPU per waiting thread, once
 // per workload.
 //
@@ -37,7 +38,7 @@
 namespace blkperf {
 
 // How long before the instant the wait stops sleeping and polls the clock.
-inline constexpr int64_t kStartSpinWindowNs = 250'000;
+inline constexpr int64_t kStartSpinWindowNs = 1'000'000;
 
 // What the poll does between two reads of the clock.
 enum class StartPoll {
