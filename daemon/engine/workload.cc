@@ -480,14 +480,8 @@ absl::Status Workload::ScheduleSplitStrategy(const SplitStrategy& strategy,
     PiMutexLock lock(&switch_mu_);
     if (reached) {
       const absl::StatusOr<PublishedSwitch> published = PublishLocked(strategy);
-      // The phase's boundary (procfs walks, the wait for the threads) at
-      // nice -20, not at real time: see RunAbSchedule().
-      NiceBoost boost;
-      boost.Raise().IgnoreError();
       priority.Restore();
-      if (published.ok()) {
-        AppendPhase(EndPhaseLocked(*published, kNoNextSwitch));
-      }
+      if (published.ok()) EndPhaseAfterPublish(*published, kNoNextSwitch);
     }
     switch_pending_ = false;
   });
@@ -529,6 +523,32 @@ std::shared_ptr<const Workload::PhaseStart> Workload::EndPhaseLocked(
   phase.totals = PhaseBoundaryTotals(published, deadline, &phase.late_take_up);
   phase.device = ReadDevices();
   return std::make_shared<const PhaseStart>(std::move(phase));
+}
+
+void Workload::EndPhaseAfterPublish(const PublishedSwitch& published,
+                                    int64_t next_switch_ns) {
+  // The boundary at nice -20: at real time, the boundaries of 8 daemons on
+  // one 2-CPU machine (procfs walks) queued each other's next publication
+  // by up to 20 ms; at nice 0, busy threads made one overrun its slice.
+  std::shared_ptr<const PhaseStart> phase;
+  {
+    NiceBoost boost;
+    boost.Raise().IgnoreError();  // refused with the real-time raise
+    phase = EndPhaseLocked(published, next_switch_ns);
+  }
+  // Appended at real time again: a reader holding mu_ then runs at once
+  // (PiMutex), however low its own priority.
+  RealtimePriority priority;
+  priority.Raise().IgnoreError();
+  AppendPhase(std::move(phase));
+}
+
+void Workload::OpenFirstPhaseLocked(int64_t at_ns,
+                                    const DeviceCounters& device) {
+  phases_.push_back(std::make_shared<const PhaseStart>(PhaseStart{
+      at_ns, control_.split_strategies[control_.split_generation.load()],
+      ThreadSnapshot{}, device}));
+  phases_open_ = true;
 }
 
 void Workload::AppendPhase(std::shared_ptr<const PhaseStart> phase) {
@@ -649,13 +669,8 @@ void Workload::Drive() {
     WaitForInstant(start);
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
-    PhaseStart first;
-    first.at_ns = start;
-    first.strategy =
-        control_.split_strategies[control_.split_generation.load()];
-    first.device = ReadDevices();  // engine counters are zero at this moment
-    phases_.push_back(std::make_shared<const PhaseStart>(std::move(first)));
-    phases_open_ = true;
+    // The engine's counters are zero at this moment.
+    OpenFirstPhaseLocked(start, ReadDevices());
   }
   RunAbSchedule();
   if (spec_.spec.slo.enabled) RunSloSearch();
@@ -675,10 +690,7 @@ void Workload::RunAbSchedule() {
     // The wait and the publication at real-time priority, as a scheduled
     // switch's: at the normal policy, with the submitters busy on every
     // CPU, switches began up to 23 ms late (a test on the development VM).
-    // The phase's boundary after it at nice -20 (NiceBoost): at real time,
-    // the boundaries of 8 daemons on one 2-CPU machine (procfs walks)
-    // queued each other's next publication by up to 20 ms; at nice 0, busy
-    // threads made one overrun its slice.
+    // The boundary after it: EndPhaseAfterPublish().
     RealtimePriority priority;
     const absl::Status raised = priority.Raise();
     if (!raised.ok()) NoteAbWaitRefused(raised);
@@ -686,20 +698,12 @@ void Workload::RunAbSchedule() {
     PiMutexLock lock(&switch_mu_);
     const absl::StatusOr<PublishedSwitch> published =
         PublishLocked(ab[k % ab.size()]);
-    NiceBoost boost;
-    boost.Raise().IgnoreError();  // refused with the above, noted there
     priority.Restore();
     if (!published.ok()) break;
     // A thread late to take this switch up never delays the next one: the
     // wait for it ends three quarters into the slice, leaving the rest for
     // the boundary's reads.
-    std::shared_ptr<const PhaseStart> phase =
-        EndPhaseLocked(*published, at + slice - slice / 4);
-    // Appended at real time again: a reader holding mu_ then runs at once
-    // (PiMutex), however low its own priority.
-    RealtimePriority append_priority;
-    append_priority.Raise().IgnoreError();
-    AppendPhase(std::move(phase));
+    EndPhaseAfterPublish(*published, at + slice - slice / 4);
   }
 }
 
@@ -843,11 +847,7 @@ bool Workload::Release(const DeviceCounters& device_baseline,
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
     // Measuring starts with the first I/O: the device's counters from
     // before any, so device requests per SQE cover exactly the same I/O.
-    phases_.push_back(std::make_shared<const PhaseStart>(PhaseStart{
-        control_.measure_start_ns,
-        control_.split_strategies[control_.split_generation.load()],
-        ThreadSnapshot{}, device_baseline}));
-    phases_open_ = true;
+    OpenFirstPhaseLocked(control_.measure_start_ns, device_baseline);
   }
   started_.store(true, std::memory_order_release);
   control_.go.Open();

@@ -203,6 +203,15 @@ class Workload {
   std::shared_ptr<const PhaseStart> EndPhaseLocked(
       const PublishedSwitch& published, int64_t next_switch_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // EndPhaseLocked() at nice -20, then AppendPhase() at real time, for a
+  // caller that published at real time and put its priority back.
+  void EndPhaseAfterPublish(const PublishedSwitch& published,
+                            int64_t next_switch_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The first phase, from `at_ns` with the strategy in force, its counters
+  // zero and the devices' `device`; phases are open from then on.
+  void OpenFirstPhaseLocked(int64_t at_ns, const DeviceCounters& device)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_, mu_);
   // Makes `phase` (when not null) the last one readers see.
   void AppendPhase(std::shared_ptr<const PhaseStart> phase)
       ABSL_LOCKS_EXCLUDED(mu_);
