@@ -151,6 +151,12 @@ void LatencyHistogram::ClampMinMaxToBuckets() {
   const int high = HighestBucket();
   min_ns_ = std::clamp(min_ns_, BucketLowerBound(low), BucketUpperBound(low));
   max_ns_ = std::clamp(max_ns_, BucketLowerBound(high), BucketUpperBound(high));
+  // One non-empty bucket, and a live snapshot that read the writer's new
+  // min but its max from before (the writer stores min first): max was
+  // clamped to the bucket's lower bound, below min. Both lie in that
+  // bucket, so max takes min's value. (histogram_test's concurrent test
+  // failed on it once in about 40 runs.)
+  if (min_ns_ > max_ns_) max_ns_ = min_ns_;
 }
 
 void LiveLatencyHistogram::SnapshotTo(LatencyHistogram* out) const {
