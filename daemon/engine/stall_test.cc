@@ -23,6 +23,7 @@
 #include "daemon/engine/workload_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/timing/pause_witness.h"
 
 namespace blkperf {
 namespace {
@@ -150,9 +151,11 @@ TEST(AbStallTest, SwitchesKeepTheirScheduleWhileAThreadCannotTakeThemUp) {
   // Every read held 300 ms: the thread waits for completions a tick
   // (50 ms) at a time and takes each switch up only between waits, so
   // with 20 ms slices the wait for it ends 15 ms into the slice, every
-  // switch still begins on time (within 10 ms: this VM's CPUs alone
-  // sometimes pause 6 ms; waits of 1 s made them 30-120 ms late), and the
-  // report says whose counts were read late.
+  // switch still begins on time (within 10 ms, and later only by as long
+  // as the machine was seen paused in the slice before: this VM's vCPUs
+  // stop for 10-50 ms at times; waits of 1 s made every switch 30-120 ms
+  // late), and the report says whose counts were read late.
+  testing::PauseWitness witness;
   StallingFuseFile fuse({"--stall_ms=300"});
   if (!fuse.ok()) GTEST_SKIP() << fuse.why();
   constexpr absl::Duration kSlice = absl::Milliseconds(20);
@@ -173,11 +176,7 @@ TEST(AbStallTest, SwitchesKeepTheirScheduleWhileAThreadCannotTakeThemUp) {
   const WorkloadSnapshot s = (*w)->Snapshot();
   EXPECT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
   ASSERT_GE(s.phases.size(), 35u);
-  for (size_t k = 1; k < s.phases.size(); ++k) {
-    const absl::Duration late = s.phases[k].start - k * kSlice;
-    EXPECT_GE(late, absl::ZeroDuration()) << "phase " << k;
-    EXPECT_LT(late, absl::Milliseconds(10)) << "phase " << k;
-  }
+  ExpectPhasesOnTime(s, kSlice, absl::Milliseconds(10), witness);
   EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr(
                            "thread 0 had not taken up split switch")));
 }
