@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,7 @@
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/timing/pause_witness.h"
 
 namespace blkperf {
 namespace {
@@ -150,7 +152,26 @@ TEST(OpenLoopFuseTest, SloSearchConvergesOnADeviceWhoseLatencyGrowsWithLoad) {
   spec.slo.precision = 0.1;
   spec.slo.step = absl::Milliseconds(700);
   spec.slo.settle = absl::Milliseconds(200);
-  const WorkloadSnapshot s = RunToEnd(spec);
+  // A machine pause (this VM's vCPUs stop for 10-100 ms at times; with
+  // this FUSE server busy, most searches see one over 5 ms) holds up the
+  // I/Os due in it as a slow device would, and one as long as the SLO's
+  // bound can make a step miss it at a rate the device meets: the search
+  // runs again, at most 3 times in all, while a pause witness saw one of
+  // 20 ms or more during it.
+  WorkloadSnapshot s;
+  absl::Duration pause;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    testing::PauseWitness witness;
+    const int64_t from = testing::PauseWitness::MonotonicNowNs();
+    s = RunToEnd(spec);
+    pause = witness.LongestPauseWithin(
+        from, testing::PauseWitness::MonotonicNowNs());
+    if (pause < spec.slo.target.bound) break;
+    std::cerr << "attempt " << attempt << ": the machine paused for " << pause
+              << " (" << witness.status() << ")\n";
+  }
+  SCOPED_TRACE(absl::StrCat("longest machine pause in the search: ",
+                            absl::FormatDuration(pause)));
   ASSERT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
   const SloSummary& slo = s.slo;
   ASSERT_TRUE(slo.done) << slo.note;
@@ -162,11 +183,17 @@ TEST(OpenLoopFuseTest, SloSearchConvergesOnADeviceWhoseLatencyGrowsWithLoad) {
   EXPECT_LT(slo.best_iops, slo.failed_iops);
   EXPECT_LE(slo.failed_iops - slo.best_iops, 0.1 * slo.max_iops + 1e-6);
   EXPECT_GT(slo.best_iops, 0.25 * slo.max_iops);
+  // A step that met the SLO served what arrived in it: Poisson arrivals,
+  // so the rate measured lies within 4 standard deviations of the rate
+  // asked (sqrt(rate x step) arrivals; by chance 1 step in 16,000 lies
+  // outside). A fixed 10 % was 1.5 of them at 319/s, and failed CI.
+  const double step_s = absl::ToDoubleSeconds(spec.slo.step);
   for (const SloStep& step : slo.steps) {
     if (step.asked_iops == 0) continue;
     EXPECT_EQ(step.met, step.value_ns < 20'000'000u);
+    const double sd = std::sqrt(step.asked_iops * step_s) / step_s;
     EXPECT_NEAR(step.iops, step.asked_iops,
-                step.met ? 0.1 * step.asked_iops : step.asked_iops);
+                step.met ? 4 * sd : step.asked_iops);
   }
   // Latency grew with load: the best rate's p99 met the bound, the lowest
   // missed rate's did not.
