@@ -32,7 +32,11 @@ wait for the instant at real-time priority, so other work on their CPUs
 does not delay the start; each host's report must say every thread did). It
 is a timing figure: the Bazel target is tagged exclusive so no other test
 shares the CPUs, and bench/fleet_skew.sh measures its spread over many
-rounds (bench/RESULTS.md).
+rounds (bench/RESULTS.md). A start, A/B switch or split may miss its bound
+only by as long as a pause witness (//tests/timing) saw the machine itself
+stopped around it: this VM's vCPUs stop for 10-100 ms at times (in CI, a
+gate opened 21 ms late; with another test's processes forking beside it,
+all 8 hosts started 102 ms late together). Every such allowance is printed.
 
   fleet_e2e_test.py --blkperfd=PATH --blkperf=PATH --harness_dir=DIR
 """
@@ -156,9 +160,60 @@ def check_merge(report):
     assert got == buckets, "merged histogram differs from the bucket sums"
 
 
+class PauseWitness:
+    """//tests/timing:pause_witness_main in the background: the machine's own
+    pauses (a CPU that ran nothing at SCHED_FIFO 2, above the daemons'
+    real-time waits, for over 0.5 ms: the VM's vCPUs stopped, or a long
+    kernel path held the CPU), in CLOCK_REALTIME, which the hosts' time
+    namespaces share with this test. A deadline may be missed only by as
+    long as the machine was seen paused around it. Without a path (bench
+    runs) it sees nothing and allows nothing."""
+    def __init__(self, path):
+        self.pauses = []  # (cpu, due_ns, woke_ns)
+        self.status = "not run"
+        self.proc = None
+        if not path:
+            return
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        self.status = self.proc.stdout.readline().strip()
+        assert self.status == "ok", f"pause witness: {self.status}"
+        threading.Thread(target=self._read, daemon=True).start()
+        atexit.register(self.close)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            cpu, due, woke = (int(w) for w in line.split())
+            self.pauses.append((cpu, due, woke))
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+    def paused_within(self, from_ns, to_ns):
+        """ns the machine was seen paused within [from_ns, to_ns]: per CPU
+        the pauses' overlap with it, added up; the most of any CPU."""
+        time.sleep(0.25)  # the witness prints every 100 ms
+        per_cpu = {}
+        for cpu, due, woke in list(self.pauses):
+            overlap = min(woke, to_ns) - max(due, from_ns)
+            if overlap > 0:
+                per_cpu[cpu] = per_cpu.get(cpu, 0) + overlap
+        return max(per_cpu.values(), default=0)
+
+
+WITNESS = PauseWitness(None)  # main() starts the real one
+
+# How long before its instant a host's start gate opens (kReleaseLeadNs,
+# daemon/engine/workload.cc), and a little more.
+GATE_LEAD_NS = 21_000_000
+
+
 def check_all_start_together(blkperf, fleet, target, run_id, extra_flags):
     """A run on every host: it completes and merges exactly. Prints and
-    returns its start skew (us)."""
+    returns its start skew (us) less the machine pauses witnessed from the
+    gates' opening to the last first submission (us)."""
     rc, report = run_fleet(blkperf, fleet, target,
                            [f"--run_id={run_id}", *extra_flags])
     assert rc == 0, f"exit {rc}: {report.get('abort_reason')}"
@@ -168,28 +223,41 @@ def check_all_start_together(blkperf, fleet, target, run_id, extra_flags):
     starts = [int(h["report"]["start"]["first_submit_realtime_ns"])
               for h in report["hosts"]]
     assert all(starts), "a host reported no start"
+    late = [(int(h["report"]["start"]["first_submit_monotonic_ns"]) -
+             int(h["report"]["start"]["scheduled_monotonic_ns"]))
+            for h in report["hosts"]]
+    paused_ns = WITNESS.paused_within(
+        min(s - l for s, l in zip(starts, late)) - GATE_LEAD_NS, max(starts))
     # Every submitter waited for the instant at real-time priority (the
-    # daemons run as root), so busy threads on its CPU do not delay it.
+    # daemons run as root), so busy threads on its CPU do not delay it;
+    # only a gate that opened after the instant, by no more than the
+    # machine was seen paused, lets a thread skip that wait.
     for h in report["hosts"]:
         start = h["report"]["start"]
-        assert (start.get("realtime_wait_threads", 0) ==
-                start.get("threads_started", -1) >= 1), (h["address"], start)
+        if start.get("realtime_wait_threads", 0) == start.get("threads_started", -1) >= 1:
+            continue
+        gate_late = (int(start["measure_start_monotonic_ns"]) -
+                     int(start["scheduled_monotonic_ns"]))
+        assert ("start gate opened" in start.get("realtime_wait_error", "") and
+                0 < gate_late <= paused_ns), (h["address"], start, paused_ns)
+        print(f"{run_id}: {h['address']}'s start gate opened {gate_late / 1e6:.1f}"
+              f" ms late, within {paused_ns / 1e6:.1f} ms of witnessed machine "
+              "pauses", flush=True)
     skew_us = (max(starts) - min(starts)) / 1e3
     errors = [int(h["clock_error_ns"]) / 1e3 for h in report["hosts"]]
     # The skew's two parts: how late each host's first submission came
     # after the instant it was given (its own clock), and how far apart
     # those instants were in true time (the clock estimates' errors).
-    late = [(int(h["report"]["start"]["first_submit_monotonic_ns"]) -
-             int(h["report"]["start"]["scheduled_monotonic_ns"])) / 1e3
-            for h in report["hosts"]]
+    late = [l / 1e3 for l in late]
     instants = [(s - min(starts)) / 1e3 - l for s, l in zip(starts, late)]
     print(f"{run_id}: start skew (CLOCK_REALTIME of first submissions) over 8 "
           f"hosts: {skew_us:.1f} us; late after own instant "
           f"{min(late):.1f}..{max(late):.1f} us; instants spread "
           f"{max(instants) - min(instants):.1f} us; clock error bounds "
           f"{min(errors):.1f}..{max(errors):.1f} us; load "
-          f"{open('/proc/loadavg').read().split()[:3]}", flush=True)
-    return skew_us
+          f"{open('/proc/loadavg').read().split()[:3]}; machine paused "
+          f"{paused_ns / 1e3:.1f} us ({WITNESS.status})", flush=True)
+    return skew_us, paused_ns / 1e3
 
 
 class busy_loops:
@@ -252,9 +320,13 @@ def check_ab_phases_line_up(blkperf, fleet, target):
         for p in phases:
             k, start = int(p["index"]), duration_ns(p["start"])
             late_ns = start - k * slice_ns
-            assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6, (
+            paused_ns = (WITNESS.paused_within(
+                measure_real + (k - 1) * slice_ns, measure_real + start)
+                         if late_ns >= MAX_SWITCH_LATE_MS * 10**6 else 0)
+            assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6 + paused_ns, (
                 f"{h['address']}: phase {k} began {late_ns} ns after "
-                f"slice {k} of the common schedule")
+                f"slice {k} of the common schedule ({paused_ns} ns of "
+                "witnessed machine pauses in the slice before)")
             worst_late_us = max(worst_late_us, late_ns / 1e3)
             true_starts.setdefault(k, []).append(measure_real + start)
     spreads = {k: (max(v) - min(v)) / 1e3 for k, v in true_starts.items()
@@ -339,8 +411,12 @@ def check_watch_and_split(blkperf, fleet, target):
         switched = (int(st["measure_start_monotonic_ns"]) +
                     duration_ns(phases[1]["start"]))
         late_ns = switched - at
-        assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6, (
-            f"{h['address']}: switched {late_ns} ns after its instant")
+        true_at = true_instants[h["address"]]
+        paused_ns = (WITNESS.paused_within(true_at, true_at + late_ns)
+                     if late_ns >= MAX_SWITCH_LATE_MS * 10**6 else 0)
+        assert 0 <= late_ns < MAX_SWITCH_LATE_MS * 10**6 + paused_ns, (
+            f"{h['address']}: switched {late_ns} ns after its instant "
+            f"({paused_ns} ns of witnessed machine pauses)")
         worst_late_us = max(worst_late_us, late_ns / 1e3)
     spread_us = (max(true_instants.values()) -
                  min(true_instants.values())) / 1e3
@@ -403,7 +479,12 @@ def main():
                         help="stop after the timed runs (bench)")
     parser.add_argument("--extra_flags", default="",
                         help="more `fleet run` flags for the timed runs")
+    parser.add_argument("--pause_witness", default="",
+                        help="//tests/timing:pause_witness_main; without it "
+                        "no deadline is allowed a machine pause")
     a = parser.parse_args()
+    global WITNESS  # pylint: disable=global-statement
+    WITNESS = PauseWitness(a.pause_witness)
     a.extra_flags = a.extra_flags.split()
     sys.path.insert(0, os.path.abspath(a.harness_dir))
     from fleet_harness import Fleet  # pylint: disable=import-outside-toplevel
@@ -448,8 +529,16 @@ def main():
             skews += [check_all_start_together(blkperf, fleet, target,
                                                f"e2e-busy-{r}", a.extra_flags)
                       for r in range(a.skew_rounds)]
-        assert max(skews) < MAX_SKEW_US, (
-            f"start skew {max(skews):.1f} us >= {MAX_SKEW_US:.0f} us")
+        # A round may miss the bar only by as long as the machine was seen
+        # paused in it (the start of every host waits at real-time priority,
+        # so only a stopped vCPU or a long kernel path holds it up).
+        for skew, paused in skews:
+            assert skew < MAX_SKEW_US + paused, (
+                f"start skew {skew:.1f} us >= {MAX_SKEW_US:.0f} us + "
+                f"{paused:.1f} us of witnessed machine pauses")
+            if skew >= MAX_SKEW_US:
+                print(f"start skew {skew:.1f} us allowed by {paused:.1f} us "
+                      "of witnessed machine pauses", flush=True)
         if a.skew_only:
             print("PASS (skew only)")
             return
