@@ -309,9 +309,9 @@ class SubmitterThread {
 
  private:
   absl::Status Setup();
-  // Raises the thread for its wait for the start instant (start_priority_),
-  // recording whether that worked.
-  void RaiseForStart();
+  // Records whether the thread waits for a scheduled start at real time
+  // (`raised`: start_priority_.Raise()'s answer, taken before the gate).
+  void NoteStartWait(const absl::Status& raised);
   void StampFirstSubmit();
   // Builds this thread's splitters for `strategy` (validated by Workload).
   absl::Status ApplyStrategy(const SplitStrategy& strategy);

@@ -67,8 +67,9 @@ class Workload {
   // Everything Start() does except releasing the submitters: files created
   // and pre-filled, targets open (and claimed), threads pinned, rings set up,
   // buffers allocated and registered. Every submitter then waits on the
-  // start gate; state kArmed; no I/O is issued until Go(). Errors as
-  // Start()'s.
+  // start gate, asleep at SCHED_FIFO priority 1 (so the gate's opening
+  // wakes it at once, whatever else its CPU runs); state kArmed; no I/O is
+  // issued until Go(). Errors as Start()'s.
   static absl::StatusOr<std::unique_ptr<Workload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits);
 
