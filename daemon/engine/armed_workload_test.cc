@@ -145,8 +145,8 @@ std::vector<int> SubmitterPolicies() {
 TEST_F(ArmedWorkloadTest, ArmedThreadsWaitAtRealTimeAndRunTheirIoAtTheNormalPolicy) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (CAP_SYS_NICE)";
   // Armed, each thread sleeps on the gate at SCHED_FIFO (woken at the
-  // normal policy, a thread was once 40 ms late behind another process's
-  // threads on its CPU); the gate opens a few ms before the instant, then
+  // normal policy, threads were 23-343 ms late behind another process's
+  // busy threads on their CPU); the gate opens a few ms before the instant, then
   // each thread sleeps until just before it. Looked at 2 ms before the spin
   // window by a thread that sleeps at a higher real-time priority (so it
   // wakes on time, and sleeps while the submitters run). A look that

@@ -192,9 +192,10 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   // Real time before the gate, not after it: the gate opens shortly
   // before a scheduled instant, and a thread woken at the normal policy
   // waited behind the other threads of its CPU (in the kernel, on this
-  // PREEMPT_NONE one) for up to 40 ms, past the instant, before it could
-  // raise itself (fleet_e2e_test with another test's FUSE server busy on
-  // the same CPU). Sleeping on the gate at real time costs nothing; an
+  // PREEMPT_NONE one) for 23-343 ms, past the instant, before it could
+  // raise itself (8 of 34 busy rounds of fleet_e2e_test with another
+  // test's FUSE server busy on the same CPU; bench/RESULTS.md,
+  // 2026-12-06). Sleeping on the gate at real time costs nothing; an
   // unscheduled start goes back to the normal policy at once.
   const absl::Status raised = start_priority_.Raise();
   ready_.Notify();
