@@ -16,7 +16,6 @@ namespace blkperf::testing {
 namespace {
 
 constexpr int64_t kStepNs = 1'000'000;
-constexpr int kWitnessPriority = 2;
 
 int64_t Now(clockid_t clock) {
   timespec t;
@@ -58,15 +57,15 @@ void PauseWitness::Watch(int cpu, std::latch* started) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
-  const sched_param fifo{.sched_priority = kWitnessPriority};
+  const sched_param fifo{.sched_priority = kPriority};
   int err = pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
   if (err == 0) err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
   if (err != 0) {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) {
       status_ = absl::FailedPreconditionError(
-          absl::StrCat("pause witness on cpu ", cpu, ": SCHED_FIFO ",
-                       kWitnessPriority, " pinned: ", std::strerror(err)));
+          absl::StrCat("pause witness on cpu ", cpu, ": SCHED_FIFO ", kPriority,
+                       " pinned: ", std::strerror(err)));
     }
     started->count_down();
     return;

@@ -52,6 +52,9 @@ struct MachinePause {
 class PauseWitness {
  public:
   static constexpr absl::Duration kDefaultThreshold = absl::Microseconds(500);
+  // The witness threads' SCHED_FIFO priority: above the engine's real-time
+  // waits (kRealtimeWaitPriority; pause_witness_test checks the order).
+  static constexpr int kPriority = 2;
 
   // Starts the witness threads and returns once each one watches its CPU
   // (or has failed to); stops them on destruction.

@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "daemon/engine/realtime_priority.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -41,7 +42,8 @@ class PauseWitnessTest : public ::testing::Test {
 };
 
 TEST_F(PauseWitnessTest, SeesACpuHeldAboveItsPriority) {
-  const int64_t from = HoldCpu0(3, absl::Milliseconds(30));
+  const int64_t from =
+      HoldCpu0(PauseWitness::kPriority + 1, absl::Milliseconds(30));
   absl::SleepFor(absl::Milliseconds(5));
   const int64_t to = from + 30'000'000;
   EXPECT_GE(witness_.PausedWithin(from, to), absl::Milliseconds(25))
@@ -64,10 +66,11 @@ TEST_F(PauseWitnessTest, SeesACpuHeldAboveItsPriority) {
 }
 
 TEST_F(PauseWitnessTest, PreemptsTheEnginesRealTimeThreads) {
-  // A thread at the engine's real-time priority (1) holding the CPU is not a
+  static_assert(PauseWitness::kPriority > kRealtimeWaitPriority);
+  // A thread at the engine's real-time priority holding the CPU is not a
   // machine pause: the witness runs above it. (Other pauses of this VM, a
   // few ms, may still show; a held-off witness would see about 30 ms.)
-  const int64_t from = HoldCpu0(1, absl::Milliseconds(30));
+  const int64_t from = HoldCpu0(kRealtimeWaitPriority, absl::Milliseconds(30));
   absl::SleepFor(absl::Milliseconds(5));
   EXPECT_LT(witness_.PausedWithin(from, from + 30'000'000),
             absl::Milliseconds(20))
