@@ -8,21 +8,21 @@
 
 #include "absl/strings/match.h"
 #include "daemon/engine/process_threads.h"
-#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/host_cpus.h"
 
 namespace blkperf {
 
 int KeepControlThreadsOff(const std::vector<int>& busy_cpus) {
-  const std::vector<int> online = OnlineCpus();
+  const std::vector<int> own = CurrentHostCpus().placement;
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  for (int cpu : online) {
+  for (int cpu : own) {
     if (std::find(busy_cpus.begin(), busy_cpus.end(), cpu) == busy_cpus.end()) {
       CPU_SET(cpu, &allowed);
     }
   }
   if (CPU_COUNT(&allowed) == 0) {
-    for (int cpu : online) CPU_SET(cpu, &allowed);
+    for (int cpu : own) CPU_SET(cpu, &allowed);
   }
   int repinned = 0;
   ForEachProcessThread([&](pid_t tid, const std::string& name) {

@@ -16,9 +16,11 @@ namespace blkperf {
 
 // Re-pins every thread of this process that is neither a submitter
 // ("blkperf-sub*", see SubmitterThread) nor an io_uring kernel thread
-// ("iou-*") to the online CPUs outside `busy_cpus`; when that leaves none,
-// to every online CPU. Best effort (threads may come and go meanwhile):
-// returns how many threads were re-pinned.
+// ("iou-*") to the daemon's own CPUs (HostCpus::placement: the online ones
+// of the mask it was started with) outside `busy_cpus`; when that leaves
+// none, to all of its own CPUs. A daemon started under taskset or in a
+// cpuset never spreads onto other CPUs. Best effort (threads may come and
+// go meanwhile): returns how many threads were re-pinned.
 int KeepControlThreadsOff(const std::vector<int>& busy_cpus);
 
 }  // namespace blkperf

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "absl/synchronization/notification.h"
-#include "daemon/engine/spec_validation.h"
+#include "daemon/engine/host_cpus.h"
 #include "gtest/gtest.h"
 
 namespace blkperf {
@@ -21,9 +21,10 @@ cpu_set_t AffinityOf(pthread_t thread) {
 }
 
 TEST(CpuIsolationTest, MovesControlThreadsOffBusyCpusButNotSubmitters) {
-  const std::vector<int> online = OnlineCpus();
-  if (online.size() < 2) GTEST_SKIP() << "needs two online CPUs";
-  const int busy = online.back();
+  // The daemon's own CPUs: every online one in a test not run under taskset.
+  const std::vector<int> own = CurrentHostCpus().placement;
+  ASSERT_GE(own.size(), 2u) << "needs two CPUs (this test runs on 2)";
+  const int busy = own.back();
   absl::Notification named, done;
   pthread_t submitter_handle{}, control_handle{};
   std::thread submitter([&] {
@@ -46,24 +47,24 @@ TEST(CpuIsolationTest, MovesControlThreadsOffBusyCpusButNotSubmitters) {
   const cpu_set_t submitter_set = AffinityOf(submitter_handle);
   EXPECT_FALSE(CPU_ISSET(busy, &control_set));
   EXPECT_FALSE(CPU_ISSET(busy, &main_set));
-  EXPECT_TRUE(CPU_ISSET(online.front(), &control_set));
+  EXPECT_TRUE(CPU_ISSET(own.front(), &control_set));
   EXPECT_TRUE(CPU_ISSET(busy, &submitter_set)) << "a submitter was moved";
   EXPECT_EQ(CPU_COUNT(&submitter_set), 1);
 
-  // With nothing busy every thread may use every CPU again.
+  // With nothing busy every thread may use every one of them again.
   KeepControlThreadsOff({});
   const cpu_set_t widened = AffinityOf(control_handle);
-  EXPECT_EQ(CPU_COUNT(&widened), static_cast<int>(online.size()));
+  EXPECT_EQ(CPU_COUNT(&widened), static_cast<int>(own.size()));
   done.Notify();
   submitter.join();
   control.join();
 }
 
-TEST(CpuIsolationTest, AllCpusBusyLeavesEveryCpuAllowed) {
-  const std::vector<int> online = OnlineCpus();
-  KeepControlThreadsOff(online);
+TEST(CpuIsolationTest, AllCpusBusyLeavesEveryOwnCpuAllowed) {
+  const std::vector<int> own = CurrentHostCpus().placement;
+  KeepControlThreadsOff(own);
   const cpu_set_t set = AffinityOf(pthread_self());
-  EXPECT_EQ(CPU_COUNT(&set), static_cast<int>(online.size()));
+  EXPECT_EQ(CPU_COUNT(&set), static_cast<int>(own.size()));
 }
 
 }  // namespace

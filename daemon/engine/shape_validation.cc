@@ -368,8 +368,9 @@ std::string GroupFieldPrefix(const WorkloadSpec& spec, size_t group) {
 
 absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
     const WorkloadSpec& spec, const EngineLimits& limits,
-    const std::vector<int>& online) {
-  BLKPERF_RETURN_IF_ERROR(ValidateGroupsAndSlo(spec, limits, online));
+    const HostCpus& cpus) {
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupsAndSlo(spec, limits, cpus.online));
+  const std::vector<int>& placement = cpus.placement;
   std::vector<GroupShape> groups;
   if (spec.groups.empty()) {
     GroupShape g = ResolveOne(spec, nullptr);
@@ -377,8 +378,9 @@ absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
                     ? spec.threads
                     : std::max<uint32_t>(1, spec.cpus.size());
     g.cpus = spec.cpus;
-    for (uint32_t i = g.cpus.size(); i < g.threads && !online.empty(); ++i) {
-      g.cpus.push_back(online[i % online.size()]);
+    for (uint32_t i = g.cpus.size(); i < g.threads && !placement.empty();
+         ++i) {
+      g.cpus.push_back(placement[i % placement.size()]);
     }
     groups.push_back(std::move(g));
   } else {

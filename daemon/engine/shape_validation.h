@@ -5,7 +5,7 @@
 // "rate_bw", "slo.precision") and the value.
 //
 //   BLKPERF_ASSIGN_OR_RETURN(std::vector<GroupShape> groups,
-//                            ResolveGroups(spec, limits, OnlineCpus()));
+//                            ResolveGroups(spec, limits, CurrentHostCpus()));
 //   for (each target) BLKPERF_RETURN_IF_ERROR(
 //       ValidateGroupsAgainstTarget(spec, groups, i, info));
 #ifndef BLKPERF_DAEMON_ENGINE_SHAPE_VALIDATION_H_
@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/engine/group_shape.h"
+#include "daemon/engine/host_cpus.h"
 #include "daemon/engine/target_info.h"
 #include "daemon/engine/workload_spec.h"
 
@@ -27,10 +28,11 @@ namespace internal {
 
 // Validates the shape fields (of the workload and of each group) and
 // returns the groups with every default filled in: one group of the
-// workload's own fields when it has none. `online`: the CPUs online now.
+// workload's own fields when it has none. `cpus`: every `cpus` entry must
+// be online; threads without one go round-robin over cpus.placement.
 absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
     const WorkloadSpec& spec, const EngineLimits& limits,
-    const std::vector<int>& online);
+    const HostCpus& cpus);
 
 // What each group's I/O sizes, alignment, sequential ranges and trims need
 // of target `index`.

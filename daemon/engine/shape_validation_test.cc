@@ -123,7 +123,7 @@ TEST_F(ShapeValidationTest, ADeviceThatCannotDiscardIsRefused) {
   device.logical_block_size = 512;
   device.limits.discard_max_bytes = 0;
   absl::StatusOr<std::vector<GroupShape>> groups =
-      internal::ResolveGroups(spec_, limits_, online_);
+      internal::ResolveGroups(spec_, limits_, CurrentHostCpus());
   ASSERT_TRUE(groups.ok()) << groups.status();
   spec_.targets[0].path = "/dev/fake0";
   absl::Status s =
@@ -137,7 +137,7 @@ TEST_F(ShapeValidationTest, ADeviceThatCannotDiscardIsRefused) {
   // A discard on a device must be in logical blocks, buffered or not.
   spec_.direct = false;
   spec_.block_size = 1000;
-  groups = internal::ResolveGroups(spec_, limits_, online_);
+  groups = internal::ResolveGroups(spec_, limits_, CurrentHostCpus());
   ASSERT_TRUE(groups.ok());
   s = internal::ValidateGroupsAgainstTarget(spec_, *groups, 0, device);
   EXPECT_THAT(s.message(), HasSubstr("required for discards"));

@@ -157,8 +157,8 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
 
 // Checks that need no target: ranges, batches, CPUs, times.
 absl::Status ValidateFields(const WorkloadSpec& spec,
-                            const EngineLimits& limits,
-                            const std::vector<int>& online) {
+                            const EngineLimits& limits, const HostCpus& cpus) {
+  const std::vector<int>& online = cpus.online;
   if (spec.nop) {
     BLKPERF_RETURN_IF_ERROR(ValidateNopFields(spec));
   } else if (spec.targets.empty()) {
@@ -265,7 +265,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                                               " is not a CPU (-1 = any)"));
   }
   BLKPERF_ASSIGN_OR_RETURN(const std::vector<GroupShape> groups,
-                           internal::ResolveGroups(spec, limits, online));
+                           internal::ResolveGroups(spec, limits, cpus));
   const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
   if (buffer_bytes > limits.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -363,41 +363,15 @@ absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
   return absl::OkStatus();
 }
 
-std::vector<int> OnlineCpus() {
-  std::vector<int> cpus;
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::string line;
-  if (in && std::getline(in, line)) {
-    for (absl::string_view range : absl::StrSplit(line, ',')) {
-      std::vector<absl::string_view> ends = absl::StrSplit(range, '-');
-      int lo = 0, hi = 0;
-      if (ends.empty() || !absl::SimpleAtoi(ends[0], &lo)) continue;
-      hi = lo;
-      if (ends.size() == 2 && !absl::SimpleAtoi(ends[1], &hi)) continue;
-      for (int c = lo; c <= hi; ++c) cpus.push_back(c);
-    }
-  }
-  if (cpus.empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
-      }
-    }
-  }
-  return cpus;
-}
-
 absl::Status ValidateSpecFields(const WorkloadSpec& spec,
                                 const EngineLimits& limits) {
-  return ValidateFields(spec, limits, OnlineCpus());
+  return ValidateFields(spec, limits, CurrentHostCpus());
 }
 
 absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                                          const EngineLimits& limits) {
-  const std::vector<int> online = OnlineCpus();
-  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, online));
+  const HostCpus cpus = CurrentHostCpus();
+  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, cpus));
 
   ResolvedSpec resolved;
   WorkloadSpec& out = resolved.spec;
@@ -414,7 +388,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   }
   if (out.cpus.empty()) {
     for (uint32_t i = 0; i < out.threads; ++i) {
-      out.cpus.push_back(online[i % online.size()]);
+      out.cpus.push_back(cpus.placement[i % cpus.placement.size()]);
     }
   }
   if (out.polled == PollMode::kAuto && !out.direct) {
@@ -422,7 +396,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   }
   // From the spec as given: a group's unset batches follow its own depth.
   BLKPERF_ASSIGN_OR_RETURN(resolved.groups,
-                           internal::ResolveGroups(spec, limits, online));
+                           internal::ResolveGroups(spec, limits, cpus));
   if (!out.groups.empty()) {
     out.cpus = SpecCpus(out);
     out.threads = static_cast<uint32_t>(out.cpus.size());

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "daemon/engine/group_shape.h"
+#include "daemon/engine/host_cpus.h"  // what ResolveSpec places against
 #include "daemon/engine/target.h"
 #include "daemon/engine/workload_spec.h"
 
@@ -76,9 +77,6 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
 absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
                                  absl::string_view field,
                                  const TargetInfo& target);
-
-// CPUs online now (from /sys/devices/system/cpu/online or the affinity mask).
-std::vector<int> OnlineCpus();
 
 }  // namespace blkperf
 

@@ -1,10 +1,13 @@
 #include "daemon/engine/spec_validation.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -92,6 +95,39 @@ TEST_F(SpecValidationTest, FillsDefaults) {
   EXPECT_FALSE(r->writes);
   ASSERT_EQ(r->targets.size(), 1u);
   EXPECT_EQ(r->targets[0].size_bytes, 1u << 20);
+}
+
+// Threads without a cpus entry go round-robin over the CPUs the daemon was
+// started on (host_cpus.h), however the resolving thread is pinned now (the
+// daemon re-pins its control threads); an entry may name any online CPU.
+TEST_F(SpecValidationTest, PlacesThreadsOnTheDaemonsStartupMask) {
+  const std::vector<int> placement = CurrentHostCpus().placement;
+  const std::vector<int> online = OnlineCpus();
+  spec_.threads = 2;
+  absl::StatusOr<ResolvedSpec> resolved = absl::InternalError("not run");
+  const auto resolve_on_last_cpu = [&] {
+    std::thread resolver([&] {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(online.back(), &one);
+      ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+      resolved = ResolveSpec(spec_, limits_);
+    });
+    resolver.join();
+  };
+  resolve_on_last_cpu();
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  const std::vector<int> expected = {placement[0],
+                                     placement[1 % placement.size()]};
+  EXPECT_EQ(resolved->spec.cpus, expected);
+  ASSERT_EQ(resolved->groups.size(), 1u);
+  EXPECT_EQ(resolved->groups[0].cpus, expected);
+
+  spec_.threads = 0;
+  spec_.cpus = {online.back()};
+  resolve_on_last_cpu();
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->spec.cpus, std::vector<int>{online.back()});
 }
 
 TEST_F(SpecValidationTest, RejectsNoTargets) {

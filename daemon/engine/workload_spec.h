@@ -146,8 +146,9 @@ struct WorkloadSpec {
   uint32_t complete_batch = 0;
   // Submitter threads. 0 = one per entry of `cpus` (or 1 when cpus is empty).
   uint32_t threads = 0;
-  // CPUs to pin the threads to, one entry per thread. Empty: online CPUs in
-  // order, round-robin.
+  // CPUs to pin the threads to, one entry per thread. Empty: the online
+  // CPUs this daemon may run on (its affinity mask, host_cpus.h) in order,
+  // round-robin.
   std::vector<int> cpus;
   // Measured run time (after ramp). Zero with io_count set: run until count.
   absl::Duration runtime = absl::Seconds(10);

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/common/status_macros.h"
+#include "daemon/engine/host_cpus.h"
 #include "daemon/engine/target.h"
 #include "daemon/engine/workload.h"
 #include "daemon/service/workload_backend.h"
@@ -53,7 +54,9 @@ class EngineBackend final : public WorkloadBackend {
     return ValidateSpecFields(spec, limits);
   }
 
-  std::vector<int> OnlineCpus() override { return blkperf::OnlineCpus(); }
+  std::vector<int> DefaultCpus() override {
+    return CurrentHostCpus().placement;
+  }
 
   absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
     return ProbeTarget(path);

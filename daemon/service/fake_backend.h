@@ -225,7 +225,7 @@ class FakeBackend final : public WorkloadBackend {
     return absl::OkStatus();
   }
 
-  std::vector<int> OnlineCpus() override { return {0, 1, 2, 3, 4, 5, 6, 7}; }
+  std::vector<int> DefaultCpus() override { return {0, 1, 2, 3, 4, 5, 6, 7}; }
 
   absl::StatusOr<TargetInfo> Probe(absl::string_view path) override {
     absl::MutexLock lock(&mu_);

@@ -53,8 +53,10 @@ class WorkloadBackend {
   // naming the field).
   virtual absl::Status ValidateFields(const WorkloadSpec& spec,
                                       const EngineLimits& limits) = 0;
-  // OnlineCpus: what an empty WorkloadSpec::cpus resolves against.
-  virtual std::vector<int> OnlineCpus() = 0;
+  // Where threads without a WorkloadSpec::cpus entry go, round-robin
+  // (CurrentHostCpus().placement: the online CPUs in the daemon's
+  // affinity mask).
+  virtual std::vector<int> DefaultCpus() = 0;
   // ProbeTarget (NotFound when the path does not exist).
   virtual absl::StatusOr<TargetInfo> Probe(absl::string_view path) = 0;
   // The Probe RPC: opens `path` once through `policy` (read rules) and

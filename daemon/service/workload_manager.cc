@@ -408,9 +408,9 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   const uint32_t threads = std::max<uint32_t>(1, SpecThreads(spec));
   std::vector<int> cpus = SpecCpus(spec);
   if (cpus.empty()) {
-    const std::vector<int> online = backend_->OnlineCpus();
-    for (uint32_t i = 0; i < threads && !online.empty(); ++i) {
-      cpus.push_back(online[i % online.size()]);
+    const std::vector<int> placement = backend_->DefaultCpus();
+    for (uint32_t i = 0; i < threads && !placement.empty(); ++i) {
+      cpus.push_back(placement[i % placement.size()]);
     }
   }
   const uint64_t buffer_bytes = SpecBufferBytes(spec);

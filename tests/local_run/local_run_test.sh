@@ -91,6 +91,21 @@ kill -INT "$pid"
 wait "$pid" || fail "Ctrl-C: exit $?"
 grep -q "state: stopped" "$dir/int.txt" || fail "Ctrl-C: $(cat "$dir/int.txt")"
 
+# Started on one CPU (taskset, as a container's cpuset would), its thread
+# runs there by default and every thread of the process stays there: the
+# control threads are kept off the busy CPU only among the daemon's own.
+if ! command -v taskset > /dev/null; then fail "taskset (util-linux) is missing"; fi
+own=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+taskset -c "$own" "$blkperfd" run --target="$target" --runtime=2s \
+  --status_interval=0 --json > "$dir/own.json" &
+pid=$!
+sleep 1
+masks=$(cat /proc/"$pid"/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:\s*//p' | sort -u)
+wait "$pid" || fail "a run under taskset exited $?"
+[[ $(json "$dir/own.json" '[t["cpu"] for t in r["threads"]]') == "[$own]" ]] \
+  || fail "under taskset -c $own the thread ran on $(json "$dir/own.json" '[t["cpu"] for t in r["threads"]]')"
+[[ $masks == "$own" ]] || fail "under taskset -c $own threads were allowed: $masks"
+
 # Bad input names the field.
 for case in "--bs=4x|--bs" "--qd=0|queue_depth" "--bs=3000|block_size" \
             "--op=scribble|--op" "--split=fixed:1000|split" "--cpus=9999|cpus" \

@@ -1,0 +1,51 @@
+// The CPUs a workload is checked and placed against: the ones online, and
+// of those the ones this daemon may run on.
+//
+// A daemon confined to some CPUs (a container's cpuset under Kubernetes'
+// static CPU manager, `taskset`, systemd's CPUAffinity=) places a thread
+// without a `cpus` entry on its own CPUs, not on CPU 0 of the machine:
+// there a pin outside a cpuset fails, and outside a plain affinity mask it
+// lands on CPUs meant for other work. A `cpus` entry still names any
+// online CPU (an affinity mask does not forbid it; a cpuset refuses the
+// pin, and the workload reports sched_setaffinity's error).
+//
+//   const HostCpus cpus = CurrentHostCpus();  // from any thread
+//   spec.cpus.push_back(cpus.placement[i % cpus.placement.size()]);
+#ifndef BLKPERF_DAEMON_ENGINE_HOST_CPUS_H_
+#define BLKPERF_DAEMON_ENGINE_HOST_CPUS_H_
+
+#include <vector>
+
+namespace blkperf {
+
+struct HostCpus {
+  // Online now, ascending: every `cpus` entry of a spec must be one.
+  std::vector<int> online;
+  // Where threads without a `cpus` entry go, round-robin in this order: the
+  // online CPUs in the affinity mask the process was started with,
+  // ascending; all of `online` when that leaves none.
+  std::vector<int> placement;
+};
+
+// CPUs online now (/sys/devices/system/cpu/online; the startup affinity
+// mask when that cannot be read), ascending.
+std::vector<int> OnlineCpus();
+
+// The affinity mask the process was started with (taskset, a cpuset,
+// systemd's CPUAffinity=), ascending; empty when it could not be read. Read
+// once, as the program loads: later the daemon re-pins its own threads
+// (submitters to their CPUs, control threads off them, cpu_isolation.h),
+// so no thread's mask says what the daemon was given.
+const std::vector<int>& StartupAffinityCpus();
+
+// OnlineCpus() and the placement from StartupAffinityCpus().
+HostCpus CurrentHostCpus();
+
+// The placement for `online` and an affinity mask `allowed` (both
+// ascending): the CPUs in both, or `online` when none is.
+std::vector<int> PlacementCpus(const std::vector<int>& online,
+                               const std::vector<int>& allowed);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_DAEMON_ENGINE_HOST_CPUS_H_
