@@ -35,7 +35,8 @@ Usage (the orchestrator's tests; import with tests/fleet on sys.path):
 API:
   Fleet(blkperfd, hosts=8, *, delay_ms=0, jitter_ms=0,
         monotonic_offsets_s=None, daemon_flags=(), target_size=16 MiB,
-        workdir=None, start_timeout_s=30, seed=None, insecure_listen="auto")
+        workdir=None, start_timeout_s=30, seed=None, insecure_listen="auto",
+        spread_cpus=False)
     blkperfd            path of the daemon binary.
     hosts               number of hosts (1..200).
     delay_ms, jitter_ms the proxy's delay and jitter per direction (a round
@@ -51,6 +52,12 @@ API:
                         and the host's flags hold no --tls_cert; the hosts
                         listen on the fleet's private bridge address. True
                         or False: always or never add it.
+    spread_cpus         True: host i's daemon runs confined to one CPU of the
+                        caller's affinity mask, i modulo its size (`taskset
+                        -c`), so its workloads' default placement is that
+                        CPU: hosts share CPUs only as far as there are too
+                        few (separate machines would not at all). False
+                        (default): every daemon sees every CPU.
     target_size         bytes of each host's file target (written with zeros).
     workdir             parent of the fleet's temp dir (default $TEST_TMPDIR
                         or the system temp dir).
@@ -238,6 +245,7 @@ class Host:
         command = [
             "ip", "netns", "exec", self.netns,
             "unshare", "--time", f"--monotonic={self.monotonic_offset_s}",
+            *self._cpu_confinement(),
             binary, "serve", f"--listen={self.ip}:0",
             f"--port_file={port_file}", f"--data_dir={self.data_dir}",
             f"--allow_read_paths={self.dir}/",
@@ -250,6 +258,13 @@ class Host:
             self.process = subprocess.Popen(command, stdout=log,
                                             stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL)
+
+    def _cpu_confinement(self):
+        """`taskset -c CPU` for a fleet with spread_cpus, else nothing."""
+        if not self.fleet.spread_cpus:
+            return []
+        cpus = sorted(os.sched_getaffinity(0))
+        return ["taskset", "-c", str(cpus[self.index % len(cpus)])]
 
     def _wait_daemon(self, timeout_s):
         port_file = os.path.join(self.dir, "grpc_port")
@@ -284,7 +299,7 @@ class Fleet:
     def __init__(self, blkperfd, hosts=8, *, delay_ms=0.0, jitter_ms=0.0,
                  monotonic_offsets_s=None, daemon_flags=(),
                  target_size=16 << 20, workdir=None, start_timeout_s=30,
-                 seed=None, insecure_listen="auto"):
+                 seed=None, insecure_listen="auto", spread_cpus=False):
         if not 1 <= hosts <= MAX_HOSTS:
             raise ValueError(f"hosts {hosts} is not in [1, {MAX_HOSTS}]")
         if delay_ms < 0 or not 0 <= jitter_ms <= delay_ms:
@@ -304,6 +319,7 @@ class Fleet:
             insecure_listen = "insecure_listen" in _serve_flags(self.blkperfd)
         self.insecure_listen = insecure_listen
         self.target_size = target_size
+        self.spread_cpus = spread_cpus
         self.start_timeout_s = start_timeout_s
         self.rng = random.Random(seed)
         self.suffix = "%06x" % random.SystemRandom().getrandbits(24)

@@ -98,7 +98,8 @@ class FleetHarnessTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fleet = fleet_harness.Fleet(ARGS.blkperfd, HOSTS,
-                                        delay_ms=DELAY_MS, jitter_ms=JITTER_MS)
+                                        delay_ms=DELAY_MS, jitter_ms=JITTER_MS,
+                                        spread_cpus=True)
         cls.fleet.start()
 
     @classmethod
@@ -115,6 +116,14 @@ class FleetHarnessTest(unittest.TestCase):
                 capture_output=True, text=True, timeout=60)
             self.assertEqual(out.returncode, 0, f"{h.name}: {out.stderr}")
             self.assertIn("io_uring", out.stdout, h.name)
+
+    def test_spread_cpus_confines_each_daemon_to_one_cpu_in_turn(self):
+        cpus = sorted(os.sched_getaffinity(0))
+        for h in self.fleet.hosts:
+            with open(f"/proc/{h.process.pid}/status") as status:
+                allowed = [line.split()[1] for line in status
+                           if line.startswith("Cpus_allowed_list:")]
+            self.assertEqual(allowed, [str(cpus[h.index % len(cpus)])], h.name)
 
     def test_inventory_files_name_every_host(self):
         hosts_file = os.path.join(self.fleet.dir, "hosts.txt")
