@@ -357,9 +357,12 @@ def check_watch_and_split(blkperf, fleet, target):
     CPUs, which measured 414-963 us."""
     run_id = "e2e-split"
     hosts = fleet.hosts_flag()
+    # 10 s: arming, the start and the wait for every host's RUNNING state
+    # (8 `blkperf list` calls) took 4 s of a 6 s run locally, and so long
+    # in one CI run that the watch had time for 2 lines only.
     run = subprocess.Popen(
         [blkperf, "fleet", "run", f"--hosts={hosts}", f"--target={target}",
-         "--runtime=6s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
+         "--runtime=10s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
          f"--run_id={run_id}", *CLIENT_TLS],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
