@@ -54,7 +54,9 @@ std::vector<int> OnlineCpus() {
       for (int c = lo; c <= hi; ++c) cpus.push_back(c);
     }
   }
-  return cpus.empty() ? StartupAffinityCpus() : cpus;
+  if (cpus.empty()) cpus = StartupAffinityCpus();
+  if (cpus.empty()) cpus = {0};  // every Linux machine has a CPU 0
+  return cpus;
 }
 
 std::vector<int> PlacementCpus(const std::vector<int>& online,

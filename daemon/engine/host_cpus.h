@@ -19,16 +19,18 @@
 namespace blkperf {
 
 struct HostCpus {
-  // Online now, ascending: every `cpus` entry of a spec must be one.
+  // Online now, ascending, never empty: every `cpus` entry of a spec must be
+  // one.
   std::vector<int> online;
   // Where threads without a `cpus` entry go, round-robin in this order: the
   // online CPUs in the affinity mask the process was started with,
-  // ascending; all of `online` when that leaves none.
+  // ascending; all of `online` when that leaves none. Never empty.
   std::vector<int> placement;
 };
 
 // CPUs online now (/sys/devices/system/cpu/online; the startup affinity
-// mask when that cannot be read), ascending.
+// mask when that cannot be read; {0} when neither can), ascending, never
+// empty.
 std::vector<int> OnlineCpus();
 
 // The affinity mask the process was started with (taskset, a cpuset,

@@ -1,19 +1,15 @@
 #include "daemon/engine/spec_validation.h"
 
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/shape_validation.h"
