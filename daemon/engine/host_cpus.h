@@ -3,9 +3,9 @@
 //
 // A daemon confined to some CPUs (a container's cpuset under Kubernetes'
 // static CPU manager, `taskset`, systemd's CPUAffinity=) places a thread
-// without a `cpus` entry on its own CPUs, not on CPU 0 of the machine:
-// there a pin outside a cpuset fails, and outside a plain affinity mask it
-// lands on CPUs meant for other work. A `cpus` entry still names any
+// without a `cpus` entry on its own CPUs, not on the machine's first CPU:
+// a pin outside a cpuset fails, and one outside a plain affinity mask puts
+// the thread on CPUs meant for other work. A `cpus` entry still names any
 // online CPU (an affinity mask does not forbid it; a cpuset refuses the
 // pin, and the workload reports sched_setaffinity's error).
 //
