@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "daemon/engine/workload.h"
 #include "gtest/gtest.h"
@@ -58,7 +59,8 @@ inline void ExpectPhasesOnTime(const WorkloadSnapshot& s, absl::Duration slice,
     EXPECT_LT(late, bound + paused)
         << "phase " << k << "; machine pauses seen from the slice before: "
         << witness.DescribeWithin(since, began)
-        << "(witness: " << witness.status() << ")";
+        << "(witness: " << witness.status() << "); notes: "
+        << absl::StrJoin(s.notes, "; ");
   }
 }
 
