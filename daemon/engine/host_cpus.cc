@@ -74,4 +74,12 @@ HostCpus CurrentHostCpus() {
   return cpus;
 }
 
+void FillDefaultCpus(const std::vector<int>& placement, uint32_t threads,
+                     std::vector<int>* cpus) {
+  if (placement.empty()) return;
+  for (size_t i = cpus->size(); i < threads; ++i) {
+    cpus->push_back(placement[i % placement.size()]);
+  }
+}
+
 }  // namespace blkperf

@@ -10,10 +10,11 @@
 // pin, and the workload reports sched_setaffinity's error).
 //
 //   const HostCpus cpus = CurrentHostCpus();  // from any thread
-//   spec.cpus.push_back(cpus.placement[i % cpus.placement.size()]);
+//   FillDefaultCpus(cpus.placement, threads, &spec.cpus);
 #ifndef BLKPERF_DAEMON_ENGINE_HOST_CPUS_H_
 #define BLKPERF_DAEMON_ENGINE_HOST_CPUS_H_
 
+#include <cstdint>
 #include <vector>
 
 namespace blkperf {
@@ -47,6 +48,13 @@ HostCpus CurrentHostCpus();
 // ascending): the CPUs in both, or `online` when none is.
 std::vector<int> PlacementCpus(const std::vector<int>& online,
                                const std::vector<int>& allowed);
+
+// Gives threads cpus->size() .. threads-1 (the ones without a `cpus` entry)
+// CPUs of `placement` round-robin by thread index: thread i gets
+// placement[i % placement.size()]. Nothing when placement is empty. The one
+// rule for the engine's resolution and the daemon's CPU reservation.
+void FillDefaultCpus(const std::vector<int>& placement, uint32_t threads,
+                     std::vector<int>* cpus);
 
 }  // namespace blkperf
 

@@ -22,6 +22,22 @@ TEST(PlacementCpusTest, FallsBackToEveryOnlineCpuWhenTheMaskHasNone) {
   EXPECT_EQ(PlacementCpus({0, 1}, {7}), (std::vector<int>{0, 1}));
 }
 
+TEST(FillDefaultCpusTest, GivesThreadsWithoutAnEntryThePlacementRoundRobin) {
+  std::vector<int> cpus;
+  FillDefaultCpus({2, 5}, 5, &cpus);
+  EXPECT_EQ(cpus, (std::vector<int>{2, 5, 2, 5, 2}));
+  // Thread i's CPU follows its index, after the entries given.
+  cpus = {7};
+  FillDefaultCpus({2, 5}, 3, &cpus);
+  EXPECT_EQ(cpus, (std::vector<int>{7, 5, 2}));
+  cpus = {7, 6};
+  FillDefaultCpus({2, 5}, 1, &cpus);
+  EXPECT_EQ(cpus, (std::vector<int>{7, 6}));
+  cpus.clear();
+  FillDefaultCpus({}, 3, &cpus);
+  EXPECT_TRUE(cpus.empty());
+}
+
 TEST(OnlineCpusTest, AreAscendingAndIncludeTheCallingThreadsCpu) {
   const std::vector<int> online = OnlineCpus();
   ASSERT_FALSE(online.empty());

@@ -370,7 +370,6 @@ absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
     const WorkloadSpec& spec, const EngineLimits& limits,
     const HostCpus& cpus) {
   BLKPERF_RETURN_IF_ERROR(ValidateGroupsAndSlo(spec, limits, cpus.online));
-  const std::vector<int>& placement = cpus.placement;
   std::vector<GroupShape> groups;
   if (spec.groups.empty()) {
     GroupShape g = ResolveOne(spec, nullptr);
@@ -378,10 +377,7 @@ absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
                     ? spec.threads
                     : std::max<uint32_t>(1, spec.cpus.size());
     g.cpus = spec.cpus;
-    for (uint32_t i = g.cpus.size(); i < g.threads && !placement.empty();
-         ++i) {
-      g.cpus.push_back(placement[i % placement.size()]);
-    }
+    FillDefaultCpus(cpus.placement, g.threads, &g.cpus);
     groups.push_back(std::move(g));
   } else {
     uint32_t first = 0;

@@ -382,11 +382,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   if (out.threads == 0) {
     out.threads = std::max<uint32_t>(1, out.cpus.size());
   }
-  if (out.cpus.empty()) {
-    for (uint32_t i = 0; i < out.threads; ++i) {
-      out.cpus.push_back(cpus.placement[i % cpus.placement.size()]);
-    }
-  }
+  if (out.cpus.empty()) FillDefaultCpus(cpus.placement, out.threads, &out.cpus);
   if (out.polled == PollMode::kAuto && !out.direct) {
     out.polled = PollMode::kOff;
   }

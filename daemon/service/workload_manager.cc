@@ -19,6 +19,7 @@
 #include "daemon/common/log.h"
 #include "daemon/common/status_macros.h"
 #include "daemon/engine/cpu_isolation.h"
+#include "daemon/engine/host_cpus.h"
 #include "daemon/service/kept_result.h"
 #include "daemon/security/bounded_text.h"
 
@@ -407,12 +408,7 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
   // spec with groups lists every CPU in its groups).
   const uint32_t threads = std::max<uint32_t>(1, SpecThreads(spec));
   std::vector<int> cpus = SpecCpus(spec);
-  if (cpus.empty()) {
-    const std::vector<int> placement = backend_->DefaultCpus();
-    for (uint32_t i = 0; i < threads && !placement.empty(); ++i) {
-      cpus.push_back(placement[i % placement.size()]);
-    }
-  }
+  if (cpus.empty()) FillDefaultCpus(backend_->DefaultCpus(), threads, &cpus);
   const uint64_t buffer_bytes = SpecBufferBytes(spec);
   if (buffer_bytes > limits_.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
