@@ -15,8 +15,6 @@
 namespace blkperf::testing {
 namespace {
 
-constexpr int64_t kStepNs = 1'000'000;
-
 int64_t Now(clockid_t clock) {
   timespec t;
   clock_gettime(clock, &t);
@@ -75,7 +73,7 @@ void PauseWitness::Watch(int cpu, std::latch* started) {
   int64_t due = Now(CLOCK_MONOTONIC);
   started->count_down();
   while (!stop_.load(std::memory_order_relaxed)) {
-    due += kStepNs;
+    due += absl::ToInt64Nanoseconds(kStep);
     const timespec until = {.tv_sec = due / 1'000'000'000,
                             .tv_nsec = due % 1'000'000'000};
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);

@@ -7,9 +7,11 @@
 // thread. Neither is blkperf's doing, and neither can be told from a late
 // switch or start by looking at blkperf alone. The witness is one thread
 // per allowed CPU at SCHED_FIFO 2 (above the engine's real-time waits at
-// 1, so none of blkperf's own threads can hold it off) that sleeps in 1 ms
-// steps and records every wake-up later than the threshold: the CPU ran
-// nothing of the witness's priority for that long.
+// 1, so none of blkperf's own threads can hold it off) that sleeps in steps
+// of kStep and records every wake-up later than the threshold: the CPU ran
+// nothing of the witness's priority for that long. A pause that began
+// between two wake-ups is seen from the next one: at most kStep shorter
+// than it was.
 //
 // A test then allows a deadline to be missed by no more than the machine
 // was seen paused around it (PausedWithin), and prints what it allowed.
@@ -52,6 +54,10 @@ struct MachinePause {
 class PauseWitness {
  public:
   static constexpr absl::Duration kDefaultThreshold = absl::Microseconds(500);
+  // How often each witness thread wakes. With 1 ms steps a pause was seen
+  // up to 1 ms short of its length; 250 us steps cost about 2.3 % of each
+  // CPU here, 1 ms steps 0.7 % (bench/RESULTS.md, 2026-12-06 05:25).
+  static constexpr absl::Duration kStep = absl::Microseconds(250);
   // The witness threads' SCHED_FIFO priority: above the engine's real-time
   // waits (kRealtimeWaitPriority; pause_witness_test checks the order).
   static constexpr int kPriority = 2;
