@@ -48,6 +48,7 @@ stopped around it: this VM's vCPUs stop for 10-40 ms at times
 """
 import argparse
 import atexit
+import concurrent.futures
 import json
 import os
 import shutil
@@ -137,16 +138,20 @@ def run_workloads(blkperf, host, run_id):
 
 
 def wait_for_states(blkperf, hosts, run_id, state, timeout_s):
-    """Waits until run `run_id` is in `state` on every host of `hosts`."""
+    """Waits until run `run_id` is in `state` on every host of `hosts`. The
+    hosts are asked at once: one after another, 8 `blkperf list` calls took
+    4.9 s while 8 workloads kept both CPUs busy."""
     deadline = time.monotonic() + timeout_s
-    while True:
-        states = [run_states(blkperf, h, run_id)[0] for h in hosts]
-        if all(s == state for s in states):
-            return
-        assert time.monotonic() < deadline, (
-            f"run {run_id} not {state} on every host within {timeout_s}s: "
-            f"{states}")
-        time.sleep(0.2)
+    with concurrent.futures.ThreadPoolExecutor(len(hosts)) as pool:
+        ask = lambda h: run_states(blkperf, h, run_id)[0]
+        while True:
+            states = list(pool.map(ask, hosts))
+            if all(s == state for s in states):
+                return
+            assert time.monotonic() < deadline, (
+                f"run {run_id} not {state} on every host within {timeout_s}s: "
+                f"{states}")
+            time.sleep(0.2)
 
 
 def check_merge(report):
@@ -358,17 +363,20 @@ def check_watch_and_split(blkperf, fleet, target):
     CPUs, which measured 414-963 us."""
     run_id = "e2e-split"
     hosts = fleet.hosts_flag()
-    # 10 s: arming, the start and the wait for every host's RUNNING state
-    # (8 `blkperf list` calls) took 4 s of a 6 s run locally, and so long
-    # in one CI run that the watch had time for 2 lines only.
+    # 20 s: arming, the start and the wait for every host's RUNNING state
+    # took 4-7 s locally (5.4 s with the states asked at once), and so long
+    # in one CI run that the watch printed 2 lines of a 6 s run; 1 line of
+    # a 10 s run in one local `bazel test`, the states asked host by host.
     run = subprocess.Popen(
         [blkperf, "fleet", "run", f"--hosts={hosts}", f"--target={target}",
-         "--runtime=10s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
+         "--runtime=20s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
          f"--run_id={run_id}", *CLIENT_TLS],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    launched = time.monotonic()
     try:
         wait_for_states(blkperf, fleet.hosts, run_id, "WORKLOAD_STATE_RUNNING",
                         30)
+        running_after_s = time.monotonic() - launched
         watch = subprocess.Popen(
             [blkperf, "fleet", "watch", run_id, f"--hosts={hosts}",
              "--interval=500ms", "--json", *CLIENT_TLS],
@@ -396,7 +404,9 @@ def check_watch_and_split(blkperf, fleet, target):
 
     assert watch.returncode == 0, (watch.returncode, watch_err)
     lines = [json.loads(l) for l in watch_out.splitlines()]
-    assert len(lines) >= 3, watch_out
+    assert len(lines) >= 3, (
+        f"{len(lines)} watch lines; every host RUNNING {running_after_s:.1f} s "
+        f"after `fleet run` was launched: {watch_out}")
     live = [l for l in lines if l["running"] == 8]
     assert live, watch_out
     for l in live:
