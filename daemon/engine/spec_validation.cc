@@ -382,7 +382,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   if (out.threads == 0) {
     out.threads = std::max<uint32_t>(1, out.cpus.size());
   }
-  if (out.cpus.empty()) FillDefaultCpus(cpus.placement, out.threads, &out.cpus);
+  FillDefaultCpus(cpus.placement, out.threads, &out.cpus);
   if (out.polled == PollMode::kAuto && !out.direct) {
     out.polled = PollMode::kOff;
   }
