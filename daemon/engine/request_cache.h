@@ -240,6 +240,20 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
       tail_ = tail_ + 1 == capacity_ ? 0 : tail_ + 1;
       --room_;
     }
+    // Puts in bulk: a caller writes up to contiguous_room() objects to
+    // next_places()[0..n), in Put order, then calls Filled(n). The places
+    // do not wrap, and none flushes; contiguous_room() is 0 only when
+    // room() is.
+    size_t contiguous_room() const {
+      return std::min(room_, capacity_ - tail_);
+    }
+    T** next_places() const { return slots_ + tail_; }
+    // REQUIRES: n <= contiguous_room().
+    void Filled(size_t n) {
+      tail_ += n;
+      if (tail_ == capacity_) tail_ = 0;
+      room_ -= n;
+    }
 
    private:
     PerCpuRequestCache& cache_;

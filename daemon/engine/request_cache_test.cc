@@ -485,6 +485,55 @@ TEST(PerCpuRequestCacheTest, PutRunRoomIsWhatFitsBeforeAFlush) {
   EXPECT_THAT(DrainCache(*cache), ElementsAre(reqs[0], reqs[1], reqs[2]));
 }
 
+// Bulk Puts (next_places, Filled) in chunks of contiguous_room() leave the
+// cache as Puts would: the places stop at the ring's end and resume at its
+// start, in order.
+TEST(PerCpuRequestCacheTest, PutRunBulkPlacesAreThatManyPuts) {
+  constexpr size_t kCapacity = 5;
+  Requests reqs(kCapacity);
+  SharedRequestPool<Request> pool_a(kCapacity), pool_b(kCapacity);
+  auto by_put =
+      std::make_unique<PerCpuRequestCache<Request>>(kCapacity, &pool_a);
+  auto by_bulk =
+      std::make_unique<PerCpuRequestCache<Request>>(kCapacity, &pool_b);
+  by_put->Fill(reqs.data(), kCapacity);
+  by_bulk->Fill(reqs.data(), kCapacity);
+  std::mt19937_64 rng(11);
+  size_t chunks_cut_by_the_end = 0;
+  for (int round = 0; round < 50; ++round) {
+    const size_t n = 1 + rng() % kCapacity;
+    std::vector<Request*> taken = GetUpTo(*by_put, n);
+    ASSERT_EQ(GetUpTo(*by_bulk, n), taken) << "round " << round;
+    std::shuffle(taken.begin(), taken.end(), rng);
+    for (Request* r : taken) by_put->Put(r);
+    PerCpuRequestCache<Request>::PutRun run(*by_bulk);
+    size_t done = 0;
+    while (done < taken.size()) {
+      const size_t room = run.contiguous_room();
+      ASSERT_GT(room, 0u) << "round " << round;
+      ASSERT_LE(room, run.room());
+      const size_t chunk = std::min(room, taken.size() - done);
+      chunks_cut_by_the_end += chunk < taken.size() - done;
+      std::copy_n(taken.begin() + done, chunk, run.next_places());
+      run.Filled(chunk);
+      done += chunk;
+    }
+  }
+  EXPECT_GT(chunks_cut_by_the_end, 0u);  // the ring's end was met
+  EXPECT_EQ(pool_b.size(), 0u);
+  EXPECT_EQ(DrainCache(*by_bulk), DrainCache(*by_put));
+}
+
+TEST(PerCpuRequestCacheTest, PutRunContiguousRoomIsZeroOnlyWhenFull) {
+  Requests reqs(4);
+  SharedRequestPool<Request> pool(4);
+  auto cache = std::make_unique<PerCpuRequestCache<Request>>(4, &pool);
+  cache->Fill(reqs.data(), 4);
+  PerCpuRequestCache<Request>::PutRun run(*cache);
+  EXPECT_EQ(run.room(), 0u);
+  EXPECT_EQ(run.contiguous_room(), 0u);
+}
+
 // The engine's code path, written once against either cache type.
 template <typename Cache>
 size_t RunFakeQueue(Cache& cache, int depth) {

@@ -86,11 +86,15 @@ struct alignas(64) Request {
 // store (never a read-modify-write), so the writer pays a plain add.
 class SingleWriterCounter {
  public:
-  void Add(uint64_t n) {
+  // Always inlined: a call from the I/O loop would run code on a page of
+  // its own (a page walk a turn after the kernel flushed the TLB).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(uint64_t n) {
     value_.store(value_.load(std::memory_order_relaxed) + n,
                  std::memory_order_relaxed);
   }
-  void Set(uint64_t n) { value_.store(n, std::memory_order_relaxed); }
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Set(uint64_t n) {
+    value_.store(n, std::memory_order_relaxed);
+  }
   uint64_t Get() const { return value_.load(std::memory_order_relaxed); }
 
  private:
@@ -353,8 +357,10 @@ class SubmitterThread {
   // verify): the requests of the batch taken at once, loop invariants in
   // locals.
   template <IoMode kMode, typename Cache>
-  uint32_t PrepareUnsplit(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
-                          bool measuring);
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t PrepareUnsplit(Cache& cache,
+                                                       uint32_t max_ios,
+                                                       uint16_t turn_slot,
+                                                       bool measuring);
   // The buffer slot of `req`: its index for the thread's own requests (no
   // read of the request), else the slot it was given.
   template <typename Cache>

@@ -114,10 +114,13 @@ class CompletionRun {
 
   // One logical I/O of turn `slot` completed; `record`: its latencies count
   // (measured and successful, with latency tracking on).
-  void Add(uint16_t slot, bool record) { Add(slot, 1, record ? 1 : 0); }
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(uint16_t slot, bool record) {
+    Add(slot, 1, record ? 1 : 0);
+  }
   // `ios` logical I/Os of turn `slot` completed, `recorded` of them with
   // latencies that count. REQUIRES: recorded <= ios.
-  void Add(uint16_t slot, uint32_t ios, uint32_t recorded) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(uint16_t slot, uint32_t ios,
+                                        uint32_t recorded) {
     if (ABSL_PREDICT_FALSE(slot != slot_)) {
       Flush();
       slot_ = slot;
@@ -128,7 +131,7 @@ class CompletionRun {
 
   // Accounts the current run (nothing when it is empty). REQUIRES: called
   // before the run goes out of scope, or its last run is lost.
-  void Flush() {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Flush() {
     if (completed_ == 0) return;
     Account(log_, total_, submission_, completion_, reap_ns_, slot_,
             completed_, recorded_);
@@ -137,10 +140,12 @@ class CompletionRun {
   }
 
  private:
-  // Out of line, and given every field by value: a call that took `this`
-  // would keep the counts in memory through the whole reap loop, so each
-  // Add would load what the one before it stored.
-  ABSL_ATTRIBUTE_NOINLINE static void Account(TurnLog* log, H* total,
+  // Given every field by value (a call that took `this` would keep the
+  // counts in memory through the whole reap loop, so each Add would load
+  // what the one before it stored), and inlined: out of line, its code was
+  // on a page of its own, a page walk a turn after the kernel flushed the
+  // TLB.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Account(TurnLog* log, H* total,
                                               H* submission, H* completion,
                                               int64_t reap_ns, uint32_t slot,
                                               uint32_t completed,

@@ -107,6 +107,38 @@ TEST_F(WorkloadTest, CountedRandomReadsMoveExactlyTheirBytes) {
   EXPECT_LE(s.total.latency.Percentile(50), s.total.latency.Percentile(99));
 }
 
+// The reap counts whole I/Os by direction from their tags alone (runs of
+// one direction, or counted in a mixed workload): every I/O lands on its
+// side, under either request cache.
+TEST_F(WorkloadTest, ReadsAndWritesAreCountedByDirection) {
+  for (const RequestCacheMode cache :
+       {RequestCacheMode::kPerCpu, RequestCacheMode::kShared}) {
+    SCOPED_TRACE(cache == RequestCacheMode::kPerCpu ? "per_cpu" : "shared");
+    unlink(path_.c_str());  // FileSpec() creates it afresh
+    WorkloadSpec spec = FileSpec();
+    spec.request_cache = cache;
+    spec.io_count = 20000;
+    spec.op = Op::kRandWrite;
+    WorkloadSnapshot s = RunToEnd(spec);
+    ExpectClean(s, 4096);
+    EXPECT_EQ(s.total.write_ios, 20000u);
+    EXPECT_EQ(s.total.write_bytes, 20000u * 4096);
+    EXPECT_EQ(s.total.read_ios, 0u);
+
+    spec.targets[0].create_size = 0;
+    spec.op = Op::kRandRW;
+    spec.read_percent = 70;
+    s = RunToEnd(spec);
+    ExpectClean(s, 4096);
+    EXPECT_EQ(s.total.ios, 20000u);
+    EXPECT_EQ(s.total.read_bytes, s.total.read_ios * 4096);
+    EXPECT_EQ(s.total.write_bytes, s.total.write_ios * 4096);
+    // 70 % of 20,000 draws: 14,000, sd 65.
+    EXPECT_GT(s.total.read_ios, 13500u);
+    EXPECT_LT(s.total.read_ios, 14500u);
+  }
+}
+
 TEST_F(WorkloadTest, TimedRunStopsOnTime) {
   WorkloadSpec spec = TimedSpec(absl::Milliseconds(300));
   spec.ramp_time = absl::Milliseconds(100);
