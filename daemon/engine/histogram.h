@@ -198,7 +198,9 @@ class alignas(ABSL_CACHELINE_SIZE) LiveLatencyHistogram {
   ABSL_ATTRIBUTE_ALWAYS_INLINE void RecordN(uint64_t ns, uint64_t n) {
     if (ABSL_PREDICT_FALSE(n == 0)) return;
     ns = std::min(ns, LatencyHistogram::kMaxTrackableNs);
-    Bump(counts_[LatencyHistogram::BucketIndex(ns)], n);
+    const int bucket = LatencyHistogram::BucketIndex(ns);
+    Bump(counts_[bucket], n);
+    last_bucket_ = bucket;
     Bump(sum_ns_, ns * n);
     // Unconditional stores keep this branch-free; the line is already dirty
     // from sum_ns_.
@@ -219,6 +221,15 @@ class alignas(ABSL_CACHELINE_SIZE) LiveLatencyHistogram {
   // recorded during the copy.
   void SnapshotTo(LatencyHistogram* out) const;
 
+  // Writer thread only: starts loading the line of the hot scalars and the
+  // one of the bucket recorded last (a hint: no effect on the counts). A
+  // writer whose next record likely lands near its last one calls it ahead
+  // of RecordN, so that the bucket's page walk overlaps other work.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Prefetch() const {
+    __builtin_prefetch(this, 1);
+    __builtin_prefetch(&counts_[last_bucket_], 1);
+  }
+
  private:
   static void Bump(std::atomic<uint64_t>& a, uint64_t n) {
     a.store(a.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -228,6 +239,7 @@ class alignas(ABSL_CACHELINE_SIZE) LiveLatencyHistogram {
   std::atomic<uint64_t> sum_ns_{0};
   std::atomic<uint64_t> min_ns_{std::numeric_limits<uint64_t>::max()};
   std::atomic<uint64_t> max_ns_{0};
+  int last_bucket_ = 0;  // the writer's own: Prefetch's hint
   std::array<std::atomic<uint64_t>, LatencyHistogram::kNumBuckets> counts_{};
 };
 

@@ -848,9 +848,9 @@ inline void SubmitterThread::PrefetchTurnState(const Cache& cache,
   if constexpr (OwnsRequests<Cache>()) cache.Prefetch();
   turns_->Prefetch(turn_slot);
   __builtin_prefetch(&stats_, 1);
-  __builtin_prefetch(&stats_.latency, 1);
-  __builtin_prefetch(&stats_.submit_latency, 1);
-  __builtin_prefetch(&stats_.completion_latency, 1);
+  stats_.latency.Prefetch();
+  stats_.submit_latency.Prefetch();
+  stats_.completion_latency.Prefetch();
   __builtin_prefetch(batch_.data(), 1);
   __builtin_prefetch(turn_of_.data(), 1);
   __builtin_prefetch(control_, 0);
