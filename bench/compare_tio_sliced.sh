@@ -28,15 +28,21 @@
 #   bench/compare_tio_sliced.sh --blkperf-flags --nolatency_tracking
 #   bench/compare_tio_sliced.sh --target nop --profile /tmp/prof  # + perf
 #
-# --profile DIR samples the target's CPUs with `perf record -e cpu-clock`
-# for all of a target's rounds (DIR/<target>.data) and prints where each
-# tool's time went, per I/O: both tools ran in the same stretch of time,
-# in turns, so the VM's drift does not tell them apart. Samples are split
-# by thread name (blkperf-sub*, t/io_uring's io_uring, io-wq workers on a
-# row of their own) and by kernel or user space; the user rows include the
-# samples a paravirtual guest delivers on the first user instruction after
-# a syscall (kernel time with interrupts off), so compare them, not read
-# them as user work alone.
+# --profile DIR samples the target's CPUs with `perf record -k
+# CLOCK_MONOTONIC -e cpu-clock` for all of a target's rounds
+# (DIR/<target>.data, each round's log DIR/<target>.round<r>.json) and
+# prints where each arm's CPU went per I/O: a sample counts for the arm
+# whose turn it fell in, inside that arm's measured window only (the
+# window its IOPS come from), so the columns of an arm sum to its CPU per
+# I/O and the totals' ratio is the inverse of the IOPS ratio over those
+# rounds. Both arms ran in the same stretch of time, in turns, so the VM's
+# drift does not tell them apart. Samples are split into the submitter's
+# kernel and user time (blkperf-sub*, t/io_uring's io_uring), its io-wq
+# workers, and anything else on the CPU in the arm's turns (idle, other
+# threads); the user column includes the samples a paravirtual guest
+# delivers on the first user instruction after a syscall (kernel time with
+# interrupts off), so compare it, not read it as user work alone. Works
+# with --calibrate and --baseline too (arms are told apart by time).
 # --calibrate runs t/io_uring against an identical t/io_uring instead of
 # blkperf: the pairing's own noise and bias (the ratio should be 1.000).
 # --baseline PATH runs blkperf against another blkperfd build (PATH, built
@@ -160,56 +166,36 @@ sliced_round() {
     --arm "$first" "${arm_cgroup_dirs[$first]}" "${arm_cgroup_freezer[$first]}" "${command[$first]}" \
     --arm "$second" "${arm_cgroup_dirs[$second]}" "${arm_cgroup_freezer[$second]}" "${command[$second]}" ||
     { echo "round failed: $(tail -n 3 "$work/run.json".A.err "$work/run.json".B.err)" >&2; return 1; }
+  [[ -z $profile ]] || cp "$work/run.json" "$profile/$t.round$r.json"
   local tool_a=blkperf
   ((calibrate)) && tool_a=tio
   echo "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_a" --arm A "$work/run.json" | cut -d' ' -f1)" \
     "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_b" --arm B "$work/run.json" | cut -d' ' -f1)"
 }
 
-# Where each tool's samples of target $1's run went, per I/O (its share
-# of the samples over its median IOPS, scaled to t/io_uring's I/O). An
-# io-wq worker (iou-wrk-<tid>) counts for the tool whose submitter thread
-# <tid> is.
+# Where each arm's CPU went in target $1's rounds, per I/O: the samples of
+# its CPUs in its own turns inside its measured window (the one its IOPS
+# come from: start-up, warm-up and the other arm's turns left out), over
+# the I/Os of that window, by the submitter's kernel and user time, its
+# io-wq workers, and anything else (idle, other threads); arm B's total =
+# 100 (sliced_pair.py profile).
 print_profile() {
-  perf report -i "$profile/$1.data" --no-children --sort pid,dso --stdio \
-    > "$profile/$1.txt" 2> /dev/null
-  python3 - "$1" "$results" "$calibrate" "$profile/$1.txt" "$baseline" <<'PY'
-import collections, re, statistics, sys
-target, results, calibrate = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-if calibrate or sys.argv[5]:
-    print("--profile with --calibrate or --baseline: both arms are the same tool, not told apart")
-    sys.exit(0)
-rows = [l.rstrip("\n").split("\t") for l in open(results)]
-iops = {"blkperf": statistics.median(float(r[1]) for r in rows if r[0] == target),
-        "t/io_uring": statistics.median(float(r[2]) for r in rows if r[0] == target)}
-samples = []
-for line in open(sys.argv[4]):
-    m = re.match(r"\s*([\d.]+)%\s+(\d+):(\S+)\s+(\S+)", line)
-    if m:
-        samples.append((float(m[1]), int(m[2]), m[3], m[4]))
-submitters = {}
-for _, tid, comm, _ in samples:
-    if comm.startswith("blkperf-sub"):
-        submitters[tid] = "blkperf"
-    elif comm == "io_uring":
-        submitters[tid] = "t/io_uring"
-share = collections.defaultdict(float)
-for pct, tid, comm, dso in samples:
-    worker = re.fullmatch(r"iou-wrk-(\d+)", comm)
-    tool = submitters.get(int(worker[1])) if worker else submitters.get(tid)
-    if tool is None:
-        continue
-    space = "kernel" if dso == "[kernel.kallsyms]" else "user"
-    share[(tool, "io-wq" if worker else space)] += pct
-base = sum(v for (t, _), v in share.items() if t == "t/io_uring") or 1
-print(f"\nwhere the time went, {target} (samples per I/O, t/io_uring's total = 100):")
-print("| tool | submitter, kernel | submitter, user (incl. syscall-return samples) | io-wq workers | total |")
-print("|---|---|---|---|---|")
-for tool in ("t/io_uring", "blkperf"):
-    scale = iops["t/io_uring"] / iops[tool] * 100 / base
-    k, u, w = (share[(tool, x)] * scale for x in ("kernel", "user", "io-wq"))
-    print(f"| {tool} | {k:.1f} | {u:.1f} | {w:.1f} | {k + u + w:.1f} |")
-PY
+  perf script -i "$profile/$1.data" -F comm,tid,time,ip,dso --ns \
+    > "$profile/$1.script" 2> /dev/null
+  local tool_a=blkperf tool_b=tio name_a=blkperf name_b=t/io_uring
+  ((calibrate)) && tool_a=tio name_a='t/io_uring (A)'
+  [[ -n $baseline ]] && tool_b=blkperf name_b='baseline blkperf'
+  echo
+  echo "where the CPU went, $1 (samples per I/O in the measured windows, $name_b's total = 100):"
+  echo "| arm | samples | submitter, kernel | submitter, user (incl. syscall-return samples) | io-wq workers | anything else (idle incl.) | total |"
+  echo "|---|---|---|---|---|---|---|"
+  python3 bench/lib/sliced_pair.py profile --script "$profile/$1.script" \
+    --tool_a "$tool_a" --tool_b "$tool_b" "$profile/$1".round*.json |
+    while read -r arm n k u w e total; do
+      local name=$name_a
+      [[ $arm == B ]] && name=$name_b
+      echo "| $name | $n | $k | $u | $w | $e | $total |"
+    done
 }
 
 what="blkperf (latency tracking on, flags added: ${extra[*]:-none})"
@@ -224,7 +210,8 @@ for t in "${targets[@]}"; do
   perf_pid=''
   if [[ -n $profile ]]; then
     mkdir -p "$profile"
-    perf record -q -e cpu-clock -F 4000 -C "$cpus" -o "$profile/$t.data" -- sleep 86400 2> /dev/null &
+    rm -f "$profile/$t".round*.json
+    perf record -q -k CLOCK_MONOTONIC -e cpu-clock -F 4000 -C "$cpus" -o "$profile/$t.data" -- sleep 86400 2> /dev/null &
     perf_pid=$!
   fi
   for ((r = 0; r < rounds; r++)); do

@@ -18,6 +18,9 @@ it ran in that window (window_iops below).
   sliced_pair.py iops --tool blkperf|tio --arm A run.json
       # the arm's IOPS per second it ran (blkperf: and its device
       # requests per SQE, when the report has them)
+  sliced_pair.py profile --script perf.txt --tool_a blkperf --tool_b tio \\
+      run0.json run1.json ...
+      # each arm's CPU per I/O in its measured windows (see profile())
   sliced_pair.py layout --arm A run.json
       # with run --layout: the pages in the arm's buffer mappings, and the
       # share of them physically next to the page before (buffer_layout)
@@ -33,6 +36,7 @@ time of both. The controller runs at SCHED_FIFO 2 on --controller_cpu so
 its slices are on time; it needs root.
 """
 import argparse
+import bisect
 import json
 import os
 import re
@@ -249,26 +253,32 @@ def window_iops(done, running, begin, end):
     return done * 1e9 / ns
 
 
-def blkperf_iops(arm):
-    """(IOPS per second run, requests per SQE or None) of a blkperfd run
-    --json arm: its report's I/Os over its measured window (ramp end to
-    stop)."""
+def blkperf_window(arm):
+    """(I/Os, begin ns, end ns, requests per SQE or None) of a blkperfd run
+    --json arm: its report's I/Os and measured window (ramp end to stop)."""
     report = json.loads("\n".join(text for _, text in arm["lines"]))
     begin = int(report["start"]["measure_start_monotonic_ns"])
     end = begin + int(float(report["elapsed_seconds"]) * 1e9)
-    iops = window_iops(int(report["total"]["ios"]), arm["running"], begin, end)
-    return iops, (report.get("device") or {}).get("requests_per_sqe")
+    return (int(report["total"]["ios"]), begin, end,
+            (report.get("device") or {}).get("requests_per_sqe"))
+
+
+def blkperf_iops(arm):
+    """(IOPS per second run, requests per SQE or None) of a blkperfd run
+    --json arm over its measured window."""
+    done, begin, end, per_sqe = blkperf_window(arm)
+    return window_iops(done, arm["running"], begin, end), per_sqe
 
 
 TIO_SAMPLE = re.compile(r"IOPS=([0-9.]+)([KM]?),")
 
 
-def tio_iops(arm, warm_ns=2_000_000_000):
-    """IOPS per second run of a t/io_uring arm: the I/Os of its per-second
-    samples whose second began `warm_ns` after its first turn (its warm-up
-    is about half that much running), over the time it ran from then to its
-    last sample. A sample counts the I/Os done since the one before, read as
-    it is printed (stdout line-buffered: stdbuf -oL)."""
+def tio_window(arm, warm_ns=2_000_000_000):
+    """(I/Os, begin ns, end ns) of a t/io_uring arm: the I/Os of its
+    per-second samples whose second began `warm_ns` after its first turn
+    (its warm-up is about half that much running), from then to its last
+    sample. A sample counts the I/Os done since the one before, read as it
+    is printed (stdout line-buffered: stdbuf -oL)."""
     unit = {"": 1, "K": 1e3, "M": 1e6}
     samples = [(t, float(m.group(1)) * unit[m.group(2)])
                for t, text in arm["lines"]
@@ -280,8 +290,79 @@ def tio_iops(arm, warm_ns=2_000_000_000):
         raise ValueError(f"t/io_uring printed {len(samples)} samples, none "
                          "after its warm-up")
     done = sum(v for _, v in samples[first:])
-    return window_iops(done, arm["running"], samples[first - 1][0],
-                       samples[-1][0])
+    return done, samples[first - 1][0], samples[-1][0]
+
+
+def tio_iops(arm):
+    """IOPS per second run of a t/io_uring arm over tio_window."""
+    done, begin, end = tio_window(arm)
+    return window_iops(done, arm["running"], begin, end)
+
+
+def arm_window(tool, arm):
+    """(I/Os, begin ns, end ns) of an arm's measured window."""
+    return blkperf_window(arm)[:3] if tool == "blkperf" else tio_window(arm)
+
+
+def script_samples(path):
+    """[(ns, comm, tid, kernel?)] from `perf script -F comm,tid,time,ip,dso
+    --ns` of a `perf record -k CLOCK_MONOTONIC` (comm may hold spaces)."""
+    samples = []
+    for line in open(path, errors="replace"):
+        m = re.match(r"\s*(.+?)\s+(\d+)\s+(\d+)\.(\d{9}):\s+\S+\s+\((.*)\)\s*$",
+                     line)
+        if m:
+            samples.append((int(m[3]) * 1_000_000_000 + int(m[4]), m[1],
+                            int(m[2]), m[5] == "[kernel.kallsyms]"))
+    samples.sort()
+    return samples
+
+
+def classify(comm, kernel):
+    """Where a sample in an arm's turn went."""
+    if comm.startswith("iou-wrk-"):
+        return "io-wq"
+    if comm.startswith("blkperf-sub") or comm == "io_uring":
+        return "kernel" if kernel else "user"
+    return "else"
+
+
+def profile(argv):
+    """Where each arm's CPU went per I/O, in its measured windows only: a
+    sample counts for the arm whose turn it fell in (both arms' CPUs are
+    the same), and only inside the arm's measured window (arm_window), so
+    start-up, warm-up and the other arm's turns are left out. Per I/O: the
+    samples over the I/Os of the same windows, scaled so that arm B's
+    total is 100. The columns sum to each arm's CPU time per I/O, so A's
+    total over B's is the inverse of their IOPS ratio over these rounds."""
+    p = argparse.ArgumentParser(prog="sliced_pair.py profile")
+    p.add_argument("--script", required=True)
+    p.add_argument("--tool_a", choices=["blkperf", "tio"], required=True)
+    p.add_argument("--tool_b", choices=["blkperf", "tio"], required=True)
+    p.add_argument("logs", nargs="+")
+    a = p.parse_args(argv)
+    samples = script_samples(a.script)
+    times = [s[0] for s in samples]
+    kinds = ("kernel", "user", "io-wq", "else")
+    counts = {arm: dict.fromkeys(kinds, 0) for arm in "AB"}
+    ios = dict.fromkeys("AB", 0)
+    for log in a.logs:
+        runs = json.load(open(log))
+        for arm, tool in (("A", a.tool_a), ("B", a.tool_b)):
+            done, begin, end = arm_window(tool, runs[arm])
+            ios[arm] += done
+            for start, stop in runs[arm]["running"]:
+                lo = bisect.bisect_left(times, max(start, begin))
+                hi = bisect.bisect_left(times, min(stop, end))
+                for _, comm, _, kernel in samples[lo:hi]:
+                    counts[arm][classify(comm, kernel)] += 1
+    if not all(ios.values()) or not sum(counts["B"].values()):
+        sys.exit("sliced_pair.py profile: no I/Os or no samples in B's windows")
+    scale = 100 * ios["B"] / sum(counts["B"].values())
+    for arm in "AB":
+        per_io = [counts[arm][k] * scale / ios[arm] for k in kinds]
+        print(arm, sum(counts[arm].values()), *(f"{v:.1f}" for v in per_io),
+              f"{sum(per_io):.1f}")
 
 
 def layout(argv):
@@ -309,7 +390,9 @@ def iops(argv):
 
 
 if __name__ == "__main__":
-    commands = {"run": run, "iops": iops, "layout": layout}
+    commands = {"run": run, "iops": iops, "layout": layout,
+                "profile": profile}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
-        sys.exit("usage: sliced_pair.py run|iops|layout ... (see the docstring)")
+        sys.exit("usage: sliced_pair.py run|iops|layout|profile ... (see the "
+                 "docstring)")
     commands[sys.argv[1]](sys.argv[2:])
