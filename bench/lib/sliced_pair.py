@@ -30,9 +30,9 @@ then execs CMD; the arm's freezer cgroup is frozen right after the launcher
 starts, so CMD starts up in the arm's turns, or at most a moment before).
 CMD is split with shlex; its
 stdout goes line by line into run.json, its stderr to OUT.ARM.err. After
---seconds of alternation both arms are frozen, sent --stop (TERM, INT) and
-thawed together to exit; that last stretch (a few ms) counts as running
-time of both. The controller runs at SCHED_FIFO 2 on --controller_cpu so
+--seconds of alternation both arms are frozen and sent --stop (TERM, INT),
+then thawed one at a time to exit; each one's last stretch (a few ms)
+counts as its running time. The controller runs at SCHED_FIFO 2 on --controller_cpu so
 its slices are on time; it needs root.
 """
 import argparse
@@ -154,13 +154,15 @@ def run(argv):
         stop = getattr(signal, "SIG" + a.stop)
         for arm in arms:
             arm.process.send_signal(stop)
-        last = now_ns()
+        # Each arm stops alone, in the order of its turns: its last stretch
+        # (which ends a blkperf arm's measured window) counts as its
+        # running time, and no other arm shares the CPU in it.
+        codes = []
         for arm in arms:
+            last = now_ns()
             arm.set_frozen(False)
-        codes = [arm.process.wait(timeout=60) for arm in arms]
-        end = now_ns()
-        for arm in arms:
-            arm.running.append([last, end])
+            codes.append(arm.process.wait(timeout=60))
+            arm.running.append([last, now_ns()])
             arm.reader.join(timeout=10)
     finally:
         for arm in arms:
