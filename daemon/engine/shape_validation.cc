@@ -373,9 +373,7 @@ absl::StatusOr<std::vector<GroupShape>> ResolveGroups(
   std::vector<GroupShape> groups;
   if (spec.groups.empty()) {
     GroupShape g = ResolveOne(spec, nullptr);
-    g.threads = spec.threads != 0
-                    ? spec.threads
-                    : std::max<uint32_t>(1, spec.cpus.size());
+    g.threads = TopLevelThreads(spec);
     g.cpus = spec.cpus;
     FillDefaultCpus(cpus.placement, g.threads, &g.cpus);
     groups.push_back(std::move(g));

@@ -123,8 +123,7 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
   if (!spec.groups.empty()) {
     return Invalid("verify", "cannot be used with groups");
   }
-  const size_t threads =
-      spec.threads != 0 ? spec.threads : std::max<size_t>(1, spec.cpus.size());
+  const size_t threads = TopLevelThreads(spec);
   if (spec.verify_pass && spec.op != Op::kRead) {
     return Invalid("verify_pass", absl::StrCat("reads every block in order: op "
                                                "must be read, not ",
@@ -221,9 +220,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                    absl::StrCat(spec.threads, " does not match the ",
                                 spec.cpus.size(), " entries of cpus"));
   }
-  const uint32_t threads =
-      spec.threads != 0 ? spec.threads
-                        : std::max<uint32_t>(1, spec.cpus.size());
+  const uint32_t threads = TopLevelThreads(spec);
   if (threads > limits.max_threads) {
     return Invalid("threads", absl::StrCat(threads, " exceeds the limit ",
                                            limits.max_threads));
@@ -379,9 +376,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   if (out.complete_batch == 0) {
     out.complete_batch = std::min(kDefaultBatch, out.queue_depth);
   }
-  if (out.threads == 0) {
-    out.threads = std::max<uint32_t>(1, out.cpus.size());
-  }
+  out.threads = TopLevelThreads(out);
   FillDefaultCpus(cpus.placement, out.threads, &out.cpus);
   if (out.polled == PollMode::kAuto && !out.direct) {
     out.polled = PollMode::kOff;

@@ -145,6 +145,11 @@ uint32_t SpecThreads(const WorkloadSpec& spec) {
   return static_cast<uint32_t>(spec.cpus.size());
 }
 
+uint32_t TopLevelThreads(const WorkloadSpec& spec) {
+  if (spec.threads != 0) return spec.threads;
+  return std::max<uint32_t>(1, static_cast<uint32_t>(spec.cpus.size()));
+}
+
 namespace {
 
 uint32_t LargestBlock(const std::vector<BlockSizeShare>& mix,

@@ -250,6 +250,9 @@ std::vector<int> SpecCpus(const WorkloadSpec& spec);
 // Submitter threads the spec asks for (0 when the engine decides: no
 // groups, no threads and no cpus given).
 uint32_t SpecThreads(const WorkloadSpec& spec);
+// Submitter threads of the spec's own fields, groups aside: `threads`, else
+// one per `cpus` entry, at least 1 (what a spec without groups runs).
+uint32_t TopLevelThreads(const WorkloadSpec& spec);
 // Whether any I/O of the spec writes (a group's op counts too).
 bool SpecWrites(const WorkloadSpec& spec);
 // Bytes of I/O buffers the spec asks for before the engine fills in
