@@ -842,9 +842,9 @@ inline void SubmitterThread::PrefetchTurnState(const Cache& cache,
   // order, those walks stall one after another. These lines are the first
   // of their pages the reap and the next prepare touch: the cache's ring
   // at its head and its tail, the turn log, the three latency histograms
-  // and the counters, the batch and turn arrays, the control block, the
-  // next CQE and SQE. Loading them at once gained about 1.5 % on NOP
-  // (bench/RESULTS.md, 2026-12-03).
+  // (and the bucket each recorded last) and the counters, the batch and
+  // turn arrays, the control block, the next CQE and SQE. Loading them at
+  // once gained about 1.5 % on NOP (bench/RESULTS.md, 2026-12-03).
   if constexpr (OwnsRequests<Cache>()) cache.Prefetch();
   turns_->Prefetch(turn_slot);
   __builtin_prefetch(&stats_, 1);
