@@ -37,9 +37,10 @@
 # I/O and the totals' ratio is the inverse of the IOPS ratio over those
 # rounds. Both arms ran in the same stretch of time, in turns, so the VM's
 # drift does not tell them apart. Samples are split into the submitter's
-# kernel and user time (blkperf-sub*, t/io_uring's io_uring), its io-wq
-# workers, and anything else on the CPU in the arm's turns (idle, other
-# threads); the user column includes the samples a paravirtual guest
+# kernel and user time (blkperf-sub*; t/io_uring's threads, all named
+# io_uring, its main thread included), its io-wq workers, and anything else
+# on the CPU in the arm's turns (idle, blkperfd's control threads, other
+# processes); the user column includes the samples a paravirtual guest
 # delivers on the first user instruction after a syscall (kernel time with
 # interrupts off), so compare it, not read it as user work alone. Works
 # with --calibrate and --baseline too (arms are told apart by time).

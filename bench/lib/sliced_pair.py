@@ -321,7 +321,9 @@ def script_samples(path):
 
 
 def classify(comm, kernel):
-    """Where a sample in an arm's turn went."""
+    """Where a sample in an arm's turn went. t/io_uring names every thread
+    of its own "io_uring", so its main thread counts as its submitter;
+    blkperfd's control threads (named after the binary) count as "else"."""
     if comm.startswith("iou-wrk-"):
         return "io-wq"
     if comm.startswith("blkperf-sub") or comm == "io_uring":
