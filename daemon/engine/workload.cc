@@ -674,9 +674,14 @@ void Workload::Drive() {
   }
   RunAbSchedule();
   if (spec_.spec.slo.enabled) RunSloSearch();
-  finished_.WaitForNotification();
+  // Done: the last submitter to end records the final device counters, so
+  // no control thread idles here for the rest of the run.
+}
+
+void Workload::RecordFinalDevices() {
+  const DeviceCounters device = ReadDevices();
   PiMutexLock lock(&mu_);
-  final_device_ = ReadDevices();
+  final_device_ = device;
   have_final_device_ = true;
 }
 
@@ -789,7 +794,11 @@ absl::Status Workload::LaunchThreads() {
     SubmitterThread* submitter = submitters_[i].get();
     threads_.emplace_back([this, submitter] {
       submitter->ThreadMain([this] {
-        if (running_threads_.fetch_sub(1) == 1) finished_.Notify();
+        if (running_threads_.fetch_sub(1) != 1) return;
+        // The last thread out: the devices' counters at the end, before
+        // any reader can see the workload finished.
+        RecordFinalDevices();
+        finished_.Notify();
       });
     });
   }
@@ -858,6 +867,14 @@ void Workload::RequestStop() {
   PiMutexLock lock(&mu_);
   if (!finished_.HasBeenNotified()) stopped_by_user_ = true;
   StopLocked();
+}
+
+void Workload::RequestStopFromSignal() {
+  static_assert(std::atomic<bool>::is_always_lock_free);
+  if (!started_.load(std::memory_order_acquire)) return;  // see the header
+  if (!finished_.HasBeenNotified()) stopped_by_signal_.store(true);
+  cancel_.store(true);
+  control_.stop.store(true);
 }
 
 void Workload::StopLocked() {
@@ -1067,7 +1084,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   std::string ab_wait_note;
   {
     PiMutexLock lock(&mu_);
-    stopped_by_user = stopped_by_user_;
+    stopped_by_user = stopped_by_user_ || stopped_by_signal_.load();
     aborted = aborted_;
     phases = phases_;
     ab_wait_note = ab_wait_note_;

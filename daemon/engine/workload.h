@@ -101,6 +101,12 @@ class Workload {
 
   // Asks every submitter to stop; in-flight I/O drains. Thread-safe.
   void RequestStop();
+  // RequestStop() for a signal handler: async-signal-safe (lock-free
+  // atomic loads and stores only, no lock, no allocation). The report says
+  // stopped, as after RequestStop(). REQUIRES: the workload came from
+  // Start() (so it is released); on one still armed by Arm() only a later
+  // RequestStop() or Abort() ends it.
+  void RequestStopFromSignal();
   // Blocks until every submitter has ended its loop and joins them, without
   // holding the lock Snapshot() takes. A submitter that gave up on I/O a
   // stalled device holds is not joined: it is detached by the destructor
@@ -180,8 +186,12 @@ class Workload {
   void StopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   StartTimes StartTimesNow() const;
   // The workload's control thread: marks the first phase when measuring
-  // starts, runs the A/B schedule, and records the final device counters.
+  // starts (after a ramp), runs the A/B schedule or the SLO search, then
+  // ends (it does not wait for the workload to end).
   void Drive();
+  // The devices' cumulative counters now, kept as the final ones (called by
+  // the last submitter to end, before finished_ is notified).
+  void RecordFinalDevices() ABSL_LOCKS_EXCLUDED(mu_);
   // Publishes `strategy` as the next split generation and, once phases
   // are open, ends the phase before it (PhaseBoundaryTotals), waiting for
   // the threads at most a second and never past `next_switch_ns` (the
@@ -288,6 +298,8 @@ class Workload {
   // holding it then runs at that priority until it unlocks.
   mutable PiMutex mu_;
   bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
+  // RequestStopFromSignal()'s stopped_by_user_, which it cannot lock for.
+  std::atomic<bool> stopped_by_signal_{false};
   bool released_ ABSL_GUARDED_BY(mu_) = false;  // Go() or Start() accepted
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
   PhaseList phases_ ABSL_GUARDED_BY(mu_);

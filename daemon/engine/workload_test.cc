@@ -505,6 +505,28 @@ TEST_F(WorkloadTest, RequestStopEndsAWorkloadEarly) {
   EXPECT_EQ(s.total.inflight, 0u);
 }
 
+TEST_F(WorkloadTest, RequestStopFromSignalEndsAWorkloadAsStopped) {
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      StartWorkload(TimedSpec(absl::Seconds(60)));
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(200));
+  (*w)->RequestStopFromSignal();
+  ASSERT_TRUE((*w)->WaitFor(absl::Seconds(5)));
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kStopped);
+  EXPECT_GT(s.total.ios, 0u);
+  EXPECT_EQ(s.total.inflight, 0u);
+}
+
+TEST_F(WorkloadTest, RequestStopFromSignalAfterTheEndLeavesItFinished) {
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      StartWorkload(TimedSpec(absl::Milliseconds(100)));
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE((*w)->WaitFor(absl::Seconds(10)));
+  (*w)->RequestStopFromSignal();
+  EXPECT_EQ((*w)->Snapshot().state, WorkloadState::kFinished);
+}
+
 TEST_F(WorkloadTest, BadSpecCreatesNoFile) {
   WorkloadSpec spec = FileSpec();
   spec.queue_depth = 0;

@@ -58,23 +58,25 @@ int RunCommand() {
                  workload.status().ToString().c_str());
     return workload.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  // Ctrl-C: the handler only writes to a pipe; the watcher thread stops.
-  Workload* running = workload->get();
-  StopSignalWatcher stop_on_signal([running] { running->RequestStop(); });
+  // Ctrl-C: the handler asks the workload to stop with atomic stores only,
+  // on whichever thread the signal lands; no thread waits for signals.
+  StopSignalHandler stop_on_signal(
+      [](void* w) { static_cast<Workload*>(w)->RequestStopFromSignal(); },
+      workload->get());
   // This thread's status lines stay off the submitters' CPUs.
   KeepControlThreadsOff((*workload)->spec().spec.cpus);
 
   const absl::Duration interval = absl::GetFlag(FLAGS_status_interval);
   const bool live = interval > absl::ZeroDuration() && isatty(STDERR_FILENO);
-  WorkloadSnapshot previous = (*workload)->Snapshot();
-  while (!(*workload)->WaitFor(interval > absl::ZeroDuration() ? interval
-                                                               : absl::Seconds(1))) {
-    if (!live) continue;
-    WorkloadSnapshot current = (*workload)->Snapshot();
-    std::fprintf(stderr, "\r%s   ", FormatStatusLine(previous, current).c_str());
-    previous = std::move(current);
+  if (live) {
+    WorkloadSnapshot previous = (*workload)->Snapshot();
+    while (!(*workload)->WaitFor(interval)) {
+      WorkloadSnapshot current = (*workload)->Snapshot();
+      std::fprintf(stderr, "\r%s   ", FormatStatusLine(previous, current).c_str());
+      previous = std::move(current);
+    }
+    std::fprintf(stderr, "\n");
   }
-  if (live) std::fprintf(stderr, "\n");
   (*workload)->Wait();
   const WorkloadSnapshot result = (*workload)->Snapshot();
   const ResolvedSpec& resolved = (*workload)->spec();

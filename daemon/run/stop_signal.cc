@@ -1,45 +1,44 @@
 #include "daemon/run/stop_signal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
+#include <sched.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <utility>
+#include <atomic>
 
 namespace blkperf {
 namespace {
 
-constexpr char kStop = 's';
-constexpr char kQuit = 'q';
+// The current handler object's callback and its argument; null when none.
+std::atomic<StopSignalHandler::Callback> g_on_stop{nullptr};
+std::atomic<void*> g_arg{nullptr};
+// Handlers between their load of g_on_stop and their return: the
+// destructor waits for none to be left before the callback's object goes.
+std::atomic<int> g_in_flight{0};
+std::atomic<int> g_seen{0};
 
-// The write end of the current watcher's pipe; -1 when none.
-std::atomic<int> g_stop_fd{-1};
+static_assert(std::atomic<StopSignalHandler::Callback>::is_always_lock_free &&
+              std::atomic<void*>::is_always_lock_free &&
+              std::atomic<int>::is_always_lock_free);
 
 void OnStopSignal(int) {
-  // Only async-signal-safe calls: an atomic load, write(2), errno restore.
+  // Only lock-free atomics and the callback (async-signal-safe by contract).
   const int saved = errno;
-  const int fd = g_stop_fd.load(std::memory_order_relaxed);
-  if (fd >= 0) {
-    const ssize_t ignored = write(fd, &kStop, 1);
-    (void)ignored;  // a full pipe already holds a pending stop
+  g_in_flight.fetch_add(1);
+  const StopSignalHandler::Callback on_stop = g_on_stop.load();
+  if (on_stop != nullptr) {
+    g_seen.fetch_add(1);
+    on_stop(g_arg.load());
   }
+  g_in_flight.fetch_sub(1);
   errno = saved;
 }
 
 }  // namespace
 
-StopSignalWatcher::StopSignalWatcher(std::function<void()> on_stop)
-    : on_stop_(std::move(on_stop)) {
-  if (pipe2(pipe_, O_CLOEXEC) != 0) {
-    std::perror("blkperfd run: pipe2 for the signal watcher");
-    std::abort();  // cannot happen short of fd exhaustion at startup
-  }
-  // The handler must never block on a full pipe.
-  fcntl(pipe_[1], F_SETFL, O_NONBLOCK);
-  g_stop_fd.store(pipe_[1]);
-  thread_ = std::thread([this] { Watch(); });
+StopSignalHandler::StopSignalHandler(Callback on_stop, void* arg) {
+  g_seen.store(0);
+  g_arg.store(arg);
+  g_on_stop.store(on_stop);
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
   sigemptyset(&action.sa_mask);
@@ -48,28 +47,16 @@ StopSignalWatcher::StopSignalWatcher(std::function<void()> on_stop)
   sigaction(SIGTERM, &action, &old_term_);
 }
 
-StopSignalWatcher::~StopSignalWatcher() {
+StopSignalHandler::~StopSignalHandler() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
-  g_stop_fd.store(-1);
-  // Blocking write: the quit byte must reach the watcher.
-  fcntl(pipe_[1], F_SETFL, 0);
-  const ssize_t ignored = write(pipe_[1], &kQuit, 1);
-  (void)ignored;
-  thread_.join();
-  close(pipe_[0]);
-  close(pipe_[1]);
+  g_on_stop.store(nullptr);
+  // A handler that loaded the callback before the store above may still be
+  // running on another thread: it finishes in a few instructions.
+  while (g_in_flight.load() != 0) sched_yield();
+  g_arg.store(nullptr);
 }
 
-void StopSignalWatcher::Watch() {
-  for (;;) {
-    char byte = 0;
-    const ssize_t n = read(pipe_[0], &byte, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0 || byte == kQuit) return;
-    seen_.fetch_add(1);
-    on_stop_();
-  }
-}
+int StopSignalHandler::signals_seen() const { return g_seen.load(); }
 
 }  // namespace blkperf

@@ -1,44 +1,40 @@
-// Ctrl-C and SIGTERM for a foreground run, handled async-signal-safely: the
-// handler only write()s one byte to a pipe (async-signal-safe per POSIX); a
-// watcher thread reads it and calls the stop callback, which may lock.
+// Ctrl-C and SIGTERM for a foreground run, with no thread of its own: the
+// handler calls the stop callback directly, on whichever thread the signal
+// lands, so the callback must be async-signal-safe (lock-free atomics only,
+// as Workload::RequestStopFromSignal).
 //
-//   StopSignalWatcher watcher([&] { workload->RequestStop(); });
-//   ... run; every SIGINT/SIGTERM now calls RequestStop on the watcher ...
-//   // destructor: restores the previous handlers and joins the watcher
+//   StopSignalHandler on_signal(
+//       [](void* w) { static_cast<Workload*>(w)->RequestStopFromSignal(); },
+//       workload);
+//   ... run; every SIGINT/SIGTERM now calls the callback ...
+//   // destructor: restores the previous handlers, waits out a handler
+//   // still running, and the callback is never called again
 //
-// One watcher may exist at a time (the handler has one pipe to write to).
+// One handler object may exist at a time (the handlers share one slot).
 #ifndef BLKPERF_DAEMON_RUN_STOP_SIGNAL_H_
 #define BLKPERF_DAEMON_RUN_STOP_SIGNAL_H_
 
 #include <signal.h>
 
-#include <atomic>
-#include <functional>
-#include <thread>
-
 namespace blkperf {
 
-class StopSignalWatcher {
+class StopSignalHandler {
  public:
-  // Installs handlers for SIGINT and SIGTERM. `on_stop` runs on the watcher
-  // thread, once per signal received.
-  explicit StopSignalWatcher(std::function<void()> on_stop);
-  ~StopSignalWatcher();
-  StopSignalWatcher(const StopSignalWatcher&) = delete;
-  StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
+  using Callback = void (*)(void* arg);
 
-  // Signals seen so far (read by tests).
-  int signals_seen() const { return seen_.load(); }
+  // Installs handlers for SIGINT and SIGTERM that call `on_stop(arg)` once
+  // per signal received. `on_stop` must be async-signal-safe.
+  StopSignalHandler(Callback on_stop, void* arg);
+  ~StopSignalHandler();
+  StopSignalHandler(const StopSignalHandler&) = delete;
+  StopSignalHandler& operator=(const StopSignalHandler&) = delete;
+
+  // Signals handled so far by this object (read by tests).
+  int signals_seen() const;
 
  private:
-  void Watch();
-
-  std::function<void()> on_stop_;
-  int pipe_[2] = {-1, -1};
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
-  std::atomic<int> seen_{0};
-  std::thread thread_;
 };
 
 }  // namespace blkperf

@@ -91,6 +91,16 @@ kill -INT "$pid"
 wait "$pid" || fail "Ctrl-C: exit $?"
 grep -q "state: stopped" "$dir/int.txt" || fail "Ctrl-C: $(cat "$dir/int.txt")"
 
+# Past its ramp, a plain run keeps one control thread (main, waiting for the
+# end): no signal-watcher or driver thread idles beside the submitters.
+"$blkperfd" run --target="$target" --ramp=1s --runtime=3s --status_interval=0 \
+  > /dev/null &
+pid=$!
+sleep 2
+control=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -cv '^blkperf-sub\|^iou-' || true)
+wait "$pid" || fail "the thread-count run exited $?"
+[[ $control == 1 ]] || fail "past the ramp, $control control threads, not 1"
+
 # Started on one CPU (taskset, as a container's cpuset would), its thread
 # runs there by default and every thread of the process stays there: the
 # control threads are kept off the busy CPU only among the daemon's own.
