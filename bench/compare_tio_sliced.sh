@@ -10,8 +10,10 @@
 # evict each other's caches every scheduler slice. Each tool's IOPS is
 # what it did in its measured window per second it ran in it (blkperf: its
 # report's window after --ramp=1s; t/io_uring: its per-second samples
-# after its first 2 s, timestamped as printed). The paths are those of
-# issue 11's bars:
+# after its first 2 s, timestamped as printed). The summary gives per
+# target the median of the rounds' ratios and the 95 % interval of
+# that median (order statistics, none under 6 rounds:
+# bench/lib/ratio_summary.py). The paths are those of issue 11's bars:
 #   inline   4 KiB buffered random reads of a 1 GiB page-cached ext4 file
 #            (complete inline), 1 thread
 #   inline2  the same, 2 threads on 2 CPUs (t/io_uring -n2)
@@ -230,19 +232,4 @@ for t in "${targets[@]}"; do
   if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$results" "$calibrate" "$baseline" <<'PY'
-import collections, statistics, sys
-rows = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    t, a, b = line.split("\t")
-    rows[t].append((float(a), float(b)))
-name = "t/io_uring (A)" if sys.argv[2] == "1" else "blkperf"
-anchor = "baseline blkperf" if sys.argv[3] else "t/io_uring"
-print(f"| target | {name} | {anchor} | ratio (median of rounds) | rounds | rounds >= 1 |")
-print("|---|---|---|---|---|---|")
-for t, v in rows.items():
-    r = sorted(a / b for a, b in v)
-    print(f"| {t} | {statistics.median(a for a, _ in v) / 1e3:.1f}k "
-          f"| {statistics.median(b for _, b in v) / 1e3:.1f}k | **{statistics.median(r):.3f}** "
-          f"| {r[0]:.3f}-{r[-1]:.3f} | {sum(x >= 1 for x in r)}/{len(r)} |")
-PY
+python3 bench/lib/ratio_summary.py "$results" "$calibrate" "$baseline"
