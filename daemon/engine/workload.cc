@@ -128,7 +128,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
 
 absl::Status Workload::Go(int64_t at_monotonic_ns) {
   PiMutexLock lock(&mu_);
-  if (released_ || stopped_by_user_ || aborted_) {
+  if (released_ || stopped_by_user_.load() || aborted_) {
     return absl::FailedPreconditionError(
         released_ ? "the workload was already released"
                   : "the workload was stopped or aborted before its start");
@@ -829,7 +829,7 @@ bool Workload::Release(const DeviceCounters& device_baseline,
                        int64_t start_at_ns) {
   PiMutexLock switch_lock(&switch_mu_);
   PiMutexLock lock(&mu_);
-  if (stopped_by_user_ || aborted_) return false;
+  if (stopped_by_user_.load() || aborted_) return false;
   const int64_t now = MonotonicNanos();
   const int64_t start = std::max(now, start_at_ns);
   control_.start_at_ns = start > now ? start : 0;
@@ -865,21 +865,24 @@ bool Workload::Release(const DeviceCounters& device_baseline,
 
 void Workload::RequestStop() {
   PiMutexLock lock(&mu_);
-  if (!finished_.HasBeenNotified()) stopped_by_user_ = true;
+  if (!finished_.HasBeenNotified()) stopped_by_user_.store(true);
   StopLocked();
 }
 
 void Workload::RequestStopFromSignal() {
   static_assert(std::atomic<bool>::is_always_lock_free);
   if (!started_.load(std::memory_order_acquire)) return;  // see the header
-  if (!finished_.HasBeenNotified()) stopped_by_signal_.store(true);
+  if (!finished_.HasBeenNotified()) stopped_by_user_.store(true);
+  StopRunning();
+}
+
+void Workload::StopRunning() {
   cancel_.store(true);
   control_.stop.store(true);
 }
 
 void Workload::StopLocked() {
-  cancel_.store(true);
-  control_.stop.store(true);
+  StopRunning();
   if (!started_.load()) {
     // Armed (or released but still sleeping until its instant): the
     // submitters leave the gate and exit without issuing I/O.
@@ -1084,7 +1087,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   std::string ab_wait_note;
   {
     PiMutexLock lock(&mu_);
-    stopped_by_user = stopped_by_user_ || stopped_by_signal_.load();
+    stopped_by_user = stopped_by_user_.load();
     aborted = aborted_;
     phases = phases_;
     ab_wait_note = ab_wait_note_;

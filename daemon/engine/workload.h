@@ -184,6 +184,9 @@ class Workload {
   // Asks the submitters to stop (armed ones exit without I/O) and wakes
   // sleeping control threads.
   void StopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The lock-free part of every stop: running submitters end their loops
+  // and sleeping control threads give up.
+  void StopRunning();
   StartTimes StartTimesNow() const;
   // The workload's control thread: marks the first phase when measuring
   // starts (after a ramp), runs the A/B schedule or the SLO search, then
@@ -297,9 +300,9 @@ class Workload {
   // and the start gate releases at real-time priority, and a reader
   // holding it then runs at that priority until it unlocks.
   mutable PiMutex mu_;
-  bool stopped_by_user_ ABSL_GUARDED_BY(mu_) = false;
-  // RequestStopFromSignal()'s stopped_by_user_, which it cannot lock for.
-  std::atomic<bool> stopped_by_signal_{false};
+  // Set by RequestStop() (under mu_) or RequestStopFromSignal() (which
+  // cannot lock): atomic for the latter.
+  std::atomic<bool> stopped_by_user_{false};
   bool released_ ABSL_GUARDED_BY(mu_) = false;  // Go() or Start() accepted
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
   PhaseList phases_ ABSL_GUARDED_BY(mu_);
