@@ -33,19 +33,23 @@
 # --profile DIR samples the target's CPUs with `perf record -k
 # CLOCK_MONOTONIC -e cpu-clock` for all of a target's rounds
 # (DIR/<target>.data, each round's log DIR/<target>.round<r>.json) and
-# prints where each arm's CPU went per I/O: a sample counts for the arm
-# whose turn it fell in, inside that arm's measured window only (the
-# window its IOPS come from), so the columns of an arm sum to its CPU per
-# I/O and the totals' ratio is the inverse of the IOPS ratio over those
-# rounds. Both arms ran in the same stretch of time, in turns, so the VM's
-# drift does not tell them apart. Samples are split into the submitter's
+# prints where each arm's CPU went per I/O: a sample of an arm's own
+# process counts for it, inside that arm's measured window only (the
+# window its IOPS come from), also where it fell in the other arm's turn
+# (a freeze takes a moment to stop a process: about 0.5 % of each arm's
+# turns on zram are the other's io-wq worker finishing its queue), and the
+# idle moments and other processes of an arm's turns count for it as
+# "anything else"; so the columns of an arm sum to its CPU per I/O and the
+# totals' ratio is about the inverse of the IOPS ratio over those rounds.
+# Both arms ran in the same stretch of time, in turns, so the VM's drift
+# does not tell them apart. Samples are split into the submitter's
 # kernel and user time (blkperf-sub*; t/io_uring's threads, all named
 # io_uring, its main thread included), its io-wq workers, and anything else
 # on the CPU in the arm's turns (idle, blkperfd's control threads, other
 # processes); the user column includes the samples a paravirtual guest
 # delivers on the first user instruction after a syscall (kernel time with
 # interrupts off), so compare it, not read it as user work alone. Works
-# with --calibrate and --baseline too (arms are told apart by time).
+# with --calibrate and --baseline too (arms are told apart by process).
 # --calibrate runs t/io_uring against an identical t/io_uring instead of
 # blkperf: the pairing's own noise and bias (the ratio should be 1.000).
 # --baseline PATH runs blkperf against another blkperfd build (PATH, built
@@ -177,13 +181,14 @@ sliced_round() {
 }
 
 # Where each arm's CPU went in target $1's rounds, per I/O: the samples of
-# its CPUs in its own turns inside its measured window (the one its IOPS
-# come from: start-up, warm-up and the other arm's turns left out), over
+# its own process (told apart by pid) inside its measured window (the one
+# its IOPS come from: start-up and warm-up left out), in either arm's
+# turns, and the idle moments and other processes of its own turns, over
 # the I/Os of that window, by the submitter's kernel and user time, its
-# io-wq workers, and anything else (idle, other threads); arm B's total =
-# 100 (sliced_pair.py profile).
+# io-wq workers, and anything else (idle, its control threads, other
+# processes); arm B's total = 100 (sliced_pair.py profile).
 print_profile() {
-  perf script -i "$profile/$1.data" -F comm,tid,time,ip,dso --ns \
+  perf script -i "$profile/$1.data" -F comm,pid,tid,time,ip,dso --ns \
     > "$profile/$1.script" 2> /dev/null
   local tool_a=blkperf tool_b=tio name_a=blkperf name_b=t/io_uring
   ((calibrate)) && tool_a=tio name_a='t/io_uring (A)'

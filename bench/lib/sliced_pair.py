@@ -174,7 +174,8 @@ def run(argv):
                 arm.process.kill()
     with open(a.out, "w") as f:
         json.dump({arm.name: {"running": arm.running, "lines": arm.lines,
-                              "layout": arm.layout, "exit": code}
+                              "layout": arm.layout, "exit": code,
+                              "pid": arm.process.pid}
                    for arm, code in zip(arms, codes)}, f)
     if any(codes):
         sys.exit(f"sliced_pair.py: arm exit codes {codes} (stderr in "
@@ -307,12 +308,13 @@ def arm_window(tool, arm):
 
 
 def script_samples(path):
-    """[(ns, comm, tid, kernel?)] from `perf script -F comm,tid,time,ip,dso
-    --ns` of a `perf record -k CLOCK_MONOTONIC` (comm may hold spaces)."""
+    """[(ns, comm, pid, kernel?)] from `perf script -F comm,pid,tid,time,ip,dso
+    --ns` of a `perf record -k CLOCK_MONOTONIC` (comm may hold spaces; pid
+    is the process, whose threads include its io-wq workers)."""
     samples = []
     for line in open(path, errors="replace"):
-        m = re.match(r"\s*(.+?)\s+(\d+)\s+(\d+)\.(\d{9}):\s+\S+\s+\((.*)\)\s*$",
-                     line)
+        m = re.match(r"\s*(.+?)\s+(\d+)/\d+\s+(\d+)\.(\d{9}):\s+\S+\s+"
+                     r"\((.*)\)\s*$", line)
         if m:
             samples.append((int(m[3]) * 1_000_000_000 + int(m[4]), m[1],
                             int(m[2]), m[5] == "[kernel.kallsyms]"))
@@ -321,9 +323,10 @@ def script_samples(path):
 
 
 def classify(comm, kernel):
-    """Where a sample in an arm's turn went. t/io_uring names every thread
-    of its own "io_uring", so its main thread counts as its submitter;
-    blkperfd's control threads (named after the binary) count as "else"."""
+    """Which column one of an arm's own samples goes to. t/io_uring names
+    every thread of its own "io_uring", so its main thread counts as its
+    submitter; blkperfd's control threads (named after the binary) count
+    as "else"."""
     if comm.startswith("iou-wrk-"):
         return "io-wq"
     if comm.startswith("blkperf-sub") or comm == "io_uring":
@@ -331,14 +334,42 @@ def classify(comm, kernel):
     return "else"
 
 
+KINDS = ("kernel", "user", "io-wq", "else")
+
+
+def arm_counts(samples, times, runs, arm, window):
+    """Samples per column of `arm` (a round's log entry key; `samples` from
+    script_samples, `times` their first fields) over its
+    measured `window` (begin, end): every sample of its own process there
+    (some fall in the other arm's turns: a freeze takes a moment to stop a
+    process, an io-wq worker finishing its queue above all), and, in its
+    own turns only, the samples of neither arm's process (idle, other
+    processes) as "else". The other arm's samples in its turns are the
+    other arm's."""
+    begin, end = window
+    pids = {runs[name]["pid"] for name in runs}
+    own = runs[arm]["pid"]
+    counts = dict.fromkeys(KINDS, 0)
+    lo, hi = bisect.bisect_left(times, begin), bisect.bisect_left(times, end)
+    for _, comm, pid, kernel in samples[lo:hi]:
+        if pid == own:
+            counts[classify(comm, kernel)] += 1
+    for start, stop in runs[arm]["running"]:
+        lo = bisect.bisect_left(times, max(start, begin))
+        hi = bisect.bisect_left(times, min(stop, end))
+        counts["else"] += sum(1 for s in samples[lo:hi] if s[2] not in pids)
+    return counts
+
+
 def profile(argv):
-    """Where each arm's CPU went per I/O, in its measured windows only: a
-    sample counts for the arm whose turn it fell in (both arms' CPUs are
-    the same), and only inside the arm's measured window (arm_window), so
-    start-up, warm-up and the other arm's turns are left out. Per I/O: the
-    samples over the I/Os of the same windows, scaled so that arm B's
-    total is 100. The columns sum to each arm's CPU time per I/O, so A's
-    total over B's is the inverse of their IOPS ratio over these rounds."""
+    """Where each arm's CPU went per I/O, in its measured windows only
+    (arm_window, so start-up, warm-up and the stop are left out): its own
+    process's samples by thread (arm_counts), over the I/Os of the same
+    windows, scaled so that arm B's total is 100. The columns sum to each
+    arm's CPU time per I/O (with the idle moments of its turns), so A's
+    total over B's is about the inverse of their IOPS ratio over these
+    rounds. Prints, per arm, its samples, the four columns and the
+    total."""
     p = argparse.ArgumentParser(prog="sliced_pair.py profile")
     p.add_argument("--script", required=True)
     p.add_argument("--tool_a", choices=["blkperf", "tio"], required=True)
@@ -347,24 +378,25 @@ def profile(argv):
     a = p.parse_args(argv)
     samples = script_samples(a.script)
     times = [s[0] for s in samples]
-    kinds = ("kernel", "user", "io-wq", "else")
-    counts = {arm: dict.fromkeys(kinds, 0) for arm in "AB"}
+    counts = {arm: dict.fromkeys(KINDS, 0) for arm in "AB"}
     ios = dict.fromkeys("AB", 0)
     for log in a.logs:
         runs = json.load(open(log))
+        if any("pid" not in runs[arm] for arm in "AB"):
+            sys.exit(f"sliced_pair.py profile: {log} has no arm pids (a log "
+                     "of an older sliced_pair.py run)")
         for arm, tool in (("A", a.tool_a), ("B", a.tool_b)):
             done, begin, end = arm_window(tool, runs[arm])
             ios[arm] += done
-            for start, stop in runs[arm]["running"]:
-                lo = bisect.bisect_left(times, max(start, begin))
-                hi = bisect.bisect_left(times, min(stop, end))
-                for _, comm, _, kernel in samples[lo:hi]:
-                    counts[arm][classify(comm, kernel)] += 1
+            window = (begin, end)
+            for kind, n in arm_counts(samples, times, runs, arm,
+                                      window).items():
+                counts[arm][kind] += n
     if not all(ios.values()) or not sum(counts["B"].values()):
         sys.exit("sliced_pair.py profile: no I/Os or no samples in B's windows")
     scale = 100 * ios["B"] / sum(counts["B"].values())
     for arm in "AB":
-        per_io = [counts[arm][k] * scale / ios[arm] for k in kinds]
+        per_io = [counts[arm][k] * scale / ios[arm] for k in KINDS]
         print(arm, sum(counts[arm].values()), *(f"{v:.1f}" for v in per_io),
               f"{sum(per_io):.1f}")
 

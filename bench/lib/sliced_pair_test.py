@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of sliced_pair.py: the window arithmetic, and (root) two real arms
+"""Tests of sliced_pair.py: the window arithmetic, which arm a profile's
+samples count for, and (root) two real arms
 taking turns: an arm makes no progress in the other's turns, the turns do
 not overlap and share the time equally; the launcher puts an arm in its
 cgroups at the normal policy and is vforked; which mappings hold an arm's
@@ -16,8 +17,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sliced_pair import (Arm, buffer_layout, buffer_mappings,  # noqa: E402
-                         page_adjacency, running_ns, window_iops)
+from sliced_pair import (Arm, arm_counts, buffer_layout,  # noqa: E402
+                         buffer_mappings, page_adjacency, running_ns,
+                         script_samples, window_iops)
 
 # An arm: prints its busy loop's iteration count, with CLOCK_MONOTONIC, as
 # often as it can (about every millisecond) until SIGTERM.
@@ -49,6 +51,58 @@ class WindowTest(unittest.TestCase):
             window_iops(1000, running, 0, 2_000_000_000), 2000.0)
         with self.assertRaises(ValueError):
             window_iops(1, running, 300_000_000, 900_000_000)
+
+
+# `perf script -F comm,pid,tid,time,ip,dso --ns` lines (times in ns from 0):
+# A is blkperfd (pid 100), B t/io_uring (pid 200); A runs in [0, 100) and
+# [200, 300), B in [100, 200).
+SCRIPT = """\
+    blkperf-sub0   100/101  0.000000010:  ffffffff81000000 ([kernel.kallsyms])
+    blkperf-sub0   100/101  0.000000020:      55e000afc4b4 (/tmp/blkperfd)
+         io_uring   200/202  0.000000050:  ffffffff81000000 ([kernel.kallsyms])
+     iou-wrk-201   200/203  0.000000055:  ffffffff81000000 ([kernel.kallsyms])
+          swapper     0/0    0.000000060:  ffffffff82242055 ([kernel.kallsyms])
+     iou-wrk-101   100/102  0.000000110:  ffffffff81000000 ([kernel.kallsyms])
+         io_uring   200/202  0.000000120:      7f03b42d7353 (/tmp/io_uring)
+          swapper     0/0    0.000000150:  ffffffff82242055 ([kernel.kallsyms])
+  blkperfd.1 main   100/100  0.000000250:  ffffffff81000000 ([kernel.kallsyms])
+    blkperf-sub0   100/101  0.000000350:  ffffffff81000000 ([kernel.kallsyms])
+"""
+RUNS = {"A": {"pid": 100, "running": [[0, 100], [200, 300]]},
+        "B": {"pid": 200, "running": [[100, 200]]}}
+
+
+class ProfileTest(unittest.TestCase):
+    def setUp(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt",
+                                         delete=False) as f:
+            f.write(SCRIPT)
+        self.addCleanup(os.unlink, f.name)
+        self.samples = script_samples(f.name)
+        self.times = [s[0] for s in self.samples]
+
+    def test_samples_carry_process_and_kernel_or_user(self):
+        self.assertEqual(len(self.samples), 10)
+        self.assertEqual(self.samples[0], (10, "blkperf-sub0", 100, True))
+        self.assertEqual(self.samples[1], (20, "blkperf-sub0", 100, False))
+        self.assertEqual(self.samples[8], (250, "blkperfd.1 main", 100, True))
+
+    def test_a_sample_counts_for_its_own_process_in_either_turn(self):
+        # A's worker ran on into B's turn (at 110), B's into A's (at 55):
+        # each counts for its own arm. Idle moments count for the arm
+        # whose turn they fell in, and so do A's control threads (at 250);
+        # a sample past the window (350) counts for none.
+        self.assertEqual(
+            arm_counts(self.samples, self.times, RUNS, "A", (0, 300)),
+            {"kernel": 1, "user": 1, "io-wq": 1, "else": 2})
+        self.assertEqual(
+            arm_counts(self.samples, self.times, RUNS, "B", (0, 300)),
+            {"kernel": 1, "user": 1, "io-wq": 1, "else": 1})
+
+    def test_only_the_window_counts(self):
+        self.assertEqual(
+            arm_counts(self.samples, self.times, RUNS, "A", (100, 400)),
+            {"kernel": 1, "user": 0, "io-wq": 1, "else": 1})
 
 
 # /proc/PID/maps of an arm with 32 MiB of buffers: blkperf's one mapping,
@@ -199,12 +253,12 @@ class TurnsTest(unittest.TestCase):
                     f"printed at {stamp} outside its turns")
 
 
-# An arm that prints its scheduling policy and cgroups, then waits to be
-# stopped.
+# An arm that prints its pid, scheduling policy and cgroups, then waits to
+# be stopped.
 WHERE = r"""
 import os, signal, sys
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-print(os.sched_getscheduler(0), open("/proc/self/cgroup").read().replace(chr(10), " "), flush=True)
+print(os.getpid(), os.sched_getscheduler(0), open("/proc/self/cgroup").read().replace(chr(10), " "), flush=True)
 while True:
     signal.pause()
 """
@@ -237,7 +291,10 @@ class LauncherTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         for arm in "AB":
             [(_, text)] = run[arm]["lines"]
-            policy, cgroups = text.split(" ", 1)
+            pid, policy, cgroups = text.split(" ", 2)
+            # The launcher execs the command: the logged pid is the arm's
+            # process, which a profile's samples are told apart by.
+            self.assertEqual(int(pid), run[arm]["pid"])
             self.assertEqual(int(policy), os.SCHED_OTHER)
             self.assertIn(f"sliced-pair-launch-{os.getpid()}", cgroups)
 
