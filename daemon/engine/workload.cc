@@ -543,11 +543,12 @@ void Workload::EndPhaseAfterPublish(const PublishedSwitch& published,
   AppendPhase(std::move(phase));
 }
 
-void Workload::OpenFirstPhaseLocked(int64_t at_ns,
+void Workload::OpenFirstPhaseLocked(std::shared_ptr<PhaseStart> first,
                                     const DeviceCounters& device) {
-  phases_.push_back(std::make_shared<const PhaseStart>(PhaseStart{
-      at_ns, control_.split_strategies[control_.split_generation.load()],
-      ThreadSnapshot{}, device}));
+  first->strategy =
+      control_.split_strategies[control_.split_generation.load()];
+  first->device = device;
+  phases_.push_back(std::move(first));
   phases_open_ = true;
 }
 
@@ -665,12 +666,16 @@ void Workload::Drive() {
   if (spec_.spec.ramp_time > absl::ZeroDuration()) {
     // Measuring starts when the ramp ends; the device's counters are read
     // as close to that moment as this thread wakes (Launch() reads them
-    // before any I/O when there is no ramp).
+    // before any I/O when there is no ramp). The phase is made before
+    // (its histograms zeroed and, as this thread's first allocation, a
+    // heap mapped for it): where this thread shares a submitter's CPU, the
+    // measured window loses only the counters' read and the append.
+    auto first = std::make_shared<PhaseStart>(PhaseStart{.at_ns = start});
     WaitForInstant(start);
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
     // The engine's counters are zero at this moment.
-    OpenFirstPhaseLocked(start, ReadDevices());
+    OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
   RunAbSchedule();
   if (spec_.spec.slo.enabled) RunSloSearch();
@@ -856,7 +861,10 @@ bool Workload::Release(const DeviceCounters& device_baseline,
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
     // Measuring starts with the first I/O: the device's counters from
     // before any, so device requests per SQE cover exactly the same I/O.
-    OpenFirstPhaseLocked(control_.measure_start_ns, device_baseline);
+    OpenFirstPhaseLocked(
+        std::make_shared<PhaseStart>(
+            PhaseStart{.at_ns = control_.measure_start_ns}),
+        device_baseline);
   }
   started_.store(true, std::memory_order_release);
   control_.go.Open();

@@ -222,9 +222,11 @@ class Workload {
   void EndPhaseAfterPublish(const PublishedSwitch& published,
                             int64_t next_switch_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
-  // The first phase, from `at_ns` with the strategy in force, its counters
-  // zero and the devices' `device`; phases are open from then on.
-  void OpenFirstPhaseLocked(int64_t at_ns, const DeviceCounters& device)
+  // The first phase: `first` (its at_ns set, its counters zero; made
+  // beforehand, so that opening it only fills it in) with the strategy in
+  // force and the devices' `device`; phases are open from then on.
+  void OpenFirstPhaseLocked(std::shared_ptr<PhaseStart> first,
+                            const DeviceCounters& device)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_, mu_);
   // Makes `phase` (when not null) the last one readers see.
   void AppendPhase(std::shared_ptr<const PhaseStart> phase)

@@ -614,6 +614,27 @@ TEST_F(WorkloadTest, SwitchingStrategiesKeepsEveryCountInPhases) {
   EXPECT_LE(none.sqes, none.ios + depth);
 }
 
+TEST_F(WorkloadTest, ASwitchDuringTheRampIsTheFirstPhasesStrategy) {
+  // The first phase is made before the ramp ends and opened at its end
+  // with the strategy in force then.
+  WorkloadSpec spec = TimedSpec(absl::Milliseconds(300));
+  spec.ramp_time = absl::Milliseconds(500);
+  spec.block_size = 64 << 10;
+  spec.threads = 1;
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::SleepFor(absl::Milliseconds(100));
+  ASSERT_TRUE((*w)->SetSplitStrategy({SplitStrategy::Kind::kFixed, 16384}).ok());
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ExpectClean(s, spec.block_size);
+  ASSERT_EQ(s.phases.size(), 1u);
+  EXPECT_EQ(s.phases[0].strategy, "fixed:16384");
+  EXPECT_EQ(s.phases[0].total.ios, s.total.ios);
+  EXPECT_EQ(s.phases[0].elapsed, s.elapsed);
+  EXPECT_GT(s.total.ios, 0u);
+}
+
 TEST_F(WorkloadTest, RingsAreSizedForTheSpecWithBoundedLiveSwitchRoom) {
   // 128 KiB at depth 256 with split none: the finest fixed split (32 or 256
   // pieces) no longer sizes the ring; 4,096 entries of headroom give 16
