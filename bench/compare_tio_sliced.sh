@@ -45,8 +45,8 @@
 # does not tell them apart. Samples are split into the submitter's
 # kernel and user time (blkperf-sub*; t/io_uring's threads, all named
 # io_uring, its main thread included), its io-wq workers, and anything else
-# on the CPU in the arm's turns (idle, blkperfd's control threads, other
-# processes); the user column includes the samples a paravirtual guest
+# (blkperfd's control threads; idle moments and other processes in the
+# arm's turns); the user column includes the samples a paravirtual guest
 # delivers on the first user instruction after a syscall (kernel time with
 # interrupts off), so compare it, not read it as user work alone. Works
 # with --calibrate and --baseline too (arms are told apart by process).
