@@ -95,6 +95,12 @@ done
 [[ $(id -u) -eq 0 ]] || { echo "compare_tio_sliced.sh needs root (cgroups)" >&2; exit 1; }
 (($(nproc) >= 2)) || { echo "needs 2 CPUs (inline2, and a CPU for the controller)" >&2; exit 1; }
 
+# Each arm's tool (sliced_pair.py's name for how its IOPS are read) and
+# what the tables call it.
+tool_a=blkperf name_a=blkperf tool_b=tio name_b=t/io_uring
+((calibrate)) && tool_a=tio name_a='t/io_uring (A)'
+[[ -n $baseline ]] && tool_b=blkperf name_b='baseline blkperf'
+
 build_t_io_uring "$cache"
 # BLKPERFD names an already built (-c opt) blkperfd to use instead.
 [[ -n ${BLKPERFD:-} ]] || bazel build -c opt //daemon:blkperfd >&2
@@ -160,10 +166,10 @@ tio_command() {
 # t/io_uring (the baseline blkperfd with --baseline); A runs the first turn
 # in even rounds, B in odd ones. Prints "A_iops B_iops".
 sliced_round() {
-  local a b first second tool_b=tio
+  local a b first second
   a=$(blkperf_command) b=$(tio_command)
   ((calibrate)) && a=$b
-  [[ -n $baseline ]] && b=$(blkperf_command "$baseline") tool_b=blkperf
+  [[ -n $baseline ]] && b=$(blkperf_command "$baseline")
   first=A second=B
   ((r % 2)) && first=B second=A
   local -A command=([A]=$a [B]=$b)
@@ -174,8 +180,6 @@ sliced_round() {
     --arm "$second" "${arm_cgroup_dirs[$second]}" "${arm_cgroup_freezer[$second]}" "${command[$second]}" ||
     { echo "round failed: $(tail -n 3 "$work/run.json".A.err "$work/run.json".B.err)" >&2; return 1; }
   [[ -z $profile ]] || cp "$work/run.json" "$profile/$t.round$r.json"
-  local tool_a=blkperf
-  ((calibrate)) && tool_a=tio
   echo "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_a" --arm A "$work/run.json" | cut -d' ' -f1)" \
     "$(python3 bench/lib/sliced_pair.py iops --tool "$tool_b" --arm B "$work/run.json" | cut -d' ' -f1)"
 }
@@ -190,9 +194,6 @@ sliced_round() {
 print_profile() {
   perf script -i "$profile/$1.data" -F comm,pid,tid,time,ip,dso --ns \
     > "$profile/$1.script" 2> /dev/null
-  local tool_a=blkperf tool_b=tio name_a=blkperf name_b=t/io_uring
-  ((calibrate)) && tool_a=tio name_a='t/io_uring (A)'
-  [[ -n $baseline ]] && tool_b=blkperf name_b='baseline blkperf'
   echo
   echo "where the CPU went, $1 (samples per I/O in the measured windows, $name_b's total = 100):"
   echo "| arm | samples | submitter, kernel | submitter, user (incl. syscall-return samples) | io-wq workers | anything else (idle incl.) | total |"
@@ -237,4 +238,4 @@ for t in "${targets[@]}"; do
   if [[ $t == zram ]] && ((zram_set)); then reset_zram zram0; zram_set=0; fi
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 bench/lib/ratio_summary.py "$results" "$calibrate" "$baseline"
+python3 bench/lib/ratio_summary.py "$results" "$name_a" "$name_b"

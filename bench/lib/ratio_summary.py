@@ -4,10 +4,10 @@ arm's median IOPS, the median of the rounds' ratios (A / B), the 95 %
 interval of that median, the rounds' range and how many rounds were at 1
 or more.
 
-  ratio_summary.py RESULTS_TSV CALIBRATE BASELINE
+  ratio_summary.py RESULTS_TSV NAME_A NAME_B
       RESULTS_TSV: lines "target<TAB>A's IOPS<TAB>B's IOPS", one per round
-      CALIBRATE: "1" when arm A was t/io_uring too; BASELINE: non-empty
-      when arm B was another blkperfd
+      NAME_A, NAME_B: what the table calls the arms (blkperf, t/io_uring,
+      ...)
 
 The interval is distribution-free (order statistics): the k-th smallest
 and k-th largest ratio, with k the largest rank for which a Binomial(n,
@@ -70,14 +70,12 @@ def table(rows, name_a, name_b):
 
 def main(argv):
     if len(argv) != 3:
-        sys.exit("usage: ratio_summary.py RESULTS_TSV CALIBRATE BASELINE")
+        sys.exit("usage: ratio_summary.py RESULTS_TSV NAME_A NAME_B")
     rows = collections.defaultdict(list)
     for line in open(argv[0]):
         target, a, b = line.rstrip("\n").split("\t")
         rows[target].append((float(a), float(b)))
-    name_a = "t/io_uring (A)" if argv[1] == "1" else "blkperf"
-    name_b = "baseline blkperf" if argv[2] else "t/io_uring"
-    print("\n".join(table(rows, name_a, name_b)))
+    print("\n".join(table(rows, argv[1], argv[2])))
 
 
 if __name__ == "__main__":
