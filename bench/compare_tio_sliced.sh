@@ -21,7 +21,9 @@
 #            to an io-wq worker)
 #   nop      IORING_OP_NOP (blkperfd --nop, t/io_uring -N1)
 # QD128, batch 32/32, fixed buffers, registered files; blkperf with latency
-# tracking on, t/io_uring -t0.
+# tracking on and its default buffer layout (auto: the slots registered as
+# one region; t/io_uring registers one buffer per slot, which blkperf does
+# with --blkperf-flags --buffer_layout=per_slot), t/io_uring -t0.
 #
 #   bench/compare_tio_sliced.sh                          # all, 9 rounds x 4 s
 #   bench/compare_tio_sliced.sh --target nop --rounds 5

@@ -32,7 +32,8 @@
 #   percpu_vs_shared    request cache per_cpu / shared  blkperf only
 #   split_none_vs_limits split none / limits            blkperf only; the
 #                       device requests per SQE of each arm are shown
-# Base arm of both tools: random reads, fixed buffers, registered files,
+# Base arm of both tools: random reads, fixed buffers (blkperf's registered
+# per slot, t/io_uring's layout, not its default auto), registered files,
 # interrupt completions, no latency tracking (t/io_uring -t0), normal pages
 # (--pages huge: hugetlb pages, below).
 # Each run's IOPS is its mean after a 1 s warm-up: blkperf --ramp=1s, then
@@ -374,7 +375,7 @@ blkperf_args() {
   echo --target="$1" --op=randread --bs="$bs" --qd="$qd" \
     --submit_batch="$batch" --complete_batch="$batch" --cpus="$cpu" \
     --ramp=1s "$direct_flag" --nolatency_tracking --huge_pages="$blkperf_pages" \
-    --status_interval=0 --json
+    --buffer_layout=per_slot --status_interval=0 --json
 }
 
 # Writes "IOPS requests-per-SQE" of blkperf's JSON report $1 to file $2.

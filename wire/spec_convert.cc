@@ -178,6 +178,8 @@ absl::StatusOr<LatencyMode> LatencyModeFromProto(v1::LatencyMode mode) {
 absl::StatusOr<BufferLayout> BufferLayoutFromProto(v1::BufferLayout layout) {
   switch (layout) {
     case v1::BUFFER_LAYOUT_UNSPECIFIED:
+    case v1::BUFFER_LAYOUT_AUTO:
+      return BufferLayout::kAuto;
     case v1::BUFFER_LAYOUT_PER_SLOT:
       return BufferLayout::kPerSlot;
     case v1::BUFFER_LAYOUT_ONE_REGION:
@@ -187,7 +189,8 @@ absl::StatusOr<BufferLayout> BufferLayoutFromProto(v1::BufferLayout layout) {
                      absl::StrCat(static_cast<int>(layout),
                                   " is not a known BufferLayout "
                                   "(BUFFER_LAYOUT_PER_SLOT, "
-                                  "BUFFER_LAYOUT_ONE_REGION)"));
+                                  "BUFFER_LAYOUT_ONE_REGION, "
+                                  "BUFFER_LAYOUT_AUTO)"));
   }
 }
 
@@ -217,8 +220,15 @@ v1::LatencyMode LatencyModeToProto(LatencyMode mode) {
 }
 
 v1::BufferLayout BufferLayoutToProto(BufferLayout layout) {
-  return layout == BufferLayout::kOneRegion ? v1::BUFFER_LAYOUT_ONE_REGION
-                                            : v1::BUFFER_LAYOUT_PER_SLOT;
+  switch (layout) {
+    case BufferLayout::kPerSlot:
+      return v1::BUFFER_LAYOUT_PER_SLOT;
+    case BufferLayout::kOneRegion:
+      return v1::BUFFER_LAYOUT_ONE_REGION;
+    case BufferLayout::kAuto:
+      break;
+  }
+  return v1::BUFFER_LAYOUT_AUTO;
 }
 
 v1::HugePageMode HugePageModeToProto(HugePageMode mode) {

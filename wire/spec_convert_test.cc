@@ -41,7 +41,7 @@ TEST(SpecFromProtoTest, UnsetFieldsKeepEngineDefaults) {
   EXPECT_EQ(spec->split, defaults.split);
   EXPECT_EQ(spec->vectored, defaults.vectored);
   EXPECT_EQ(spec->nop, defaults.nop);
-  EXPECT_EQ(spec->buffer_layout, BufferLayout::kPerSlot);
+  EXPECT_EQ(spec->buffer_layout, BufferLayout::kAuto);
   EXPECT_EQ(spec->huge_pages, HugePageMode::kAuto);
 }
 
@@ -108,6 +108,18 @@ TEST(SpecFromProtoTest, AbDefaultsAreEngineDefaults) {
   EXPECT_FALSE(spec->force_async);
   EXPECT_TRUE(spec->ab_strategies.empty());
   EXPECT_EQ(spec->ab_slice, WorkloadSpec().ab_slice);
+}
+
+TEST(SpecFromProtoTest, EveryBufferLayoutRoundTrips) {
+  for (const BufferLayout layout :
+       {BufferLayout::kPerSlot, BufferLayout::kOneRegion,
+        BufferLayout::kAuto}) {
+    v1::WorkloadSpec proto = MinimalSpec();
+    proto.set_buffer_layout(BufferLayoutToProto(layout));
+    absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->buffer_layout, layout) << BufferLayoutName(layout);
+  }
 }
 
 TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {

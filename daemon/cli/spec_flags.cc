@@ -61,7 +61,8 @@ ABSL_FLAG(bool, nop, false,
           "nop: no device, every I/O an IORING_OP_NOP (t/io_uring -N1); "
           "give no --target");
 ABSL_FLAG(std::optional<std::string>, buffer_layout, std::nullopt,
-          "buffer_layout: per_slot or one_region (default per_slot)");
+          "buffer_layout: per_slot, one_region or auto (default auto: "
+          "one_region where queue_depth x block_size <= 1 GiB)");
 ABSL_FLAG(std::optional<std::string>, huge_pages, std::nullopt,
           "huge_pages: off, on, auto (default auto)");
 ABSL_FLAG(std::optional<std::string>, polled, std::nullopt,
@@ -337,7 +338,8 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     if (!v1::BufferLayout_Parse("BUFFER_LAYOUT_" + absl::AsciiStrToUpper(*v),
                                 &layout) ||
         layout == v1::BUFFER_LAYOUT_UNSPECIFIED) {
-      return BadFlag("buffer_layout", *v, "not one of per_slot, one_region");
+      return BadFlag("buffer_layout", *v,
+                     "not one of per_slot, one_region, auto");
     }
     spec.set_buffer_layout(layout);
   }

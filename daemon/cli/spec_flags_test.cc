@@ -397,6 +397,11 @@ TEST(SpecFromFlagsTest, IoModeAndBufferFlags) {
   EXPECT_EQ(spec->buffer_layout(), v1::BUFFER_LAYOUT_ONE_REGION);
   EXPECT_EQ(spec->huge_pages(), v1::HUGE_PAGE_MODE_ON);
 
+  absl::SetFlag(&FLAGS_buffer_layout, "auto");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->buffer_layout(), v1::BUFFER_LAYOUT_AUTO);
+
   absl::SetFlag(&FLAGS_buffer_layout, "striped");
   absl::Status bad = SpecFromFlags().status();
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);

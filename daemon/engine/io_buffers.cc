@@ -49,6 +49,24 @@ void FillBytes(char* data, size_t bytes, uint64_t seed) {
   }
 }
 
+// What `requested` comes to for `region_bytes` of buffers: auto is
+// one_region where the kernel takes the region as one registered buffer.
+// One buffer's lookup then serves every I/O, where per_slot has the kernel
+// look up the slot's own (a cache miss per I/O when the data copied
+// evicts them): +2.1 % IOPS on page-cached reads, +0.6 % on zram
+// (bench/RESULTS.md, 2026-12-06).
+BufferLayout ResolveLayout(BufferLayout requested, size_t region_bytes,
+                           std::vector<std::string>* notes) {
+  if (requested != BufferLayout::kAuto) return requested;
+  if (region_bytes <= kMaxRegisteredBufferBytes) return BufferLayout::kOneRegion;
+  notes->push_back(absl::StrCat(
+      "buffer_layout: auto chose per_slot: the buffers (queue_depth x "
+      "block_size = ",
+      region_bytes, " bytes) exceed the kernel's ", kMaxRegisteredBufferBytes,
+      "-byte limit on one registered buffer"));
+  return BufferLayout::kPerSlot;
+}
+
 }  // namespace
 
 absl::StatusOr<IoBuffers> IoBuffers::Create(const IoBufferOptions& options,
@@ -60,7 +78,7 @@ absl::StatusOr<IoBuffers> IoBuffers::Create(const IoBufferOptions& options,
   const size_t huge_bytes = RoundUp(wanted, kHugePageBytes);
   IoBuffers b;
   b.slot_bytes_ = options.slot_bytes;
-  b.layout_ = options.layout;
+  b.layout_ = ResolveLayout(options.layout, wanted, notes);
   const bool try_huge =
       options.huge_pages == HugePageMode::kOn ||
       (options.huge_pages == HugePageMode::kAuto && wanted >= kHugePageBytes);
@@ -99,7 +117,7 @@ absl::StatusOr<IoBuffers> IoBuffers::Create(const IoBufferOptions& options,
     madvise(b.base_, bytes, MADV_NOHUGEPAGE);
   }
   b.seed_ = options.seed;
-  if (options.layout == BufferLayout::kOneRegion) {
+  if (b.layout_ == BufferLayout::kOneRegion) {
     b.registration_.push_back({b.base_, wanted});
     b.buf_index_mask_ = 0;
   } else {

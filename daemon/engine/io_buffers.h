@@ -16,6 +16,8 @@
 //   per_slot:   one registered buffer per slot; slot i is buf_index i.
 //   one_region: the whole mapping is one registered buffer; every slot is
 //               buf_index 0 at its own address inside it.
+//   auto:       one_region when the slots fit in one registered buffer
+//               (kMaxRegisteredBufferBytes), else per_slot with a note.
 // Either way slot i starts at base() + i * slot_bytes.
 #ifndef BLKPERF_DAEMON_ENGINE_IO_BUFFERS_H_
 #define BLKPERF_DAEMON_ENGINE_IO_BUFFERS_H_
@@ -38,7 +40,7 @@ inline constexpr unsigned kHugePageShift = 21;
 struct IoBufferOptions {
   uint32_t slots = 0;       // queue depth, >= 1
   uint32_t slot_bytes = 0;  // block size, >= 1
-  BufferLayout layout = BufferLayout::kPerSlot;
+  BufferLayout layout = BufferLayout::kAuto;
   HugePageMode huge_pages = HugePageMode::kAuto;
   uint64_t seed = 1;  // of the incompressible fill
 };
@@ -84,6 +86,7 @@ class IoBuffers {
   bool huge_pages() const { return huge_pages_; }
   // log2 of the page size backing the buffers (12 or 21).
   unsigned page_shift() const { return page_shift_; }
+  // per_slot or one_region (auto resolved).
   BufferLayout layout() const { return layout_; }
   // What to pass to io_uring_register_buffers: `slots` iovecs (per_slot) or
   // one covering every slot (one_region).

@@ -91,6 +91,36 @@ TEST(IoBuffersTest, OneRegionRegistersEverySlotAsBufferZero) {
   EXPECT_EQ(b->layout(), BufferLayout::kOneRegion);
 }
 
+TEST(IoBuffersTest, AutoIsOneRegionUpToTheKernelsLimit) {
+  // Mapped, not touched: the test holds no memory for these sizes.
+  for (const uint32_t slots : {8u, 2u}) {
+    const uint32_t slot_bytes = slots == 8 ? 16384 : 512u << 20;  // 1 GiB
+    std::vector<std::string> notes;
+    absl::StatusOr<IoBuffers> b = IoBuffers::Create(
+        Options(slots, slot_bytes, BufferLayout::kAuto, HugePageMode::kOff),
+        &notes);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(b->layout(), BufferLayout::kOneRegion) << slots;
+    ASSERT_EQ(b->registration().size(), 1u);
+    EXPECT_EQ(b->registration()[0].iov_len, size_t{slots} * slot_bytes);
+    EXPECT_EQ(1 & b->buf_index_mask(), 0);
+    EXPECT_TRUE(notes.empty());
+  }
+}
+
+TEST(IoBuffersTest, AutoPastTheKernelsLimitIsPerSlotAndSaysWhy) {
+  std::vector<std::string> notes;
+  absl::StatusOr<IoBuffers> b = IoBuffers::Create(
+      Options(3, 512u << 20, BufferLayout::kAuto, HugePageMode::kOff), &notes);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->layout(), BufferLayout::kPerSlot);
+  EXPECT_EQ(b->registration().size(), 3u);
+  EXPECT_EQ(2 & b->buf_index_mask(), 2);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("buffer_layout: auto chose per_slot"));
+  EXPECT_THAT(notes[0], HasSubstr("1610612736 bytes"));
+}
+
 TEST(IoBuffersTest, FillIsNonZero) {
   std::vector<std::string> notes;
   absl::StatusOr<IoBuffers> b = IoBuffers::Create(

@@ -23,6 +23,9 @@ struct Mode {
   bool vectored;
   BufferLayout layout;
   uint32_t block_size;
+  // ring.buffer_layout: the layout used (auto decided; plain buffers
+  // register nothing and report per_slot).
+  const char* used_layout;
 };
 
 class IoModeTest : public ::testing::TestWithParam<Mode> {
@@ -76,7 +79,7 @@ TEST_P(IoModeTest, WritesThenVerifiedReadsMoveExactlyTheirBytes) {
     EXPECT_EQ(s.total.sqes, 500u);  // split none: one SQE per I/O
     EXPECT_EQ(s.ring.io_mode, mode);
     EXPECT_EQ(s.ring.fixed_buffers, m.fixed_buffers);
-    EXPECT_EQ(s.ring.buffer_layout, BufferLayoutName(m.layout));
+    EXPECT_EQ(s.ring.buffer_layout, m.used_layout);
     EXPECT_FALSE(s.ring.huge_pages);  // huge_pages off
   }
 }
@@ -84,15 +87,22 @@ TEST_P(IoModeTest, WritesThenVerifiedReadsMoveExactlyTheirBytes) {
 INSTANTIATE_TEST_SUITE_P(
     Modes, IoModeTest,
     ::testing::Values(
-        Mode{"FixedPerSlot4k", true, false, BufferLayout::kPerSlot, 4096},
-        Mode{"FixedOneRegion4k", true, false, BufferLayout::kOneRegion, 4096},
+        Mode{"FixedPerSlot4k", true, false, BufferLayout::kPerSlot, 4096,
+             "per_slot"},
+        Mode{"FixedOneRegion4k", true, false, BufferLayout::kOneRegion, 4096,
+             "one_region"},
         Mode{"FixedOneRegion128k", true, false, BufferLayout::kOneRegion,
-             128 << 10},
-        Mode{"Plain4k", false, false, BufferLayout::kPerSlot, 4096},
-        Mode{"Plain128k", false, false, BufferLayout::kPerSlot, 128 << 10},
-        Mode{"Vectored4k", false, true, BufferLayout::kPerSlot, 4096},
-        Mode{"Vectored128k", false, true, BufferLayout::kPerSlot,
-             128 << 10}),
+             128 << 10, "one_region"},
+        Mode{"FixedAuto4k", true, false, BufferLayout::kAuto, 4096,
+             "one_region"},
+        Mode{"Plain4k", false, false, BufferLayout::kPerSlot, 4096,
+             "per_slot"},
+        Mode{"PlainAuto128k", false, false, BufferLayout::kAuto, 128 << 10,
+             "per_slot"},
+        Mode{"Vectored4k", false, true, BufferLayout::kPerSlot, 4096,
+             "per_slot"},
+        Mode{"Vectored128k", false, true, BufferLayout::kPerSlot, 128 << 10,
+             "per_slot"}),
     [](const ::testing::TestParamInfo<Mode>& info) { return info.param.name; });
 
 TEST(IoModeValidationTest, VectoredFixedIsRefusedNamingTheField) {

@@ -19,8 +19,6 @@ namespace blkperf {
 namespace {
 
 constexpr uint32_t kDefaultBatch = 32;
-// The kernel refuses to register a buffer larger than 1 GiB.
-constexpr uint64_t kMaxRegisteredBufferBytes = uint64_t{1} << 30;
 
 absl::Status Invalid(absl::string_view field, absl::string_view reason) {
   return absl::InvalidArgumentError(absl::StrCat(field, " ", reason));

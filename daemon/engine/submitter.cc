@@ -391,7 +391,10 @@ absl::Status SubmitterThread::AllocateBuffers() {
       io_buffers_,
       IoBuffers::Create({.slots = queue_depth_,
                          .slot_bytes = block_size_,
-                         .layout = spec_.spec.buffer_layout,
+                         // Plain buffers register nothing: no layout to
+                         // choose (or note).
+                         .layout = fixed_buffers_ ? spec_.spec.buffer_layout
+                                                  : BufferLayout::kPerSlot,
                          .huge_pages = spec_.spec.huge_pages,
                          .seed = spec_.spec.seed},
                         &notes_));

@@ -57,10 +57,11 @@ constexpr std::array<std::pair<LatencyMode, const char*>, 2>
         {LatencyMode::kPerIo, "per_io"},
     }};
 
-constexpr std::array<std::pair<BufferLayout, const char*>, 2>
+constexpr std::array<std::pair<BufferLayout, const char*>, 3>
     kLayoutNames = {{
         {BufferLayout::kPerSlot, "per_slot"},
         {BufferLayout::kOneRegion, "one_region"},
+        {BufferLayout::kAuto, "auto"},
     }};
 
 constexpr std::array<std::pair<HugePageMode, const char*>, 3> kHugeNames = {{

@@ -37,8 +37,12 @@ enum class RequestCacheMode { kPerCpu, kShared };
 enum class LatencyMode { kBatch, kPerIo };
 // How the I/O buffers are registered with the ring (fixed_buffers only): one
 // registered buffer per queue slot, or the whole region as one registered
-// buffer that every I/O indexes (buf_index 0).
-enum class BufferLayout { kPerSlot, kOneRegion };
+// buffer that every I/O indexes (buf_index 0). Auto: one_region where the
+// kernel takes the region as one buffer, else per_slot (IoBuffers::Create
+// decides and says why).
+enum class BufferLayout { kPerSlot, kOneRegion, kAuto };
+// The kernel refuses to register one buffer larger than 1 GiB.
+inline constexpr uint64_t kMaxRegisteredBufferBytes = uint64_t{1} << 30;
 // What backs the I/O buffers: normal pages, hugetlb pages (MAP_HUGETLB), or
 // hugetlb pages when the buffers span at least one huge page and the host
 // has enough free, else normal pages (a fallback is noted).
@@ -164,7 +168,7 @@ struct WorkloadSpec {
   // READV / WRITEV with a one-entry iovec (t/io_uring -V1). Needs
   // fixed_buffers off.
   bool vectored = false;
-  BufferLayout buffer_layout = BufferLayout::kPerSlot;
+  BufferLayout buffer_layout = BufferLayout::kAuto;
   HugePageMode huge_pages = HugePageMode::kAuto;
   bool registered_files = true;
   PollMode polled = PollMode::kOff;
