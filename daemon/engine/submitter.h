@@ -295,6 +295,13 @@ class SubmitterThread {
   // SQPOLL CPU as of the last sample of control->io_worker_cpu (take one
   // for all submitters first: Workload::SampleIoWorkers).
   void Snapshot(ThreadSnapshot* out) const;
+  // Any thread, once, at the start of the measured window (Workload: when
+  // the ramp ends, or at launch with none): takes this thread's CPU time and
+  // its kernel workers' so far (sample control->io_worker_cpu first), which
+  // every later snapshot's CPU times leave out. Until then they are zero,
+  // as the counts are: neither the setup (the buffers' fill, the
+  // registrations) nor the ramp is in the window.
+  void MarkCpuBaseline();
   // Any thread: where this thread's counts end the phase before split
   // generation `generation` (Workload::SwitchLocked). The thread takes a
   // generation up at the start of the first loop turn that sees it, so an
@@ -326,7 +333,12 @@ class SubmitterThread {
   void FollowSplitGeneration(uint32_t generation);
   // Snapshot() but for the thread's index, CPU and CPU times.
   void CountsTo(ThreadSnapshot* out) const;
+  // CPU times of the measured window (zero before it starts).
   void CpuTimesTo(ThreadSnapshot* out) const;
+  // CPU seconds since the thread started (its kernel workers': as of the
+  // last sample); a value that cannot be read is left as it was.
+  void CpuTimesSinceStart(double* user, double* system,
+                          double* io_workers) const;
   absl::Status AllocateBuffers();
   absl::Status SetUpRing(bool polled);
   absl::Status RegisterResources();
@@ -608,6 +620,12 @@ class SubmitterThread {
   // CPU time at exit (the /proc task entry goes away with the thread).
   std::atomic<double> final_user_seconds_{0};
   std::atomic<double> final_system_seconds_{0};
+  // CPU time at the measured window's start (MarkCpuBaseline), published
+  // by cpu_baseline_taken_.
+  std::atomic<double> baseline_user_seconds_{0};
+  std::atomic<double> baseline_system_seconds_{0};
+  std::atomic<double> baseline_io_worker_seconds_{0};
+  std::atomic<bool> cpu_baseline_taken_{false};
   absl::StatusOr<PagePlacement> buffer_placement_ = PagePlacement{};
 
   std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only

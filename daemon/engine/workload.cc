@@ -609,6 +609,11 @@ void Workload::SampleIoWorkers() const {
   control_.io_worker_cpu.Sample(tids);
 }
 
+void Workload::MarkCpuBaselines() {
+  SampleIoWorkers();
+  for (const auto& submitter : submitters_) submitter->MarkCpuBaseline();
+}
+
 ThreadSnapshot Workload::TotalsNow() const {
   SampleIoWorkers();
   ThreadSnapshot total;
@@ -672,6 +677,7 @@ void Workload::Drive() {
     // measured window loses only the counters' read and the append.
     auto first = std::make_shared<PhaseStart>(PhaseStart{.at_ns = start});
     WaitForInstant(start);
+    MarkCpuBaselines();
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
     // The engine's counters are zero at this moment.
@@ -859,8 +865,10 @@ bool Workload::Release(const DeviceCounters& device_baseline,
             absl::ToInt64Nanoseconds(slo.settle + slo.step + absl::Seconds(1));
   }
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
-    // Measuring starts with the first I/O: the device's counters from
-    // before any, so device requests per SQE cover exactly the same I/O.
+    // Measuring starts with the first I/O: the device's counters and the
+    // threads' CPU from before any, so device requests per SQE and CPU per
+    // I/O cover exactly the same I/O (not the setup).
+    MarkCpuBaselines();
     OpenFirstPhaseLocked(
         std::make_shared<PhaseStart>(
             PhaseStart{.at_ns = control_.measure_start_ns}),

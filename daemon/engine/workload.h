@@ -245,6 +245,9 @@ class Workload {
   // One walk of /proc/self/task for the io-wq and SQPOLL CPU of every
   // submitter, before their Snapshot()s read it.
   void SampleIoWorkers() const;
+  // At the measured window's start: every submitter's CPU so far, which
+  // snapshots leave out (SubmitterThread::MarkCpuBaseline).
+  void MarkCpuBaselines();
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
   // Once finished: every submitter's buffer placement, merged.

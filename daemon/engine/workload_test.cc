@@ -150,6 +150,35 @@ TEST_F(WorkloadTest, TimedRunStopsOnTime) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
+// CPU times cover the measured window, as the counts do: not the setup
+// (64 MiB of buffers filled) nor the ramp, in which the thread is as busy.
+// One thread can use at most the window's length of CPU.
+TEST_F(WorkloadTest, CpuTimesCoverTheMeasuredWindowOnly) {
+  for (const absl::Duration ramp :
+       {absl::ZeroDuration(), absl::Milliseconds(800)}) {
+    SCOPED_TRACE(absl::FormatDuration(ramp));
+    WorkloadSpec spec = TimedSpec(absl::Milliseconds(400));
+    spec.ramp_time = ramp;
+    spec.threads = 1;
+    spec.direct = false;  // page-cache reads: the thread never waits
+    spec.block_size = 1 << 20;
+    spec.queue_depth = 64;
+    const WorkloadSnapshot s = RunToEnd(spec);
+    ExpectClean(s, spec.block_size);
+    const double window = absl::ToDoubleSeconds(s.elapsed);
+    const double cpu = s.total.user_cpu_seconds + s.total.system_cpu_seconds;
+    EXPECT_GT(cpu, 0.0);
+    // procfs counts in clock ticks; the drain after the last reap counts.
+    EXPECT_LE(cpu, window + 0.05) << "window " << window;
+    ASSERT_EQ(s.threads.size(), 1u);
+    EXPECT_EQ(s.threads[0].user_cpu_seconds, s.total.user_cpu_seconds);
+    ASSERT_EQ(s.phases.size(), 1u);
+    EXPECT_LE(s.phases[0].total.user_cpu_seconds +
+                  s.phases[0].total.system_cpu_seconds,
+              window + 0.05);
+  }
+}
+
 TEST_F(WorkloadTest, WriteThenVerifiedReadBackFindsTheData) {
   WorkloadSpec write = VerifySpec();
   write.op = Op::kWrite;
