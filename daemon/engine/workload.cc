@@ -674,7 +674,8 @@ void Workload::Drive() {
     // before any I/O when there is no ramp). The phase is made before
     // (its histograms zeroed and, as this thread's first allocation, a
     // heap mapped for it): where this thread shares a submitter's CPU, the
-    // measured window loses only the counters' read and the append.
+    // measured window loses only the CPU times' and the counters' reads
+    // and the append.
     auto first = std::make_shared<PhaseStart>(PhaseStart{.at_ns = start});
     WaitForInstant(start);
     MarkCpuBaselines();
@@ -867,7 +868,8 @@ bool Workload::Release(const DeviceCounters& device_baseline,
   if (spec_.spec.ramp_time <= absl::ZeroDuration()) {
     // Measuring starts with the first I/O: the device's counters and the
     // threads' CPU from before any, so device requests per SQE and CPU per
-    // I/O cover exactly the same I/O (not the setup).
+    // I/O cover the same I/O (not the setup; a start at an instant adds
+    // the threads' last poll for it, kStartSpinWindowNs at most).
     MarkCpuBaselines();
     OpenFirstPhaseLocked(
         std::make_shared<PhaseStart>(
