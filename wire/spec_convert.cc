@@ -226,9 +226,9 @@ v1::BufferLayout BufferLayoutToProto(BufferLayout layout) {
     case BufferLayout::kOneRegion:
       return v1::BUFFER_LAYOUT_ONE_REGION;
     case BufferLayout::kAuto:
-      break;
+      return v1::BUFFER_LAYOUT_AUTO;
   }
-  return v1::BUFFER_LAYOUT_AUTO;
+  return v1::BUFFER_LAYOUT_UNSPECIFIED;
 }
 
 v1::HugePageMode HugePageModeToProto(HugePageMode mode) {
