@@ -4,8 +4,8 @@
 // --config=fuzz the same target links libFuzzer's own main instead (see
 // bazel/fuzz.bzl).
 //
-//   bazel-bin/daemon/engine/split_strategy_fuzzer daemon/engine/x_corpus
-//   bazel-bin/daemon/engine/split_strategy_fuzzer crash-1234
+//   bazel-bin/model/split_strategy_fuzzer daemon/engine/x_corpus
+//   bazel-bin/model/split_strategy_fuzzer crash-1234
 //
 // Exits 1 when an argument cannot be read or when no input was found (a
 // regression test that replays nothing proves nothing); a bug in the target

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "daemon/common/units.h"
+#include "base/units.h"
 
 namespace blkperf {
 namespace {

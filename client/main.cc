@@ -48,14 +48,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "client/connection.h"
+#include "cli/spec_flags.h"
 #include "client/describe.h"
 #include "client/result.h"
-#include "daemon/cli/spec_flags.h"
-#include "daemon/report/report.h"
 #include "fleet/command.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"
+#include "report/report.h"
+#include "wire/connection.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7777",
           "blkperfd address host:port, or unix:/path");

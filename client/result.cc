@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "daemon/common/units.h"
-#include "daemon/report/report.h"
+#include "base/units.h"
+#include "report/report.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"
 

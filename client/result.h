@@ -1,5 +1,5 @@
 // A remote workload in the engine's terms, so the client prints results with
-// the very code `blkperfd run` uses (daemon/report/report.h): the proto
+// the very code `blkperfd run` uses (report/report.h): the proto
 // Workload is converted back into the engine's WorkloadSpec, TargetInfo list
 // and WorkloadSnapshot (wire/snapshot_convert.h, spec_convert.h).
 //
@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/target_info.h"
-#include "daemon/engine/workload_spec.h"
+#include "model/snapshot.h"
+#include "model/target_info.h"
+#include "model/workload_spec.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {

@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "daemon/report/report.h"
-#include "wire/snapshot_convert.h"
-#include "wire/spec_convert.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/report.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 
 namespace blkperf {
 namespace {

@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "client/connection.h"
 #include "proto/blkperf.pb.h"
+#include "wire/connection.h"
 
 namespace blkperf::fleet {
 

@@ -66,7 +66,7 @@ rc=0; wait "$run_pid" || rc=$?
 [[ $(py "$dir/intr.json" 'all(h["report"]["state"] == "WORKLOAD_STATE_ABORTED" for h in r["hosts"])') == True ]] \
   || fail "a host was not aborted"
 
-# Workload-shape flags (daemon/cli/shape_flags.cc, the one flag set of
+# Workload-shape flags (cli/shape_flags.cc, the one flag set of
 # blkperfd run, blkperf run and blkperf fleet run) reach every host's spec:
 # offsets, mixes per direction, the open-loop rate, syncs; then job groups;
 # then an SLO search.

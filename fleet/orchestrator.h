@@ -38,11 +38,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "client/connection.h"
 #include "fleet/calls.h"
 #include "fleet/clock_sync.h"
 #include "fleet/merge.h"
 #include "proto/blkperf.pb.h"
+#include "wire/connection.h"
 
 namespace blkperf::fleet {
 

@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/workload_spec.h"
-#include "daemon/report/report.h"
 #include "google/protobuf/util/json_util.h"
+#include "model/snapshot.h"
+#include "model/workload_spec.h"
+#include "report/report.h"
 #include "wire/merge.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"

@@ -4,7 +4,7 @@
 //   absl::StatusOr<FleetReport> r = BuildReport(run);
 //   std::cout << (json ? FormatReportJson(*r) : FormatReportText(*r));
 //
-// What the numbers mean (README "Fleet runs" says the same):
+// What the numbers mean (docs/fleet.md says the same):
 // - Each included host's measured window on the orchestrator's clock starts
 //   at its first submission (StartReport.first_submit_monotonic_ns minus
 //   its clock offset) plus the spec's ramp time and lasts its final

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/engine/histogram.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/report/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/histogram.h"
+#include "model/snapshot.h"
+#include "report/report.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf::fleet {

@@ -25,7 +25,8 @@ done
 # Unit tests: everything but the end-to-end runs under tests/ and the
 # fleet's namespaced e2e runs (those start daemons and Prometheus; stage 1
 # covers them).
-UNIT_TESTS=(//bazel/... //daemon/... //client/... //wire/...
+UNIT_TESTS=(//bazel/... //base/... //model/... //cli/... //report/...
+  //daemon/... //client/... //wire/...
   //fleet:orchestrator_test //fleet:calls_test //fleet:clock_sync_test
   //fleet:merge_test //fleet:inventory_test //fleet:report_test)
 # Debian's Abseil, gRPC and protobuf are built without TSan, so their
@@ -36,16 +37,16 @@ UNIT_TESTS=(//bazel/... //daemon/... //client/... //wire/...
 # histogram, and the submitter threads of a workload (plain and shaped
 # loops, job groups).
 TSAN_TESTS=(
-  //daemon/common:pi_mutex_test
-  //daemon/engine:request_cache_test
-  //daemon/engine:histogram_test
+  //base:pi_mutex_test
+  //daemon/engine/ring:request_cache_test
+  //model:histogram_test
   //daemon/engine:workload_test
   //daemon/engine:shape_workload_test
 )
 FUZZERS=(
-  //daemon/cli:spec_flags_fuzzer
-  //daemon/engine:spec_validation_fuzzer
-  //daemon/engine:split_strategy_fuzzer
+  //cli:spec_flags_fuzzer
+  //daemon/engine/spec:spec_validation_fuzzer
+  //model:split_strategy_fuzzer
   //daemon/service:blkperf_service_fuzzer
 )
 FUZZ_SECONDS=${FUZZ_SECONDS:-45}

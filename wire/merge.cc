@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "daemon/engine/histogram.h"
-#include "daemon/engine/snapshot.h"
+#include "model/histogram.h"
+#include "model/snapshot.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf {

@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "daemon/engine/histogram.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/histogram.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf {

@@ -11,7 +11,7 @@
 //   ThreadToProto(delta, now.elapsed - previous.elapsed, true, &interval);
 //
 // The FromProto direction lets a client print a remote result with the same
-// report code as `blkperfd run` (daemon/report/report.h):
+// report code as `blkperfd run` (report/report.h):
 //
 //   absl::StatusOr<WorkloadSnapshot> s = SnapshotFromProto(w.snapshot());
 //   s->state = StateFromProto(w.state());
@@ -26,9 +26,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "daemon/engine/histogram.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/target_info.h"
+#include "model/histogram.h"
+#include "model/snapshot.h"
+#include "model/target_info.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {

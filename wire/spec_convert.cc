@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "daemon/common/status_macros.h"
-#include "daemon/engine/split_strategy.h"
+#include "base/status_macros.h"
 #include "google/protobuf/duration.pb.h"
+#include "model/split_strategy.h"
 
 namespace blkperf {
 namespace {

@@ -19,7 +19,7 @@
 #define BLKPERF_WIRE_SPEC_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "daemon/engine/workload_spec.h"
+#include "model/workload_spec.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "daemon/engine/workload_spec.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 

@@ -15,14 +15,14 @@
 #endif
 
 #include "absl/strings/str_cat.h"
-#include "daemon/common/status_macros.h"
-#include "daemon/common/unique_fd.h"
-#include "daemon/engine/page_placement.h"
-#include "daemon/engine/ring_sizing.h"
-#include "daemon/engine/realtime_priority.h"
-#include "daemon/engine/start_instant.h"
-#include "daemon/engine/submitter.h"
-#include "daemon/engine/target.h"
+#include "base/status_macros.h"
+#include "base/unique_fd.h"
+#include "daemon/engine/host/page_placement.h"
+#include "daemon/engine/host/realtime_priority.h"
+#include "daemon/engine/ring/ring_sizing.h"
+#include "daemon/engine/ring/start_instant.h"
+#include "daemon/engine/ring/submitter.h"
+#include "daemon/engine/target/target.h"
 
 namespace blkperf {
 

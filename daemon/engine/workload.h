@@ -35,12 +35,12 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "daemon/common/pi_mutex.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/spec_validation.h"
-#include "daemon/engine/submitter.h"
-#include "daemon/engine/verify_state.h"
-#include "daemon/engine/workload_spec.h"
+#include "base/pi_mutex.h"
+#include "daemon/engine/ring/submitter.h"
+#include "daemon/engine/spec/spec_validation.h"
+#include "daemon/engine/verify/verify_state.h"
+#include "model/snapshot.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 namespace internal {

@@ -1,5 +1,5 @@
 // The exported latency histogram's buckets, re-bucketed exactly from the
-// engine's log-linear LatencyHistogram (daemon/engine/histogram.h).
+// engine's log-linear LatencyHistogram (model/histogram.h).
 //
 // Prometheus histograms are cumulative: bucket `le` counts the observations
 // at or below it. Every exported boundary is the lower bound of an engine
@@ -23,7 +23,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "daemon/engine/histogram.h"
+#include "model/histogram.h"
 #include "prometheus/client_metric.h"
 
 namespace blkperf {

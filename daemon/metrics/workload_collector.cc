@@ -13,9 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "daemon/common/log.h"
-#include "daemon/engine/snapshot.h"
+#include "base/log.h"
 #include "daemon/metrics/latency_buckets.h"
+#include "model/snapshot.h"
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
 

@@ -10,10 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "daemon/engine/snapshot.h"
 #include "daemon/metrics/latency_buckets.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/snapshot.h"
 #include "prometheus/text_serializer.h"
 
 namespace blkperf {

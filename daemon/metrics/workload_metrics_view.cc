@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "daemon/engine/split_strategy.h"
+#include "model/split_strategy.h"
 
 namespace blkperf {
 

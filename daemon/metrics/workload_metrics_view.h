@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/workload_spec.h"
+#include "model/snapshot.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 

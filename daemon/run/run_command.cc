@@ -11,13 +11,13 @@
 
 #include "absl/flags/flag.h"
 #include "absl/time/time.h"
-#include "daemon/cli/spec_flags.h"
+#include "base/status_macros.h"
+#include "cli/spec_flags.h"
 #include "daemon/common/default_target.h"
-#include "daemon/common/status_macros.h"
-#include "daemon/engine/cpu_isolation.h"
+#include "daemon/engine/host/cpu_isolation.h"
 #include "daemon/engine/workload.h"
-#include "daemon/report/report.h"
 #include "daemon/run/stop_signal.h"
+#include "report/report.h"
 #include "wire/spec_convert.h"
 
 ABSL_FLAG(bool, json, false, "Print the result as JSON.");

@@ -10,7 +10,7 @@
 #define BLKPERF_DAEMON_RUN_RUN_COMMAND_H_
 
 #include "absl/status/statusor.h"
-#include "daemon/engine/workload_spec.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/common/log.h"
-#include "daemon/security/bounded_text.h"
+#include "base/bounded_text.h"
+#include "base/log.h"
 
 namespace blkperf {
 

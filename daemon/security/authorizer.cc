@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/common/log.h"
-#include "daemon/security/bounded_text.h"
+#include "base/bounded_text.h"
+#include "base/log.h"
 
 namespace blkperf {
 namespace {

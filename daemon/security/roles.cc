@@ -5,8 +5,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "daemon/security/bounded_text.h"
-#include "daemon/security/config_file.h"
+#include "base/bounded_text.h"
+#include "base/config_file.h"
 
 namespace blkperf {
 namespace {

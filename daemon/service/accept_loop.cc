@@ -18,8 +18,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "daemon/common/log.h"
-#include "daemon/security/bounded_text.h"
+#include "base/bounded_text.h"
+#include "base/log.h"
 
 namespace blkperf {
 namespace {

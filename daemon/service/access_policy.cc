@@ -17,9 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/echo.h"
+#include "base/status_macros.h"
 #include "daemon/common/default_target.h"
-#include "daemon/common/echo.h"
-#include "daemon/common/status_macros.h"
 
 namespace blkperf {
 namespace {

@@ -28,8 +28,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "daemon/common/unique_fd.h"
-#include "daemon/engine/target.h"
+#include "base/unique_fd.h"
+#include "daemon/engine/target/target.h"
 
 namespace blkperf {
 

@@ -25,12 +25,12 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "daemon/engine/host_capabilities.h"
+#include "daemon/engine/host/host_capabilities.h"
 #include "daemon/security/audit_log.h"
 #include "daemon/security/authorizer.h"
-#include "wire/snapshot_convert.h"
 #include "daemon/service/workload_manager.h"
 #include "proto/blkperf.grpc.pb.h"
+#include "wire/snapshot_convert.h"
 
 namespace blkperf {
 

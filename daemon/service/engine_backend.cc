@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "daemon/common/status_macros.h"
-#include "daemon/engine/host_cpus.h"
-#include "daemon/engine/target.h"
+#include "base/status_macros.h"
+#include "daemon/engine/host/host_cpus.h"
+#include "daemon/engine/target/target.h"
 #include "daemon/engine/workload.h"
 #include "daemon/service/workload_backend.h"
 

@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "daemon/engine/snapshot.h"
+#include "model/snapshot.h"
 
 namespace blkperf {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/security/bounded_text.h"
+#include "base/bounded_text.h"
 
 namespace blkperf {
 namespace {

@@ -10,9 +10,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "daemon/common/default_target.h"
-#include "daemon/common/log.h"
-#include "daemon/common/status_macros.h"
 #include "daemon/security/roles.h"
 #include "daemon/service/server.h"
 

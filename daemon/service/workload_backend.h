@@ -17,12 +17,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/spec_validation.h"
-#include "daemon/engine/split_strategy.h"
-#include "daemon/engine/target.h"
-#include "daemon/engine/workload_spec.h"
+#include "daemon/engine/spec/spec_validation.h"
+#include "daemon/engine/target/target.h"
 #include "daemon/service/access_policy.h"
+#include "model/snapshot.h"
+#include "model/split_strategy.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 

@@ -14,14 +14,14 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_text.h"
+#include "base/echo.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "daemon/common/default_target.h"
-#include "daemon/common/echo.h"
-#include "daemon/common/log.h"
-#include "daemon/common/status_macros.h"
-#include "daemon/engine/cpu_isolation.h"
-#include "daemon/engine/host_cpus.h"
+#include "daemon/engine/host/cpu_isolation.h"
+#include "daemon/engine/host/host_cpus.h"
 #include "daemon/service/kept_result.h"
-#include "daemon/security/bounded_text.h"
 
 namespace blkperf {
 

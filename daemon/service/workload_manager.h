@@ -51,13 +51,13 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/common/default_target.h"
-#include "daemon/engine/snapshot.h"
-#include "daemon/engine/spec_validation.h"
-#include "daemon/engine/target.h"
-#include "daemon/engine/workload_spec.h"
+#include "daemon/engine/spec/spec_validation.h"
+#include "daemon/engine/target/target.h"
 #include "daemon/service/access_policy.h"
 #include "daemon/service/data_dir.h"
 #include "daemon/service/workload_backend.h"
+#include "model/snapshot.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 

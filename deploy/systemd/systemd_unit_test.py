@@ -6,7 +6,7 @@
     fails the test), with ExecStart= pointing at the real blkperfd;
   * a misspelled key and a bad value are caught that way (negative checks:
     the check is not vacuous);
-  * the hardening the README promises is there with these exact values;
+  * the hardening docs/deployment.md promises is there with these exact values;
   * DeviceAllow= and the env file's allow lists name the same devices, and
     every ${VAR} ExecStart= uses is set in the env file;
   * `systemd-analyze security --offline` rates the unit's exposure at most

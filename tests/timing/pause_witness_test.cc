@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "daemon/engine/realtime_priority.h"
+#include "daemon/engine/host/realtime_priority.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -52,7 +52,7 @@ class StallingFuseFile {
     const std::string server =
         absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
                      std::getenv("TEST_WORKSPACE"),
-                     "/daemon/engine/stall_fuse_server");
+                     "/daemon/engine/testing/stall_fuse_server");
     std::vector<std::string> args = {server, mountpoint_,
                                      absl::StrCat(bytes_)};
     args.insert(args.end(), options.begin(), options.end());

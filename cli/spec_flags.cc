@@ -1,0 +1,426 @@
+#include "cli/spec_flags.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "base/units.h"
+#include "google/protobuf/util/json_util.h"
+
+// Every flag maps to the WorkloadSpec field in its help text.
+ABSL_FLAG(std::string, spec_file, "",
+          "JSON file with a blkperf.v1.WorkloadSpec (protobuf JSON mapping); "
+          "spec flags given too override its fields");
+ABSL_FLAG(std::vector<std::string>, target, {},
+          "targets: comma-separated block devices or regular files");
+ABSL_FLAG(std::optional<std::string>, op, std::nullopt,
+          "op: read, write, randread, randwrite, randrw, trim, randtrim "
+          "(default randread)");
+ABSL_FLAG(std::optional<uint32_t>, read_percent, std::nullopt,
+          "read_percent: randrw reads in percent (default 50)");
+ABSL_FLAG(std::optional<std::string>, bs, std::nullopt,
+          "block_size: bytes per I/O, k/m suffixes (default 4k)");
+ABSL_FLAG(std::optional<std::string>, alignment, std::nullopt,
+          "alignment: offset alignment, 0 = bs");
+ABSL_FLAG(std::optional<uint32_t>, qd, std::nullopt,
+          "queue_depth: I/Os in flight per thread (default 32)");
+ABSL_FLAG(std::optional<uint32_t>, submit_batch, std::nullopt,
+          "submit_batch: SQEs per submit, 0 = min(32, qd)");
+ABSL_FLAG(std::optional<uint32_t>, complete_batch, std::nullopt,
+          "complete_batch: CQEs waited for, 0 = min(32, qd)");
+ABSL_FLAG(std::optional<uint32_t>, threads, std::nullopt,
+          "threads: submitter threads, 0 = one per --cpus entry");
+ABSL_FLAG(std::optional<std::string>, cpus, std::nullopt,
+          "cpus: CPUs to pin threads to, e.g. 0-3,6");
+ABSL_FLAG(std::optional<absl::Duration>, runtime, std::nullopt,
+          "runtime: measured time, e.g. 10s (default 10s)");
+ABSL_FLAG(std::optional<uint64_t>, io_count, std::nullopt,
+          "io_count: total I/Os to measure, 0 = no limit");
+ABSL_FLAG(std::optional<absl::Duration>, ramp, std::nullopt,
+          "ramp_time: unmeasured warm-up time");
+ABSL_FLAG(bool, direct, true, "direct: O_DIRECT");
+ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "seed: random seed");
+ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
+ABSL_FLAG(bool, registered_files, true, "registered_files: register files");
+ABSL_FLAG(bool, vectored, false,
+          "vectored: READV/WRITEV with an iovec (needs --nofixed_buffers)");
+ABSL_FLAG(bool, nop, false,
+          "nop: no device, every I/O an IORING_OP_NOP (t/io_uring -N1); "
+          "give no --target");
+ABSL_FLAG(std::optional<std::string>, buffer_layout, std::nullopt,
+          "buffer_layout: per_slot, one_region or auto (default auto: "
+          "one_region where queue_depth x block_size <= 1 GiB)");
+ABSL_FLAG(std::optional<std::string>, huge_pages, std::nullopt,
+          "huge_pages: off, on, auto (default auto)");
+ABSL_FLAG(std::optional<std::string>, polled, std::nullopt,
+          "polled: off, on, auto (default off)");
+ABSL_FLAG(bool, sqpoll, false, "sqpoll: kernel submission polling thread");
+ABSL_FLAG(std::optional<int32_t>, sqpoll_cpu, std::nullopt,
+          "sqpoll_cpu: CPU of the SQPOLL thread, -1 = any");
+ABSL_FLAG(std::optional<std::string>, request_cache, std::nullopt,
+          "request_cache: per_cpu (also spelled percpu) or shared "
+          "(default per_cpu, the spec field's name)");
+ABSL_FLAG(bool, latency_tracking, true, "latency_tracking: time every I/O");
+ABSL_FLAG(std::optional<std::string>, latency_mode, std::nullopt,
+          "latency_mode: batch (reap complete_batch at a time, t/io_uring) "
+          "or per_io (reap completions as they arrive; exact per-I/O "
+          "latency, more enters). Default batch");
+ABSL_FLAG(std::optional<absl::Duration>, io_timeout, std::nullopt,
+          "io_timeout: an I/O outstanding longer fails the workload; 0 = off "
+          "(default 30s)");
+ABSL_FLAG(bool, verify, false,
+          "verify: write self-describing blocks and check every read");
+ABSL_FLAG(bool, verify_pass, false,
+          "verify_pass: with verify, read every block once and stop");
+ABSL_FLAG(bool, verify_dump, false,
+          "verify_dump: with verify, save the first bad blocks to the data "
+          "directory");
+ABSL_FLAG(bool, continue_on_error, false,
+          "continue_on_error: count I/O errors and keep going");
+ABSL_FLAG(bool, allow_write, false,
+          "targets[].allow_write: allow writing every target");
+ABSL_FLAG(std::vector<std::string>, create_size, {},
+          "targets[].create_size: create/fill file targets to this size "
+          "(k/m/g); one value for all targets or one per target");
+ABSL_FLAG(std::optional<std::string>, split, std::nullopt,
+          "split: none, limits or fixed:<bytes> (default none)");
+ABSL_FLAG(bool, force_async, false,
+          "force_async: IOSQE_ASYNC on every SQE, straight to io-wq workers");
+ABSL_FLAG(std::vector<std::string>, ab, {},
+          "ab_strategies: A/B mode, two or more split strategies to "
+          "alternate in equal slices, e.g. none,limits");
+ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
+          "ab_slice: A/B mode, the length of one slice (default 1s)");
+
+namespace blkperf {
+namespace {
+
+absl::Status BadFlag(absl::string_view flag, absl::string_view value,
+                     absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=", value, ": ", why));
+}
+
+// Bool flags cannot be "unset": a bool counts as given when it differs from
+// its default (so --direct=true cannot override a spec file's false).
+bool BoolChanged(absl::string_view name) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
+}
+
+void SetDuration(absl::Duration d, google::protobuf::Duration* out) {
+  const int64_t ns = absl::ToInt64Nanoseconds(d);
+  out->set_seconds(ns / 1000000000);
+  out->set_nanos(static_cast<int32_t>(ns % 1000000000));
+}
+
+absl::StatusOr<std::string> Absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--target=", path,
+                     ": relative, and the working "
+                     "directory is unknown"));
+  }
+  return absl::StrCat(cwd, "/", path);
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
+                                       absl::string_view flag) {
+  uint64_t bytes = 0;
+  if (!ParseSize(text, &bytes)) {
+    return BadFlag(flag, text, "not a size (e.g. 4096, 4k, 1m, 2g)");
+  }
+  return bytes;
+}
+
+absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
+                                              absl::string_view flag) {
+  std::vector<int> cpus;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
+    int lo = 0, hi = 0;
+    if (ends.size() > 2 || !absl::SimpleAtoi(ends[0], &lo) ||
+        (ends.size() == 2 && !absl::SimpleAtoi(ends[1], &hi)) || lo < 0) {
+      return BadFlag(flag, text, "not a CPU list (e.g. 0-3,6)");
+    }
+    if (ends.size() == 1) hi = lo;
+    if (hi < lo) return BadFlag(flag, text, "a range runs backwards");
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+namespace {
+
+// Shapes the protobuf JSON parser would accept but flatten or misread: an
+// array directly inside an array ({"targets":[[]]} parses as one default
+// target), and nesting deeper than any WorkloadSpec has. One pass, no
+// allocation, before the parser sees the text.
+absl::Status CheckJsonShape(absl::string_view json) {
+  // '[' or '{' per open level; a WorkloadSpec nests 3 deep at most.
+  char open[kMaxSpecJsonDepth];
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (c == '[' && depth > 0 && open[depth - 1] == '[') {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "an array inside an array at byte ", i,
+            ": no WorkloadSpec field is an array of arrays"));
+      }
+      if (depth == kMaxSpecJsonDepth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "nested deeper than ", kMaxSpecJsonDepth, " levels at byte ", i,
+            ": no WorkloadSpec is"));
+      }
+      open[depth++] = c;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec) {
+  if (json.size() > kMaxSpecJsonBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("is ", json.size(), " bytes, over the limit of ",
+                     kMaxSpecJsonBytes, " for a spec"));
+  }
+  if (absl::Status shape = CheckJsonShape(json); !shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a blkperf.v1.WorkloadSpec in JSON: ", shape.message()));
+  }
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      std::string(json), spec, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a blkperf.v1.WorkloadSpec in JSON: ",
+                     status.message().as_string()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
+  v1::WorkloadSpec spec;
+  if (const std::string file = absl::GetFlag(FLAGS_spec_file); !file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return BadFlag("spec_file", file, "cannot be read");
+    // Read at most one byte past the limit: a huge file costs no memory.
+    std::string text(kMaxSpecJsonBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxSpecJsonBytes) {
+      return BadFlag("spec_file", file,
+                     absl::StrCat("is larger than the limit of ",
+                                  kMaxSpecJsonBytes, " bytes for a spec"));
+    }
+    absl::Status parsed = SpecFromJson(text, &spec);
+    if (!parsed.ok()) return BadFlag("spec_file", file, parsed.message());
+  }
+
+  const std::vector<std::string> targets = absl::GetFlag(FLAGS_target);
+  if (!targets.empty()) {
+    spec.clear_targets();
+    for (const std::string& path : targets) {
+      absl::StatusOr<std::string> absolute = Absolute(path);
+      if (!absolute.ok()) return absolute.status();
+      spec.add_targets()->set_path(*absolute);
+    }
+  }
+  if (BoolChanged("allow_write")) {
+    for (v1::TargetSpec& t : *spec.mutable_targets()) {
+      t.set_allow_write(absl::GetFlag(FLAGS_allow_write));
+    }
+  }
+  const std::vector<std::string> sizes = absl::GetFlag(FLAGS_create_size);
+  if (!sizes.empty()) {
+    if (sizes.size() != 1 &&
+        sizes.size() != static_cast<size_t>(spec.targets_size())) {
+      return BadFlag("create_size", absl::StrJoin(sizes, ","),
+                     absl::StrCat("give one size or one per target (",
+                                  spec.targets_size(), " targets)"));
+    }
+    for (int i = 0; i < spec.targets_size(); ++i) {
+      absl::StatusOr<uint64_t> size =
+          ParseSizeFlag(sizes[sizes.size() == 1 ? 0 : i], "create_size");
+      if (!size.ok()) return size.status();
+      spec.mutable_targets(i)->set_create_size(*size);
+    }
+  }
+  if (auto op = absl::GetFlag(FLAGS_op)) {
+    v1::Op value;
+    if (!v1::Op_Parse("OP_" + absl::AsciiStrToUpper(*op), &value) ||
+        value == v1::OP_UNSPECIFIED) {
+      return BadFlag("op", *op,
+                     "not one of read, write, randread, randwrite, "
+                     "randrw, trim, randtrim");
+    }
+    spec.set_op(value);
+  }
+  if (auto v = absl::GetFlag(FLAGS_read_percent)) spec.set_read_percent(*v);
+  if (auto v = absl::GetFlag(FLAGS_bs)) {
+    absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "bs");
+    if (!size.ok()) return size.status();
+    if (*size > UINT32_MAX) return BadFlag("bs", *v, "too large");
+    spec.set_block_size(static_cast<uint32_t>(*size));
+  }
+  if (auto v = absl::GetFlag(FLAGS_alignment)) {
+    absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "alignment");
+    if (!size.ok()) return size.status();
+    if (*size > UINT32_MAX) return BadFlag("alignment", *v, "too large");
+    spec.set_alignment(static_cast<uint32_t>(*size));
+  }
+  if (auto v = absl::GetFlag(FLAGS_qd)) spec.set_queue_depth(*v);
+  if (auto v = absl::GetFlag(FLAGS_submit_batch)) spec.set_submit_batch(*v);
+  if (auto v = absl::GetFlag(FLAGS_complete_batch)) spec.set_complete_batch(*v);
+  if (auto v = absl::GetFlag(FLAGS_threads)) spec.set_threads(*v);
+  if (auto v = absl::GetFlag(FLAGS_cpus)) {
+    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*v, "cpus");
+    if (!cpus.ok()) return cpus.status();
+    spec.clear_cpus();
+    for (int cpu : *cpus) spec.add_cpus(cpu);
+  }
+  if (auto v = absl::GetFlag(FLAGS_runtime)) {
+    SetDuration(*v, spec.mutable_runtime());
+  }
+  if (auto v = absl::GetFlag(FLAGS_io_count)) {
+    spec.set_io_count(*v);
+    // An I/O count alone means "until done", not "10 s or done".
+    if (*v != 0 && !spec.has_runtime()) spec.mutable_runtime();
+  }
+  if (auto v = absl::GetFlag(FLAGS_ramp))
+    SetDuration(*v, spec.mutable_ramp_time());
+  if (BoolChanged("direct")) spec.set_direct(absl::GetFlag(FLAGS_direct));
+  if (auto v = absl::GetFlag(FLAGS_seed)) spec.set_seed(*v);
+  if (BoolChanged("fixed_buffers")) {
+    spec.set_fixed_buffers(absl::GetFlag(FLAGS_fixed_buffers));
+  }
+  if (BoolChanged("registered_files")) {
+    spec.set_registered_files(absl::GetFlag(FLAGS_registered_files));
+  }
+  if (BoolChanged("vectored")) spec.set_vectored(absl::GetFlag(FLAGS_vectored));
+  if (BoolChanged("nop")) spec.set_nop(absl::GetFlag(FLAGS_nop));
+  if (auto v = absl::GetFlag(FLAGS_buffer_layout)) {
+    v1::BufferLayout layout;
+    if (!v1::BufferLayout_Parse("BUFFER_LAYOUT_" + absl::AsciiStrToUpper(*v),
+                                &layout) ||
+        layout == v1::BUFFER_LAYOUT_UNSPECIFIED) {
+      return BadFlag("buffer_layout", *v,
+                     "not one of per_slot, one_region, auto");
+    }
+    spec.set_buffer_layout(layout);
+  }
+  if (auto v = absl::GetFlag(FLAGS_huge_pages)) {
+    v1::HugePageMode mode;
+    if (!v1::HugePageMode_Parse("HUGE_PAGE_MODE_" + absl::AsciiStrToUpper(*v),
+                                &mode) ||
+        mode == v1::HUGE_PAGE_MODE_UNSPECIFIED) {
+      return BadFlag("huge_pages", *v, "not one of off, on, auto");
+    }
+    spec.set_huge_pages(mode);
+  }
+  if (auto v = absl::GetFlag(FLAGS_polled)) {
+    v1::PollMode mode;
+    if (!v1::PollMode_Parse("POLL_MODE_" + absl::AsciiStrToUpper(*v), &mode) ||
+        mode == v1::POLL_MODE_UNSPECIFIED) {
+      return BadFlag("polled", *v, "not one of off, on, auto");
+    }
+    spec.set_polled(mode);
+  }
+  if (BoolChanged("sqpoll")) spec.set_sqpoll(absl::GetFlag(FLAGS_sqpoll));
+  if (auto v = absl::GetFlag(FLAGS_sqpoll_cpu)) spec.set_sqpoll_cpu(*v);
+  if (auto v = absl::GetFlag(FLAGS_request_cache)) {
+    std::string upper = absl::AsciiStrToUpper(*v);
+    if (upper == "PERCPU") upper = "PER_CPU";
+    v1::RequestCacheMode mode;
+    if (!v1::RequestCacheMode_Parse("REQUEST_CACHE_MODE_" + upper, &mode) ||
+        mode == v1::REQUEST_CACHE_MODE_UNSPECIFIED) {
+      return BadFlag("request_cache", *v, "not one of per_cpu (percpu), shared");
+    }
+    spec.set_request_cache(mode);
+  }
+  if (BoolChanged("latency_tracking")) {
+    spec.set_latency_tracking(absl::GetFlag(FLAGS_latency_tracking));
+  }
+  if (auto v = absl::GetFlag(FLAGS_latency_mode)) {
+    v1::LatencyMode mode;
+    if (!v1::LatencyMode_Parse("LATENCY_MODE_" + absl::AsciiStrToUpper(*v),
+                               &mode) ||
+        mode == v1::LATENCY_MODE_UNSPECIFIED) {
+      return BadFlag("latency_mode", *v, "not one of batch, per_io");
+    }
+    spec.set_latency_mode(mode);
+  }
+  if (auto v = absl::GetFlag(FLAGS_io_timeout)) {
+    if (*v < absl::ZeroDuration()) {
+      return BadFlag("io_timeout", absl::FormatDuration(*v),
+                     "must not be negative");
+    }
+    SetDuration(*v, spec.mutable_io_timeout());
+  }
+  if (BoolChanged("verify")) spec.set_verify(absl::GetFlag(FLAGS_verify));
+  if (BoolChanged("verify_pass")) {
+    spec.set_verify_pass(absl::GetFlag(FLAGS_verify_pass));
+  }
+  if (BoolChanged("verify_dump")) {
+    spec.set_verify_dump(absl::GetFlag(FLAGS_verify_dump));
+  }
+  if (BoolChanged("continue_on_error")) {
+    spec.set_continue_on_error(absl::GetFlag(FLAGS_continue_on_error));
+  }
+  if (auto v = absl::GetFlag(FLAGS_split)) spec.set_split(*v);
+  if (BoolChanged("force_async")) {
+    spec.set_force_async(absl::GetFlag(FLAGS_force_async));
+  }
+  // Strategies are checked by the daemon (INVALID_ARGUMENT naming
+  // spec.ab_strategies[i]); the client passes them on as written.
+  if (const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
+      !ab.empty()) {
+    spec.clear_ab_strategies();
+    for (const std::string& strategy : ab) spec.add_ab_strategies(strategy);
+  }
+  if (auto v = absl::GetFlag(FLAGS_ab_slice)) {
+    if (*v < absl::ZeroDuration()) {
+      return BadFlag("ab_slice", absl::FormatDuration(*v),
+                     "must not be negative");
+    }
+    SetDuration(*v, spec.mutable_ab_slice());
+  }
+  if (absl::Status shape = ShapeFromFlags(&spec); !shape.ok()) return shape;
+  return spec;
+}
+
+}  // namespace blkperf

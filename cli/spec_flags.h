@@ -1,0 +1,66 @@
+// The workload spec of `blkperf start`, `blkperf run` and `blkperfd run`,
+// from flags named after the spec fields, optionally on top of a JSON file in the protobuf
+// JSON mapping (--spec_file; flags given on the command line override it).
+//
+//   blkperf run --target=/dev/zram0 --op=randread --bs=4k --qd=64
+//       --cpus=0-1 --runtime=10s
+//   blkperf run --spec_file=spec.json --qd=128
+//
+// Unset flags leave the field unset, so the daemon's engine defaults apply;
+// --io_count without --runtime (or a runtime in the file) runs until the
+// count is done. No --target (and no targets in the file): the daemon's
+// default target.
+// Relative target paths are made absolute against the client's working
+// directory (give absolute paths for a remote daemon).
+#ifndef BLKPERF_CLI_SPEC_FLAGS_H_
+#define BLKPERF_CLI_SPEC_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/blkperf.pb.h"
+
+namespace blkperf {
+
+// The spec from --spec_file (if any) and the spec flags. InvalidArgument
+// naming the flag for a value it cannot parse.
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
+
+// "4096", "4k", "1m", "2g" (binary multiples). InvalidArgument naming `flag`.
+absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
+                                       absl::string_view flag);
+
+// "0-3,6" -> {0,1,2,3,6}. InvalidArgument naming `flag`.
+absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text,
+                                              absl::string_view flag);
+
+// The I/O shape flags (shape_flags.cc: --distribution, --bssplit,
+// --rate_iops, --rate_bw, --arrivals, --fsync, --fdatasync, --groups,
+// --slo...) onto `*spec`; SpecFromFlags calls it. InvalidArgument naming
+// the flag.
+absl::Status ShapeFromFlags(v1::WorkloadSpec* spec);
+
+// --groups: groups separated by ';', each "[NAME:] KEY=VALUE ..." with the
+// keys op, cpus, read_percent, bs, alignment, qd, distribution,
+// random_percent, bssplit, rate_iops, rate_bw, arrivals, fsync, fdatasync.
+// Replaces spec->groups. InvalidArgument naming the key.
+absl::Status ParseGroupsFlag(absl::string_view text, v1::WorkloadSpec* spec);
+
+// Largest spec JSON accepted (--spec_file included, checked before reading
+// the rest of the file), and the deepest nesting of arrays and objects.
+inline constexpr size_t kMaxSpecJsonBytes = 1 << 20;
+inline constexpr size_t kMaxSpecJsonDepth = 16;
+
+// Parses JSON in the protobuf mapping into `*spec` (merging). Refuses,
+// before parsing, input over kMaxSpecJsonBytes, nesting deeper than
+// kMaxSpecJsonDepth, and an array directly inside an array (which the
+// protobuf parser would silently flatten: {"targets":[[]]} would mean one
+// default target). InvalidArgument saying which and where.
+absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_CLI_SPEC_FLAGS_H_

@@ -1,0 +1,1538 @@
+#include "daemon/engine/ring/submitter.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "absl/base/attributes.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "daemon/engine/host/host_capabilities.h"
+#include "daemon/engine/host/process_threads.h"
+#include "daemon/engine/ring/completion_tag.h"
+#include "daemon/engine/ring/start_instant.h"
+#include "daemon/engine/ring/wait_tick.h"
+
+namespace blkperf::internal {
+namespace {
+
+
+// The next free SQE, for a caller that knows the SQ has room (Prepare
+// reads the free space once per batch). io_uring_get_sqe would reload the
+// kernel's head on every call; rings here never use IORING_SETUP_SQE128.
+inline io_uring_sqe* NextSqe(io_uring* ring) {
+  io_uring_sq* sq = &ring->sq;
+  return &sq->sqes[sq->sqe_tail++ & sq->ring_mask];
+}
+
+absl::Status ErrnoStatus(int error_number, absl::string_view what) {
+  return absl::ErrnoToStatus(error_number, what);
+}
+
+std::string ErrnoName(int error_number) {
+  // glibc >= 2.32: "EIO" for EIO; nullptr for unknown values.
+  const char* name = strerrorname_np(error_number);
+  return name != nullptr ? name : absl::StrCat("errno ", error_number);
+}
+
+std::string SlotName(int slot) {
+  if (slot == kShortTransferSlot) return "short transfer";
+  if (slot == kVerifyMismatchSlot) return "verify mismatch";
+  return ErrnoName(slot);
+}
+
+int SlotErrno(int slot) {
+  if (slot == kShortTransferSlot) return kShortTransferErrno;
+  if (slot == kVerifyMismatchSlot) return kVerifyMismatchErrno;
+  return slot;
+}
+
+}  // namespace
+
+DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
+  const QueueLimits& q = target.limits;
+  DeviceSplitLimits limits;
+  limits.logical_block_size =
+      std::max<uint32_t>(512, target.logical_block_size);
+  limits.max_io_bytes = uint64_t{q.max_sectors_kb} * 1024;
+  limits.max_segments = q.max_segments;
+  limits.max_segment_size = q.max_segment_size;
+  limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
+  limits.virt_boundary_mask = q.virt_boundary_mask;
+  return limits;
+}
+
+absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
+                                       const SplitStrategy& strategy,
+                                       unsigned page_shift,
+                                       std::vector<Splitter>* splitters) {
+  // Offsets are multiples of the alignment and buffers of the slot size,
+  // and an I/O of one of the sizes may follow another: the largest power of
+  // two dividing all of them bounds where an I/O can start.
+  uint32_t alignment = spec.max_block_size;
+  for (const GroupShape& g : spec.groups) {
+    alignment |= g.alignment | g.max_block_size | g.min_block_size;
+    for (const auto* mix : {&g.read_bssplit, &g.write_bssplit}) {
+      for (const BlockSizeShare& share : *mix) alignment |= share.block_size;
+    }
+  }
+  uint32_t pieces = 1;
+  for (const TargetInfo& target : spec.targets) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        Splitter splitter,
+        Splitter::Create(strategy, SplitLimitsFor(target), page_shift));
+    pieces = std::max(pieces, splitter.MaxPieces(spec.max_block_size,
+                                                 alignment & -alignment));
+    if (splitters != nullptr) splitters->push_back(splitter);
+  }
+  return pieces;
+}
+
+uint64_t XorshiftState(uint64_t seed, int index) {
+  // splitmix64 of the seed and the thread: distinct states per thread.
+  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  // splitmix64 is a bijection, so exactly one input maps to 0: replace it.
+  return z != 0 ? z : 0x626c6b70657266ULL;
+}
+
+FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
+                        unsigned wait_nr) {
+  FirstError error;
+  error.errno_value = error_number;
+  error.message = absl::StrCat(
+      "io_uring_enter failed on submitter thread ", thread, ": ",
+      ErrnoName(error_number), " (", strerror(error_number), ") with ", sqes,
+      " SQEs queued, waiting for ", wait_nr,
+      " completions; no target or offset is involved");
+  return error;
+}
+
+void SubmitterThread::NoteStartWait(const absl::Status& raised) {
+  start_wait_realtime_ = raised.ok();
+  if (!raised.ok()) start_wait_error_ = std::string(raised.message());
+}
+
+void SubmitterThread::StampFirstSubmit() {
+  timespec real;
+  clock_gettime(CLOCK_REALTIME, &real);
+  const int64_t monotonic = MonotonicNanos();
+  first_submit_realtime_ns_.store(int64_t{real.tv_sec} * 1000000000 +
+                                      real.tv_nsec,
+                                  std::memory_order_relaxed);
+  first_submit_monotonic_ns_.store(monotonic, std::memory_order_release);
+}
+
+SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
+                                 std::vector<int> fds,
+                                 SubmitterControl* control)
+    : spec_(spec),
+      group_(spec.groups[spec.thread_group[index]]),
+      index_(index),
+      cpu_(spec.spec.cpus[index]),
+      fds_(std::move(fds)),
+      control_(control),
+      queue_depth_(group_.queue_depth),
+      submit_batch_(group_.submit_batch),
+      complete_batch_(group_.complete_batch),
+      block_size_(group_.max_block_size),  // the buffer slot size
+      io_length_(spec.spec.nop ? 0 : block_size_),
+      fixed_buffers_(spec.spec.fixed_buffers),
+      io_mode_(IoModeOf(spec.spec)),
+      prep_(OpTrims(group_.op)
+                ? TrimFunctionFor(spec.targets[0].kind ==
+                                  TargetKind::kBlockDevice)
+                : PrepFunctionFor(io_mode_)),
+      // A NOP names no file (Workload notes that registered_files is moot).
+      registered_files_(spec.spec.registered_files && !spec.spec.nop),
+      sqe_flags_(static_cast<uint8_t>(
+          (registered_files_ ? IOSQE_FIXED_FILE : 0) |
+          (spec.spec.force_async ? IOSQE_ASYNC : 0))),
+      latency_tracking_(spec.spec.latency_tracking),
+      latency_mode_(spec.spec.latency_mode),
+      io_timeout_ns_(absl::ToInt64Nanoseconds(spec.spec.io_timeout)),
+      verify_(spec.spec.verify),
+      continue_on_error_(spec.spec.continue_on_error),
+      random_offsets_(OpIsRandom(group_.op)),
+      read_percent_(group_.read_percent),
+      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {
+  // A mark never allocates on the submitter: room for every error slot.
+  phase_mark_.errors.reserve(kErrorSlots);
+}
+
+SubmitterThread::~SubmitterThread() {
+  TearDownRing();
+}
+
+void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
+  tid_ = static_cast<pid_t>(syscall(SYS_gettid));
+  // io_uring names its io-wq workers "iou-wrk-<tid>" after this thread.
+  pthread_setname_np(pthread_self(),
+                     absl::StrCat("blkperf-sub", index_).substr(0, 15).c_str());
+  setup_status_ = Setup();
+  ring_setup_.huge_pages = io_buffers_.huge_pages();
+  ring_setup_.buffer_layout = std::string(BufferLayoutName(io_buffers_.layout()));
+  ring_setup_.io_mode = std::string(IoModeName(io_mode_));
+  // Real time before the gate, not after it: the gate opens shortly
+  // before a scheduled instant, and a thread woken at the normal policy
+  // waited behind the other threads of its CPU (in the kernel, on this
+  // PREEMPT_NONE one) for 23-343 ms, past the instant, before it could
+  // raise itself (8 of 34 busy rounds of fleet_e2e_test with another
+  // test's FUSE server busy on the same CPU; bench/RESULTS.md,
+  // 2026-12-06). Sleeping on the gate at real time costs nothing; an
+  // unscheduled start goes back to the normal policy at once.
+  const absl::Status raised = start_priority_.Raise();
+  ready_.Notify();
+  control_->go.Wait();
+  const bool scheduled = control_->start_at_ns != 0;
+  if (scheduled) {
+    NoteStartWait(raised);
+  } else {
+    start_priority_.Restore();
+  }
+  const bool on_time =
+      !scheduled ||
+      WaitForInstant(control_->start_at_ns, control_->stop,
+                     kStartSpinWindowNs,
+                     start_priority_.raised() ? StartPoll::kYieldToPeers
+                                              : StartPoll::kSpin);
+  if (setup_status_.ok() && !control_->abort.load() && on_time) {
+    StampFirstSubmit();
+    if (per_cpu_cache_ != nullptr) {
+      RunLoop(*per_cpu_cache_);
+    } else {
+      RunLoop(*shared_cache_);
+    }
+    if (io_buffers_.base() != nullptr) {
+      buffer_placement_ =
+          ReadPagePlacement(io_buffers_.base(), io_buffers_.mapped_bytes());
+    }
+  }
+  loop_ended_.store(true, std::memory_order_release);  // or never ran
+  start_priority_.Restore();  // the loop did not run, or ended in turn one
+  // Before the ring goes away its kernel threads (and their CPU) go too.
+  // An abandoned thread samples before the workload ends: after loop_done
+  // the workload, and the control block with it, may be gone.
+  control_->io_worker_cpu.Sample({tid_});
+  if (abandoned()) {
+    loop_done();  // the workload ends; this thread waits for the device
+    WaitOutAbandoned();
+  }
+  rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) == 0) {
+    final_user_seconds_.store(usage.ru_utime.tv_sec +
+                              usage.ru_utime.tv_usec / 1e6);
+    final_system_seconds_.store(usage.ru_stime.tv_sec +
+                                usage.ru_stime.tv_usec / 1e6);
+  }
+  TearDownRing();
+  const bool was_abandoned = abandoned();
+  exited_.store(true, std::memory_order_release);
+  if (!was_abandoned) loop_done();
+}
+
+absl::Status SubmitterThread::Setup() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu_, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    return ErrnoStatus(errno, absl::StrCat("cpus[", index_, "] ", cpu_,
+                                           ": sched_setaffinity"));
+  }
+  BLKPERF_RETURN_IF_ERROR(AllocateBuffers());
+
+  // Request objects and buffer slots, allocated here so the hot path never
+  // does. Both pools hold queue_depth entries: one per in-flight I/O.
+  requests_ = std::make_unique<Request[]>(queue_depth_);
+  free_buffers_.resize(queue_depth_);
+  for (uint32_t i = 0; i < queue_depth_; ++i) {
+    free_buffers_[i] = static_cast<uint16_t>(i);
+  }
+  free_buffer_head_ = 0;
+  free_buffer_count_ = queue_depth_;
+  batch_.assign(submit_batch_, nullptr);
+  by_buffer_.assign(queue_depth_, nullptr);
+  free_scratch_.assign(queue_depth_, 0);
+  turn_of_.assign(queue_depth_, 0);
+  turns_ = std::make_unique<TurnLog>(queue_depth_);
+  std::vector<Request*> objects(queue_depth_);
+  for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
+  if (!CompletionTag<Request>::Taggable(&requests_[0]) ||
+      !CompletionTag<Request>::Taggable(&requests_[queue_depth_ - 1])) {
+    return absl::InternalError(
+        "request objects were allocated above 2^48 and cannot be tagged "
+        "into user_data (completion_tag.h)");
+  }
+  if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
+    // The thread's own requests only (OwnsRequests): request i keeps buffer
+    // slot i for good, and is in flight whenever it is not in the cache.
+    for (uint32_t i = 0; i < queue_depth_; ++i) {
+      requests_[i].buffer = static_cast<uint16_t>(i);
+      requests_[i].length = io_length_;  // the plain loop's, for good
+    }
+    per_cpu_cache_ = std::make_unique<PerCpuRequestCache<Request>>(
+        queue_depth_, control_->shared_requests);
+    per_cpu_cache_->Fill(objects.data(), objects.size());
+  } else {
+    control_->shared_requests->PutBatch(objects.data(), objects.size());
+    shared_cache_ =
+        std::make_unique<SharedRequestCache<Request>>(control_->shared_requests);
+  }
+
+  // The ring holds every piece of every in-flight I/O, for any strategy
+  // the workload may switch to (Workload checked the product's bound).
+  if (uint64_t{queue_depth_} * control_->piece_capacity > kMaxRingEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "queue_depth ", queue_depth_, " x ", control_->piece_capacity,
+        " pieces per I/O exceeds the ring's maximum of ", kMaxRingEntries,
+        " entries"));
+  }
+  ring_entries_ = RingEntries(queue_depth_, control_->piece_capacity);
+  BLKPERF_RETURN_IF_ERROR(ApplyStrategy(
+      control_->split_strategies[control_->split_generation.load()]));
+  if (io_mode_ == IoMode::kVectored) {
+    piece_iovecs_ = IovecRing(2 * ring_entries_);
+  }
+
+  const bool want_poll = spec_.spec.polled != PollMode::kOff;
+  BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
+  BLKPERF_RETURN_IF_ERROR(RegisterResources());
+  // Pages are faulted in as t/io_uring's are (io_buffers.h): fixed buffers
+  // by the registration above, then filled; plain buffers that only ever
+  // receive reads by the kernel on their first read. Writes carry data.
+  if (fixed_buffers_ || read_percent_ < 100) io_buffers_.Fill();
+  if (want_poll) {
+    BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
+    if (!can_poll) {
+      std::vector<std::string> names;
+      for (const TargetSpec& t : spec_.spec.targets) names.push_back(t.path);
+      const std::string who = absl::StrJoin(names, ", ");
+      if (spec_.spec.polled == PollMode::kOn) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "polled: on, but ", who,
+            " cannot do polled I/O (a polled probe read completed with "
+            "EOPNOTSUPP: the driver has no poll queues); use polled: auto "
+            "or off"));
+      }
+      notes_.push_back(absl::StrCat(
+          "polled: auto fell back to interrupt-driven completions: ", who,
+          " cannot do polled I/O (probe read returned EOPNOTSUPP)"));
+      TearDownRing();
+      BLKPERF_RETURN_IF_ERROR(SetUpRing(false));
+      BLKPERF_RETURN_IF_ERROR(RegisterResources());
+    }
+  }
+
+  BLKPERF_RETURN_IF_ERROR(WarmUpRing());
+  BLKPERF_RETURN_IF_ERROR(StartWaitTick());
+
+  // Offsets: slot k of target t is at k * stride, for I/Os that end inside
+  // the target. Random I/O may start at any multiple of the alignment;
+  // sequential I/O reads or writes each block of the thread's own range
+  // (1/n of the target for the group's n threads) once per pass.
+  offset_stride_ = random_offsets_ ? group_.alignment : block_size_;
+  const uint32_t in_group = static_cast<uint32_t>(index_) - group_.first_thread;
+  std::vector<uint64_t> sizes;
+  for (const TargetInfo& target : spec_.targets) {
+    const uint64_t slots =
+        (target.size_bytes - block_size_) / offset_stride_ + 1;
+    target_slots_.push_back(slots);
+    seq_first_.push_back(slots * in_group / group_.threads);
+    seq_end_.push_back(std::max(seq_first_.back() + 1,
+                                slots * (in_group + 1) / group_.threads));
+    seq_cursor_.push_back(seq_first_.back());
+    sizes.push_back(target.size_bytes);
+  }
+  if (group_.shaped) BLKPERF_RETURN_IF_ERROR(SetUpShape(sizes, in_group));
+  const uint64_t total = spec_.spec.io_count;
+  const uint32_t threads = spec_.spec.threads;
+  io_quota_ = total / threads + (static_cast<uint64_t>(index_) < total % threads);
+  if (total != 0 && io_quota_ == 0) {
+    notes_.push_back(absl::StrCat("thread ", index_,
+                                  " has no I/O: io_count < threads"));
+  }
+  rng_state_ = XorshiftState(spec_.spec.seed, index_);
+  if (verify_) verifier_ = std::make_unique<VerifyTracker>(*control_->verify);
+  ring_setup_.fixed_buffers = fixed_buffers_;
+  ring_setup_.registered_files = registered_files_;
+  ring_setup_.sqpoll = spec_.spec.sqpoll;
+  // The TSC's rate is measured once per process, in the first Create: here
+  // rather than after the start (turn_clock.h). Run makes its own clock.
+  ring_setup_.clock = std::string(TurnClock::Create().source_name());
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
+  splitters_.clear();  // capacity stays: no allocation after the first time
+  BLKPERF_ASSIGN_OR_RETURN(
+      max_pieces_, PlanSplitters(spec_, strategy, page_shift_, &splitters_));
+  split_none_ = strategy.kind == SplitStrategy::Kind::kNone;
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::AllocateBuffers() {
+  BLKPERF_ASSIGN_OR_RETURN(
+      io_buffers_,
+      IoBuffers::Create({.slots = queue_depth_,
+                         .slot_bytes = block_size_,
+                         // Plain buffers register nothing: no layout to
+                         // choose (or note).
+                         .layout = fixed_buffers_ ? spec_.spec.buffer_layout
+                                                  : BufferLayout::kPerSlot,
+                         .huge_pages = spec_.spec.huge_pages,
+                         .seed = spec_.spec.seed},
+                        &notes_));
+  buffers_ = io_buffers_.base();
+  buf_index_mask_ = io_buffers_.buf_index_mask();
+  page_shift_ = io_buffers_.page_shift();
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::SetUpRing(bool polled) {
+  unsigned base = polled ? IORING_SETUP_IOPOLL : 0;
+  io_uring_params params{};
+  if (spec_.spec.sqpoll) {
+    base |= IORING_SETUP_SQPOLL;
+    if (spec_.spec.sqpoll_cpu >= 0) {
+      base |= IORING_SETUP_SQ_AFF;
+      params.sq_thread_cpu = static_cast<unsigned>(spec_.spec.sqpoll_cpu);
+    }
+    params.sq_thread_idle = 1000;  // ms before the poller sleeps
+  }
+  // Most capable first; each fallback drops one optional flag (fio's
+  // fio_ioring_queue_init does the same). DEFER_TASKRUN excludes SQPOLL.
+  std::vector<unsigned> candidates;
+  if (!spec_.spec.sqpoll) {
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
+                         IORING_SETUP_DEFER_TASKRUN);
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
+                         IORING_SETUP_COOP_TASKRUN);
+    candidates.push_back(base | IORING_SETUP_COOP_TASKRUN);
+  } else {
+    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER);
+  }
+  candidates.push_back(base);
+  int ret = -EINVAL;
+  for (unsigned flags : candidates) {
+    io_uring_params p = params;
+    p.flags = flags;
+    ret = io_uring_queue_init_params(ring_entries_, &ring_, &p);
+    if (ret == 0) {
+      ring_ready_ = true;
+      // NOP preps write only what a NOP reads (io_prep.h): every other
+      // field of every SQE starts, and stays, zero.
+      memset(ring_.sq.sqes, 0, sizeof(io_uring_sqe) * ring_.sq.ring_entries);
+      polled_ = polled;
+      ring_setup_.setup_flags = SetupFlagNames(flags);
+      ring_setup_.polled = polled;
+      ring_setup_.sq_entries = ring_.sq.ring_entries;
+      ring_setup_.cq_entries = ring_.cq.ring_entries;
+      ring_setup_.pieces_per_io = control_->piece_capacity;
+      return absl::OkStatus();
+    }
+    if (ret != -EINVAL) break;
+  }
+  return ErrnoStatus(-ret, absl::StrCat("io_uring_queue_init_params(",
+                                        ring_entries_, " entries)"));
+}
+
+absl::Status SubmitterThread::RegisterResources() {
+  if (fixed_buffers_) {
+    const std::vector<iovec>& iovecs = io_buffers_.registration();
+    const int ret =
+        io_uring_register_buffers(&ring_, iovecs.data(), iovecs.size());
+    if (ret < 0) {
+      return ErrnoStatus(-ret, absl::StrCat("fixed_buffers: registering ",
+                                            iovecs.size(), " buffers (",
+                                            BufferLayoutName(
+                                                io_buffers_.layout()),
+                                            ")"));
+    }
+  }
+  if (registered_files_) {
+    const int ret = io_uring_register_files(&ring_, fds_.data(), fds_.size());
+    if (ret < 0) {
+      return ErrnoStatus(-ret, "registered_files: registering the targets");
+    }
+  }
+  // Saves the fdget/fdput of the ring itself on every io_uring_enter.
+  ring_setup_.registered_ring_fd = io_uring_register_ring_fd(&ring_) == 1;
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::WarmUpRing() {
+  // One NOP through the ring before the start: the kernel's first request
+  // on a ring allocates and initializes what later ones reuse, which would
+  // otherwise delay the first real submission (and, on a CPU shared with
+  // other submitters, theirs). No target I/O.
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) return absl::InternalError("warm-up: no free SQE");
+  io_uring_prep_nop(sqe);
+  int ret = io_uring_submit_and_wait(&ring_, 1);
+  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: io_uring_enter");
+  io_uring_cqe* cqe = nullptr;
+  ret = io_uring_wait_cqe(&ring_, &cqe);
+  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: waiting");
+  io_uring_cqe_seen(&ring_, cqe);
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::StartWaitTick() {
+  // An IOPOLL wait polls instead of sleeping, and its enter ignores a
+  // timeout too; an SQPOLL ring would report a refused tick late.
+  if (!polled_ && !spec_.spec.sqpoll) {
+    BLKPERF_ASSIGN_OR_RETURN(wait_tick_, ArmWaitTick(&ring_, kWaitTickNs));
+    if (!wait_tick_) {
+      notes_.push_back(absl::StrCat(
+          "thread ", index_,
+          ": the kernel refused a multishot timeout (IORING_TIMEOUT_MULTISHOT, "
+          "Linux 6.4), so every waiting io_uring_enter passes a timeout "
+          "(ring.wait_bound enter_timeout)"));
+    }
+  }
+  ring_setup_.wait_bound = wait_tick_ ? "ring_tick" : "enter_timeout";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SubmitterThread::ProbePolling() {
+  // A read is harmless on any target; its result tells whether the driver
+  // can complete polled I/O (-EOPNOTSUPP when it has no poll queues).
+  for (uint16_t t = 0; t < fds_.size(); ++t) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    const uint32_t length = std::max<uint32_t>(
+        512, spec_.targets[t].logical_block_size);
+    if (fixed_buffers_) {
+      io_uring_prep_read_fixed(sqe, registered_files_ ? t : fds_[t], buffers_,
+                               length, 0, 0);
+    } else {
+      io_uring_prep_read(sqe, registered_files_ ? t : fds_[t], buffers_,
+                         length, 0);
+    }
+    if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
+    int ret = io_uring_submit_and_wait(&ring_, 1);
+    if (ret < 0) return ErrnoStatus(-ret, "polled probe: io_uring_enter");
+    io_uring_cqe* cqe = nullptr;
+    ret = io_uring_wait_cqe(&ring_, &cqe);
+    if (ret < 0) return ErrnoStatus(-ret, "polled probe: waiting");
+    const int res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (res == -EOPNOTSUPP) return false;
+    if (res < 0) {
+      return ErrnoStatus(-res, absl::StrCat("polled probe read of ",
+                                            spec_.spec.targets[t].path));
+    }
+  }
+  return true;
+}
+
+void SubmitterThread::TearDownRing() {
+  if (!ring_ready_) return;
+  // Exiting the ring unregisters buffers and files, but the kernel finishes
+  // that in a workqueue after io_uring_queue_exit returns: a block device
+  // opened with O_EXCL would stay claimed for a while after the workload
+  // ends, and a next write workload on it would get EBUSY. Unregistering
+  // the files first drops the ring's references before this returns.
+  if (registered_files_) io_uring_unregister_files(&ring_);
+  io_uring_queue_exit(&ring_);
+  ring_ready_ = false;
+}
+
+inline uint64_t SubmitterThread::NextRandom() {
+  // xorshift64*: a few cycles, plenty for offsets.
+  uint64_t x = rng_state_;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  rng_state_ = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
+  const uint64_t slots = target_slots_[target];
+  uint64_t slot;
+  if (random_offsets_) {
+    // Lemire's multiply-shift maps a 64-bit random onto [0, slots).
+    slot = static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(NextRandom()) * slots) >> 64);
+  } else {
+    slot = seq_cursor_[target];
+    seq_cursor_[target] =
+        slot + 1 == seq_end_[target] ? seq_first_[target] : slot + 1;
+  }
+  return slot * offset_stride_;
+}
+
+template <typename Cache>
+void SubmitterThread::RunLoop(Cache& cache) {
+  // The shaped loop calls prep_ (trims have their own); the plain loop is
+  // compiled once per I/O mode, its prep inlined.
+  if (group_.shaped) return Run<true, IoMode::kFixed>(cache);
+  switch (io_mode_) {
+    case IoMode::kFixed:
+      return Run<false, IoMode::kFixed>(cache);
+    case IoMode::kPlain:
+      return Run<false, IoMode::kPlain>(cache);
+    case IoMode::kVectored:
+      return Run<false, IoMode::kVectored>(cache);
+    case IoMode::kNop:
+      return Run<false, IoMode::kNop>(cache);
+  }
+}
+
+template <bool kShaped, IoMode kMode>
+inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
+                                       uint64_t piece_offset,
+                                       uint32_t piece_length, uint64_t tag) {
+  char* addr = buffers_ + size_t{req->buffer} * block_size_ +
+               (piece_offset - req->offset);
+  const int fd = registered_files_ ? req->target : fds_[req->target];
+  const PieceIo io{sqe,          fd,           addr,
+                   piece_length, piece_offset,
+                   static_cast<uint16_t>(req->buffer & buf_index_mask_),
+                   req->is_write};
+  if constexpr (kShaped) {
+    prep_(io, &piece_iovecs_);
+  } else {
+    PrepIo<kMode>(io, &piece_iovecs_);
+  }
+  sqe->flags |= sqe_flags_;
+  sqe->user_data = tag;
+}
+
+template <IoMode kMode, typename Cache>
+inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
+                                                uint32_t max_ios,
+                                                uint16_t turn_slot,
+                                                bool measuring) {
+  // Every member the loop needs is read into a local first: an SQE's byte
+  // fields may alias any member, so the compiler would reload members
+  // after each SQE store. One I/O is one SQE here, so the SQ head is read
+  // once and the batch is at most the free space.
+  io_uring_sq& sq = ring_.sq;
+  Request** const batch = batch_.data();
+  const uint32_t ios = static_cast<uint32_t>(cache.GetBatch(
+      batch, std::min(max_ios, io_uring_sq_space_left(&ring_))));
+  if constexpr (!OwnsRequests<Cache>()) {
+    for (uint32_t i = 0; i < ios; ++i) {
+      batch[i]->buffer = TakeFreeBuffer();
+      by_buffer_[batch[i]->buffer] = batch[i];
+    }
+  }
+  io_uring_sqe* const sqes = sq.sqes;
+  const unsigned sq_mask = sq.ring_mask;
+  const unsigned sq_tail = sq.sqe_tail;
+  const uint32_t targets = static_cast<uint32_t>(fds_.size());
+  const int* const fds = fds_.data();
+  const bool registered_files = registered_files_;
+  const uint8_t sqe_flags = sqe_flags_;
+  const uint32_t length = io_length_;
+  const uint32_t read_percent = read_percent_;
+  char* const buffers = buffers_;
+  const size_t slot_bytes = block_size_;
+  const uint16_t buf_index_mask = buf_index_mask_;
+  uint16_t* const turn_of = turn_of_.data();
+  uint32_t cursor = target_cursor_;
+  const auto prep = [&](Request* const req, io_uring_sqe* const sqe)
+                        ABSL_ATTRIBUTE_ALWAYS_INLINE {
+    // A free request's pieces_left is already 1; the thread's own requests
+    // have this loop's length from setup.
+    if constexpr (!OwnsRequests<Cache>()) req->length = length;
+    turn_of[SlotOf<Cache>(req)] = turn_slot;
+    bool is_write = false;
+    if constexpr (kMode == IoMode::kNop) {
+      // No device, so no target or offset to draw (t/io_uring -N1 draws
+      // none), and target, offset and direction keep their zeroes: the
+      // request's line is not touched.
+      PrepIo<kMode>(PieceIo{.sqe = sqe}, &piece_iovecs_);
+    } else {
+      const uint16_t target = static_cast<uint16_t>(cursor);
+      cursor = cursor + 1 == targets ? 0 : cursor + 1;
+      req->target = target;
+      req->offset = NextOffset(target);
+      is_write = read_percent == 100 ? false
+                 : read_percent == 0
+                     ? true
+                     : ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
+      req->is_write = is_write;
+      const PieceIo io{sqe,
+                       registered_files ? target : fds[target],
+                       buffers + size_t{req->buffer} * slot_bytes,
+                       length,
+                       req->offset,
+                       static_cast<uint16_t>(req->buffer & buf_index_mask),
+                       is_write};
+      PrepIo<kMode>(io, &piece_iovecs_);
+    }
+    sqe->flags |= sqe_flags;
+    sqe->user_data =
+        CompletionTag<Request>::Pack(req, turn_slot, /*whole=*/true, is_write);
+  };
+  // The SQEs as far as the ring's end, then from its start: each loop
+  // steps a pointer instead of masking an index.
+  const unsigned first = sq_tail & sq_mask;
+  const uint32_t before_end = std::min(ios, sq_mask + 1 - first);
+  for (uint32_t i = 0; i < before_end; ++i) prep(batch[i], &sqes[first + i]);
+  for (uint32_t i = before_end; i < ios; ++i) {
+    prep(batch[i], &sqes[i - before_end]);
+  }
+  sq.sqe_tail = sq_tail + ios;
+  target_cursor_ = cursor;
+  inflight_ += ios;
+  pieces_inflight_ += ios;
+  if (measuring) stats_.sqes.Add(ios);
+  return ios;
+}
+
+template <bool kShaped, IoMode kMode, typename Cache>
+uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
+                                  uint16_t turn_slot, bool measuring,
+                                  int64_t now_ns) {
+  if constexpr (!kShaped) {
+    if (split_none_ && !verify_) {
+      return PrepareUnsplit<kMode>(cache, max_ios, turn_slot, measuring);
+    }
+  }
+  uint32_t ios = 0;
+  uint32_t sqes = 0;
+  const uint16_t targets = static_cast<uint16_t>(fds_.size());
+  // The SQ head is read once per batch: only this thread adds SQEs, so the
+  // free space can only grow while the batch is being filled.
+  const uint32_t space = io_uring_sq_space_left(&ring_);
+  while (ios < max_ios && space - sqes >= max_pieces_) {
+    if constexpr (kShaped) {
+      // Open loop: only I/Os whose intended time has come (a pending sync
+      // is not paced). Closed loop: next_ns() is always in the past.
+      if (!sync_pending_ && pacer_.next_ns() > now_ns) break;
+    }
+    Request* req = cache.Get();
+    if (ABSL_PREDICT_FALSE(req == nullptr)) break;
+    if constexpr (!OwnsRequests<Cache>()) {
+      req->buffer = TakeFreeBuffer();
+      by_buffer_[req->buffer] = req;
+    }
+    req->target = static_cast<uint16_t>(target_cursor_);
+    if constexpr (kShaped) {
+      PickShaped(req, now_ns);  // may replace the target (a sync's)
+      if (req->kind != kSyncIo) {
+        target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      }
+    } else {
+      target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      req->offset = NextOffset(req->target);
+      req->length = io_length_;
+      req->is_write =
+          read_percent_ == 100 ? false
+          : read_percent_ == 0
+              ? true
+              : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+    }
+    turn_of_[SlotOf<Cache>(req)] = turn_slot;
+    // The shaped loop's lengths vary and verify checks every completion, so
+    // their I/Os are never reaped as whole (Reap reads the request).
+    const auto tag = [&](bool whole) {
+      return CompletionTag<Request>::Pack(req, turn_slot,
+                                          !kShaped && !verify_ && whole,
+                                          req->is_write);
+    };
+    if (ABSL_PREDICT_FALSE(verify_)) {
+      req->verify_value = verifier_->Begin(
+          req->target, &req->offset, req->is_write,
+          buffers_ + size_t{req->buffer} * block_size_);
+    }
+    if (kShaped && ABSL_PREDICT_FALSE(req->kind == kSyncIo)) {
+      io_uring_sqe* sqe = NextSqe(&ring_);
+      const int fd = registered_files_ ? req->target : fds_[req->target];
+      io_uring_prep_fsync(sqe, fd, group_.datasync ? IORING_FSYNC_DATASYNC : 0);
+      sqe->flags |= sqe_flags_;
+      sqe->user_data = tag(false);
+      ++sqes;
+    } else if (split_none_) {
+      PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset,
+                                req->length, tag(true));
+      ++sqes;
+    } else {
+      const Splitter& splitter = splitters_[req->target];
+      const uint64_t buffer_base = size_t{req->buffer} * block_size_;
+      const uint32_t length = req->length;
+      uint32_t done = 0;
+      uint32_t pieces = 0;
+      while (done < length) {
+        const uint32_t piece = splitter.NextPieceLength(
+            req->offset + done, buffer_base + done, length - done);
+        PrepPiece<kShaped, kMode>(NextSqe(&ring_), req, req->offset + done,
+                                  piece, tag(piece == length));
+        done += piece;
+        ++pieces;
+      }
+      req->pieces_left = pieces;
+      sqes += pieces;
+    }
+    ++ios;
+  }
+  inflight_ += ios;
+  pieces_inflight_ += sqes;
+  if (measuring) stats_.sqes.Add(sqes);
+  return ios;
+}
+
+inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
+  if (ABSL_PREDICT_FALSE(sync_pending_)) {
+    sync_pending_ = false;
+    req->kind = kSyncIo;
+    req->is_write = true;
+    req->target = sync_target_;
+    req->offset = 0;
+    req->length = 0;
+    req->intended_ns = 0;
+    req->late = 0;
+    return;
+  }
+  req->is_write = shaper_.NextIsWrite(NextRandom());
+  req->kind = req->is_write ? write_kind_ : uint8_t{kReadIo};
+  req->length = shaper_.NextLength(req->is_write, NextRandom());
+  const uint64_t choice = NextRandom();
+  const uint64_t bucket = NextRandom();
+  req->offset = shaper_.NextOffset(req->target, req->length, choice, bucket,
+                                   NextRandom());
+  // Closed loop: intended as it is prepared (no schedule to lag behind).
+  req->intended_ns = open_loop_ ? pacer_.next_ns() : now_ns;
+  req->late = open_loop_ & (req->intended_ns <= queue_full_seen_ns_);
+  pacer_.Advance(NextRandom(), req->length);
+  if (group_.sync_every != 0 && req->kind == kWriteIo &&
+      --writes_to_sync_ == 0) {
+    writes_to_sync_ = group_.sync_every;
+    sync_pending_ = true;
+    sync_target_ = req->target;
+  }
+}
+
+template <typename Cache, bool kFits>
+inline void SubmitterThread::Release(typename Cache::PutRun& puts,
+                                     Request* req) {
+  if constexpr (!OwnsRequests<Cache>()) {
+    by_buffer_[req->buffer] = nullptr;
+    ReturnFreeBuffer(req->buffer);
+  }
+  if constexpr (kFits) {
+    puts.PutFitting(req);
+  } else {
+    puts.Put(req);
+  }
+}
+
+template <typename Cache>
+inline void SubmitterThread::PrefetchTurnState(const Cache& cache,
+                                               uint16_t turn_slot) {
+  // A kernel with page-table isolation and no PCID (the development VM)
+  // flushes the TLB on every return from io_uring_enter, so the first
+  // touch of each page after it walks the page tables; touched in program
+  // order, those walks stall one after another. These lines are the first
+  // of their pages the reap and the next prepare touch: the cache's ring
+  // at its head and its tail, the turn log, the three latency histograms
+  // (and the bucket each recorded last) and the counters, the batch and
+  // turn arrays, the control block, the next CQE and SQE. Loading them at
+  // once gained about 1.5 % on NOP (bench/RESULTS.md, 2026-12-03).
+  if constexpr (OwnsRequests<Cache>()) cache.Prefetch();
+  turns_->Prefetch(turn_slot);
+  __builtin_prefetch(&stats_, 1);
+  stats_.latency.Prefetch();
+  stats_.submit_latency.Prefetch();
+  stats_.completion_latency.Prefetch();
+  __builtin_prefetch(batch_.data(), 1);
+  __builtin_prefetch(turn_of_.data(), 1);
+  __builtin_prefetch(control_, 0);
+  __builtin_prefetch(&ring_.cq.cqes[*ring_.cq.khead & ring_.cq.ring_mask], 0);
+  __builtin_prefetch(&ring_.sq.sqes[ring_.sq.sqe_tail & ring_.sq.ring_mask], 1);
+}
+
+template <bool kShaped>
+inline SubmitterThread::Finished SubmitterThread::FinishOther(
+    const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
+    TallyFor<kShaped>* tally) {
+  ++tally->cqes;
+  if (ABSL_PREDICT_FALSE(IsWaitTick(cqe.user_data))) {
+    ++tally->ticks;
+    // A tick without F_MORE was its last: bound the waits again.
+    if ((cqe.flags & IORING_CQE_F_MORE) == 0) wait_tick_ = false;
+    return {};
+  }
+  Request* const req = CompletionTag<Request>(cqe.user_data).request();
+  if (ABSL_PREDICT_FALSE(cqe.res < 0)) {
+    if (req->result == 0) req->result = cqe.res;
+  } else {
+    req->done_bytes += static_cast<uint32_t>(cqe.res);
+  }
+  if (--req->pieces_left != 0) return {};  // more pieces of it in flight
+  // The logical I/O is complete: all of its pieces were reaped.
+  ++tally->completed;
+  // Reads and writes transfer their length; trims and syncs return 0.
+  const uint32_t expected = !kShaped || req->kind <= kWriteIo ? req->length : 0;
+  const bool failed = req->result != 0 || req->done_bytes != expected;
+  Finished done{.req = req};
+  if (ABSL_PREDICT_FALSE(verify_) && !VerifyCompletion(req, failed)) {
+    if (measuring) ++finished_ios_;
+  } else if (ABSL_PREDICT_FALSE(failed)) {
+    OnIoError(req, measuring);
+  } else if (measuring) {
+    if constexpr (kShaped) {
+      ++tally->kind_ios[req->kind];
+      tally->kind_bytes[req->kind] += req->length;
+      tally->late += req->late;
+      done.timed = latency_tracking_ && req->kind != kSyncIo;
+      if (done.timed && open_loop_) {
+        stats_.intended_latency.Record(
+            static_cast<uint64_t>(now_ns - req->intended_ns));
+      }
+    } else {
+      if (req->is_write) {
+        ++tally->write_ios;
+      } else {
+        ++tally->read_ios;
+      }
+      done.timed = latency_tracking_;
+    }
+  }
+  // Back to a free request's values, which Prepare relies on.
+  req->pieces_left = 1;
+  req->result = 0;
+  req->done_bytes = 0;
+  return done;
+}
+
+SubmitterThread::Finished SubmitterThread::FinishOtherOutOfLine(
+    const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
+    OtherTally* tally) {
+  return FinishOther<false>(cqe, measuring, now_ns, tally);
+}
+
+template <bool kShaped, typename Cache>
+inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
+                                      int64_t now_ns) {
+  // The CQEs are read in place: one acquire load of the tail for the whole
+  // batch, and one release store of the head (io_uring_cq_advance) after.
+  const unsigned n = io_uring_cq_ready(&ring_);
+  if (n == 0) return 0;
+  const unsigned head = *ring_.cq.khead;
+  CompletionRun<LiveLatencyHistogram> run(
+      turns_.get(), &stats_.latency, &stats_.submit_latency,
+      &stats_.completion_latency, now_ns);
+  typename Cache::PutRun puts(cache);  // the cache is not used otherwise here
+  TallyFor<kShaped> other;
+  const unsigned mask = ring_.cq.ring_mask;
+  // Rings here never use IORING_SETUP_CQE32: one 16-byte CQE per entry.
+  const io_uring_cqe* const cqes = ring_.cq.cqes;
+  // A whole I/O (one SQE) that transferred its full length is accounted
+  // from its CQE alone (completion_tag.h): its request is not read. Pieces
+  // of split I/Os, failures, short transfers, verify's I/Os and the shaped
+  // loop's go to FinishOther, which reads their request.
+  const int32_t whole_result = static_cast<int32_t>(io_length_);
+  const bool time_whole = measuring && latency_tracking_;
+  const bool mixed_directions = read_percent_ != 0 && read_percent_ != 100;
+  uint32_t whole_writes = 0;
+  unsigned i = 0;
+  while (i < n) {
+    const io_uring_cqe& cqe = cqes[(head + i) & mask];
+    const CompletionTag<Request> tag(cqe.user_data);
+    if (ABSL_PREDICT_FALSE(!tag.whole() || cqe.res != whole_result)) {
+      Finished done;
+      if constexpr (kShaped) {
+        done = FinishOther<true>(cqe, measuring, now_ns, &other);
+      } else {
+        done = FinishOtherOutOfLine(cqe, measuring, now_ns, &other);
+      }
+      if (done.req != nullptr) {
+        run.Add(tag.turn_slot(), done.timed);
+        Release<Cache>(puts, done.req);
+      }
+      ++i;
+      continue;
+    }
+    // The run of whole, full-length I/Os of this CQE's turn, as far as the
+    // cache takes them without a flush, in a loop that calls nothing: its
+    // counts stay in registers (across a call they would be stored and
+    // loaded back once per CQE), and the turn's run is told once.
+    const uint16_t slot = tag.turn_slot();
+    if constexpr (OwnsRequests<Cache>()) {
+      // The thread's own requests keep their buffers, so releasing a run is
+      // only copying its request pointers from the CQ into the cache's
+      // ring (TakeWholeRun), as far as neither ring wraps: about a third
+      // of the instructions per CQE of the loop below.
+      const unsigned at = (head + i) & mask;
+      const uint32_t limit = static_cast<uint32_t>(std::min<size_t>(
+          {n - i, mask + 1 - at, puts.contiguous_room()}));
+      if (ABSL_PREDICT_TRUE(limit != 0)) {
+        Request** const places = puts.next_places();
+        const WholeRun taken =
+            mixed_directions
+                ? TakeWholeRun<Request, true>(&cqes[at], limit, whole_result,
+                                              places)
+                : TakeWholeRun<Request, false>(&cqes[at], limit, whole_result,
+                                               places);
+        puts.Filled(taken.ios);
+        whole_writes += taken.writes;
+        run.Add(slot, taken.ios, time_whole ? taken.ios : 0);
+        i += taken.ios;
+        continue;
+      }
+    }
+    const unsigned end = i + static_cast<unsigned>(
+                                 std::min<size_t>(n - i, puts.room()));
+    if (ABSL_PREDICT_FALSE(end == i)) {  // a full cache: this Put flushes
+      whole_writes += tag.write();
+      run.Add(slot, time_whole);
+      Release<Cache>(puts, tag.request());
+      ++i;
+      continue;
+    }
+    const unsigned first = i;
+    uint32_t writes = 0;
+    do {
+      const io_uring_cqe& next = cqes[(head + i) & mask];
+      const CompletionTag<Request> next_tag(next.user_data);
+      if (!next_tag.whole() || next.res != whole_result ||
+          next_tag.turn_slot() != slot) {
+        break;
+      }
+      writes += next_tag.write();
+      Release<Cache, /*kFits=*/true>(puts, next_tag.request());
+      ++i;
+    } while (i < end);
+    whole_writes += writes;
+    run.Add(slot, i - first, time_whole ? i - first : 0);
+  }
+  run.Flush();
+  const uint32_t whole_ios = n - other.cqes;
+  const uint32_t completed = whole_ios + other.completed;
+  io_uring_cq_advance(&ring_, n);
+  pieces_inflight_ -= n - other.ticks;
+  inflight_ -= completed;
+  if (!measuring) return completed;
+  if constexpr (kShaped) {
+    const uint64_t* const kind_ios = other.kind_ios;
+    const uint64_t* const kind_bytes = other.kind_bytes;
+    const uint64_t ios =
+        kind_ios[kReadIo] + kind_ios[kWriteIo] + kind_ios[kTrimIo];
+    finished_ios_ += ios;
+    stats_.ios.Add(ios);
+    stats_.bytes.Add(kind_bytes[kReadIo] + kind_bytes[kWriteIo] +
+                     kind_bytes[kTrimIo]);
+    stats_.read_ios.Add(kind_ios[kReadIo]);
+    stats_.read_bytes.Add(kind_bytes[kReadIo]);
+    stats_.write_ios.Add(kind_ios[kWriteIo]);
+    stats_.write_bytes.Add(kind_bytes[kWriteIo]);
+    stats_.trim_ios.Add(kind_ios[kTrimIo]);
+    stats_.trim_bytes.Add(kind_bytes[kTrimIo]);
+    stats_.sync_ios.Add(kind_ios[kSyncIo]);
+    stats_.late_ios.Add(other.late);
+  } else {
+    // Whole I/Os are the plain loop's only.
+    const uint64_t read_ios = other.read_ios + (whole_ios - whole_writes);
+    const uint64_t write_ios = other.write_ios + whole_writes;
+    const uint64_t ios = read_ios + write_ios;
+    finished_ios_ += ios;
+    stats_.ios.Add(ios);
+    stats_.bytes.Add(ios * io_length_);
+    stats_.read_ios.Add(read_ios);
+    stats_.read_bytes.Add(read_ios * io_length_);
+    stats_.write_ios.Add(write_ios);
+    stats_.write_bytes.Add(write_ios * io_length_);
+  }
+  return completed;
+}
+
+RatePacer::Rate SubmitterThread::ThreadRate() const {
+  RatePacer::Rate rate;
+  rate.arrivals = group_.arrivals;
+  if (group_.rate_iops != 0) {
+    rate.per_second = static_cast<double>(group_.rate_iops) / group_.threads;
+  } else if (group_.rate_bw != 0) {
+    rate.per_second = static_cast<double>(group_.rate_bw) / group_.threads;
+    rate.per_byte = true;
+  }
+  return rate;
+}
+
+absl::Status SubmitterThread::SetUpShape(
+    const std::vector<uint64_t>& target_sizes, uint32_t thread_in_group) {
+  BLKPERF_ASSIGN_OR_RETURN(
+      shaper_, IoShaper::Create(group_, target_sizes, thread_in_group));
+  writes_to_sync_ = group_.sync_every;
+  if (group_.rate_iops != 0 || group_.rate_bw != 0 || spec_.spec.slo.enabled) {
+    // An open-loop thread sleeps until intended times: wake at them, not
+    // up to the default 50 us of timer slack late.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  }
+  return absl::OkStatus();
+}
+
+void SubmitterThread::FollowRate(int64_t now_ns) {
+  // Pairs with the release store that published the rate (an acquire load
+  // is a plain load on x86-64, and TSan sees it, unlike a fence).
+  const uint32_t generation =
+      control_->rate_generation.load(std::memory_order_acquire);
+  if (ABSL_PREDICT_TRUE(generation == rate_generation_)) return;
+  rate_generation_ = generation;
+  pacer_.Reset(control_->rates[generation], now_ns);
+  open_loop_ = pacer_.open_loop();
+}
+
+unsigned SubmitterThread::OpenLoopWait(uint32_t room, uint32_t prepped,
+                                       int64_t now, int64_t* timeout_ns) const {
+  if (inflight_ >= queue_depth_ || room == prepped) {
+    // No slot (or the I/O count is reached): wait as the closed loop does,
+    // so a rate beyond what the device sustains costs no more enters.
+    return std::min(complete_batch_, inflight_);
+  }
+  const int64_t next = pacer_.next_ns();
+  if (next <= now || sync_pending_) return 0;  // due now: go round again
+  // Sleep in the kernel until the next intended time or a completion:
+  // never a busy wait, even with nothing in flight.
+  *timeout_ns = std::clamp<int64_t>(next - now, 1, *timeout_ns);
+  return 1;
+}
+
+template <bool kShaped, IoMode kMode, typename Cache>
+void SubmitterThread::Run(Cache& cache) {
+  const int64_t measure_start = control_->measure_start_ns;
+  const int64_t end = control_->end_ns;
+  clock_ = TurnClock::Create();
+  int64_t now = clock_();
+  bool measuring = now >= measure_start;
+  uint64_t enter_calls = 0;
+  KernelRing ring(&ring_, ring_setup_.registered_ring_fd);
+  // A start's real-time priority lasts until the first turn is submitted.
+  next_steer_ns_ = now + kSteerIntervalNs;
+  next_stall_check_ns_ = NextStallCheck(now);
+  next_check_ns_ = start_priority_.raised()
+                       ? now
+                       : std::min(next_steer_ns_, next_stall_check_ns_);
+  if constexpr (kShaped) {
+    // The schedule starts with the thread's first I/O.
+    pacer_.Reset(ThreadRate(), now);
+    open_loop_ = pacer_.open_loop();
+    rate_generation_ = 0;
+    FollowRate(now);
+  }
+  // The first phase boundary this thread marks. A sequentially consistent
+  // store, then load, against Workload's publication (a sequentially
+  // consistent store) and its load of taken_generation_: either the
+  // workload sees the loop beginning, or this load sees its generation.
+  // Nothing is counted yet, so the mark is phase_mark_ as constructed,
+  // zero: no copy delays the first turn (and, on a CPU shared at a start
+  // instant, other threads' first turns).
+  taken_generation_.store(kLoopBeginning);
+  const uint32_t first_generation = control_->split_generation.load();
+  FollowSplitGeneration(first_generation);
+  taken_generation_.store(first_generation, std::memory_order_release);
+  for (;;) {
+    if (ABSL_PREDICT_FALSE(control_->stop.load(std::memory_order_relaxed)) ||
+        (end != 0 && now >= end)) {
+      break;
+    }
+    uint32_t room = queue_depth_ - inflight_;
+    if (io_quota_ != 0) {
+      const uint64_t left = io_quota_ - std::min(io_quota_, finished_ios_ + inflight_);
+      room = static_cast<uint32_t>(std::min<uint64_t>(room, left));
+      if (room == 0 && inflight_ == 0) break;
+    }
+    const uint32_t generation =
+        control_->split_generation.load(std::memory_order_relaxed);
+    if (ABSL_PREDICT_FALSE(generation != split_generation_)) {
+      // An acquire load pairs with the release store that published the
+      // strategy (a plain load on x86; TSan does not see a standalone
+      // acquire fence). Pieces in flight finish as they were cut; new I/Os
+      // use the new strategy.
+      TakeUpSplitStrategy(
+          control_->split_generation.load(std::memory_order_acquire));
+    }
+    if constexpr (kShaped) FollowRate(now);
+    const uint16_t turn_slot = turns_->NextSlot();
+    const uint32_t prepped =
+        Prepare<kShaped, kMode>(cache, std::min(room, submit_batch_),
+                                turn_slot, measuring, now);
+    if (prepped != 0) turns_->Start(turn_slot, prepped);
+    // As t/io_uring: while there is room to submit more, do not wait;
+    // otherwise wait for a batch of completions in the same syscall.
+    unsigned to_wait = 0;
+    int64_t timeout = WaitTimeout(now, end, !kShaped && wait_tick_);
+    if (kShaped && open_loop_) {
+      to_wait = OpenLoopWait(room, prepped, now, &timeout);
+    } else if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
+      to_wait = std::min(complete_batch_, inflight_);
+    }
+    // Shaped loop: a wait that starts with every slot taken (and submits
+    // nothing that could complete inline) lasts until the device frees one.
+    const bool full_wait = kShaped && prepped == 0 && inflight_ >= queue_depth_;
+    // The batch's stamps are taken right around the enter (io_turn.h); the
+    // wait is bounded so stop, the end and io_timeout are seen in time.
+    // Open loop submits, then waits for a completion or the next intended
+    // time in a second call when nothing completed at once (latency_mode
+    // per_io's turn): each I/O is reaped as soon as it completes. (One
+    // enter that submits and waits with a timeout also made buffered
+    // reads of a page-cache file go to io-wq workers: 3x the service time,
+    // more CPU; bench/RESULTS.md.)
+    const TurnResult turn = EnterAndStamp(
+        ring, clock_, &turns_->stamps(turn_slot), prepped, to_wait,
+        kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
+    PrefetchTurnState(cache, turn_slot);
+    if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
+    if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
+      OnEnterError(turn.ret, io_uring_sq_ready(&ring_), to_wait);
+      break;
+    }
+    now = turn.reap_ns;
+    // Every I/O intended up to now and not yet issued waited for a slot.
+    if (full_wait) queue_full_seen_ns_ = now;
+    Reap<kShaped>(cache, measuring, now);
+    stats_.inflight.Set(inflight_);
+    stats_.enter_calls.Set(enter_calls);
+    if (ABSL_PREDICT_FALSE(!measuring) && now >= measure_start) {
+      measuring = true;
+    }
+    last_reap_ns_.store(now, std::memory_order_relaxed);
+    if (ABSL_PREDICT_FALSE(now >= next_check_ns_) &&
+        PeriodicChecks(cache, now)) {
+      break;
+    }
+  }
+  last_reap_ns_.store(now, std::memory_order_release);
+  loop_ended_.store(true, std::memory_order_release);
+  if (!Drain<kShaped>(cache)) abandoned_.store(true, std::memory_order_release);
+}
+
+template <bool kShaped, typename Cache>
+bool SubmitterThread::Drain(Cache& cache) {
+  // Completions after the end are not measured; they are only collected so
+  // buffers can be unregistered with no I/O in flight.
+  KernelRing ring(&ring_, ring_setup_.registered_ring_fd);
+  while (inflight_ > 0) {
+    const int ret = ring.SubmitAndWait(1, kWaitTickNs);
+    if (ret < 0 && !TransientEnterError(ret)) break;
+    const int64_t now = clock_();
+    Reap<kShaped>(cache, /*measuring=*/false, now);
+    if (inflight_ > 0 && io_timeout_ns_ != 0 && now >= next_stall_check_ns_ &&
+        (stall_reported_ || CheckStalls(cache, now))) {
+      // The device holds I/O past io_timeout: do not wait for it here.
+      stats_.inflight.Set(inflight_);
+      return false;
+    }
+  }
+  stats_.inflight.Set(inflight_);
+  return true;
+}
+
+void SubmitterThread::WaitOutAbandoned() {
+  // Only this thread's ring is touched: the workload may be gone.
+  while (pieces_inflight_ > 0) {
+    io_uring_cqe* cqe = nullptr;
+    const int ret = io_uring_wait_cqe(&ring_, &cqe);
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN) return;
+    unsigned head = 0, n = 0, pieces = 0;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      ++n;
+      pieces += !IsWaitTick(cqe->user_data);
+    }
+    io_uring_cq_advance(&ring_, n);
+    pieces_inflight_ -= std::min(pieces, pieces_inflight_);
+  }
+}
+
+int64_t SubmitterThread::WaitTimeout(int64_t now, int64_t end,
+                                     bool ticked) const {
+  // A tick ends the wait within kWaitTickNs: no timeout of its own unless
+  // the end of the run comes sooner.
+  if (ticked && (end == 0 || end - now > kWaitTickNs)) return 0;
+  if (end == 0) return kWaitTickNs;
+  return std::clamp<int64_t>(end - now, 1, kWaitTickNs);
+}
+
+int64_t SubmitterThread::NextStallCheck(int64_t now) const {
+  return io_timeout_ns_ != 0 ? now + StallCheckInterval(io_timeout_ns_)
+                             : std::numeric_limits<int64_t>::max();
+}
+
+template <typename Cache>
+bool SubmitterThread::PeriodicChecks(const Cache& cache, int64_t now) {
+  start_priority_.Restore();  // nothing once restored
+  if (now >= next_steer_ns_) {
+    clock_.Steer();
+    next_steer_ns_ = now + kSteerIntervalNs;
+  }
+  const bool stalled = now >= next_stall_check_ns_ && CheckStalls(cache, now);
+  next_check_ns_ = std::min(next_steer_ns_, next_stall_check_ns_);
+  return stalled;
+}
+
+template <typename Cache>
+bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
+  next_stall_check_ns_ = NextStallCheck(now);
+  const std::optional<int64_t> oldest_ns = turns_->OldestSubmitNs();
+  if (!oldest_ns.has_value() || now - *oldest_ns <= io_timeout_ns_) {
+    return false;
+  }
+  // An I/O of that turn still in flight, for the report.
+  const auto of_oldest_turn = [&](uint32_t slot) {
+    return turns_->stamps(turn_of_[slot]).submit_ns == *oldest_ns;
+  };
+  const Request* oldest = nullptr;
+  if constexpr (OwnsRequests<Cache>()) {
+    // The thread's own requests: in flight unless the cache holds them.
+    std::fill(free_scratch_.begin(), free_scratch_.end(), 0);
+    cache.ForEachLocal([&](const Request* req) {
+      free_scratch_[SlotOf<Cache>(req)] = 1;
+    });
+    for (uint32_t i = 0; i < queue_depth_ && oldest == nullptr; ++i) {
+      if (free_scratch_[i] == 0 && of_oldest_turn(i)) {
+        oldest = &requests_[i];
+      }
+    }
+  } else {
+    for (uint32_t i = 0; i < queue_depth_ && oldest == nullptr; ++i) {
+      if (by_buffer_[i] != nullptr && of_oldest_turn(i)) oldest = by_buffer_[i];
+    }
+  }
+  if (oldest == nullptr) return false;  // unreachable: the turn holds I/O
+  const int64_t outstanding_ns = now - *oldest_ns;
+  stall_reported_ = true;
+  stats_.errors[ETIMEDOUT].Add(1);
+  stats_.error_total.Add(1);
+  ClaimErrorSite(ETIMEDOUT, oldest->target, oldest->offset);
+  FirstError& stall = control_->fatal_error;
+  if (!control_->fatal_claimed.exchange(true)) {
+    stall.errno_value = ETIMEDOUT;
+    stall.target = spec_.spec.targets[oldest->target].path;
+    stall.offset = oldest->offset;
+    stall.message = absl::StrCat(
+        "I/O timeout: ", oldest->is_write ? "write" : "read", " of ",
+        oldest->length, " bytes at ", stall.target, " offset ", oldest->offset,
+        " outstanding for ",
+        absl::FormatDuration(absl::Nanoseconds(outstanding_ns)),
+        " (io_timeout ",
+        absl::FormatDuration(absl::Nanoseconds(io_timeout_ns_)),
+        "; submitter thread ", index_, " has ", inflight_,
+        " I/Os outstanding): the device stopped completing");
+    control_->fatal_published.store(true, std::memory_order_release);
+  }
+  control_->stop.store(true);
+  return true;
+}
+
+void SubmitterThread::OnEnterError(int ret, uint32_t sqes, unsigned wait_nr) {
+  const int error_number = -ret;
+  stats_.errors[error_number < kMaxErrno ? error_number : EIO].Add(1);
+  stats_.error_total.Add(1);
+  if (!control_->fatal_claimed.exchange(true)) {
+    control_->fatal_error = EnterFailure(index_, error_number, sqes, wait_nr);
+    control_->fatal_published.store(true, std::memory_order_release);
+  }
+  control_->stop.store(true);
+}
+
+void SubmitterThread::ClaimErrorSite(int errno_value, uint16_t target,
+                                     uint64_t offset) {
+  // A load first: once the slots are full, errors cost no read-modify-write.
+  if (control_->error_sites_claimed.load(std::memory_order_relaxed) >=
+      kMaxErrorSites) {
+    return;
+  }
+  const uint32_t i = control_->error_sites_claimed.fetch_add(1);
+  if (i >= kMaxErrorSites) return;
+  ErrorSiteSlot& slot = control_->error_sites[i];
+  slot.errno_value = errno_value;
+  slot.target = target;
+  slot.offset = offset;
+  slot.ready.store(true, std::memory_order_release);
+}
+
+void SubmitterThread::OnIoError(Request* req, bool measuring) {
+  int slot;
+  int error_number;
+  if (req->result < 0) {
+    error_number = -req->result;
+    slot = error_number < kMaxErrno ? error_number : EIO;
+  } else {
+    slot = kShortTransferSlot;
+    error_number = kShortTransferErrno;
+  }
+  if (measuring) ++finished_ios_;
+  stats_.errors[slot].Add(1);
+  stats_.error_total.Add(1);
+  ClaimErrorSite(error_number, req->target, req->offset);
+  const std::string& path = spec_.spec.targets[req->target].path;
+  if (!control_->first_error_claimed.exchange(true)) {
+    FirstError& first = control_->first_error;
+    first.errno_value = error_number;
+    first.target = path;
+    first.offset = req->offset;
+    if (slot == kShortTransferSlot) {
+      first.message = absl::StrCat("short transfer: ", req->done_bytes, " of ",
+                                   req->length, " bytes at ", path,
+                                   " offset ", req->offset);
+    } else {
+      first.message = absl::StrCat(SlotName(slot), " (", strerror(error_number),
+                                   ") at ", path, " offset ", req->offset,
+                                   req->is_write ? " (write)" : " (read)");
+    }
+    control_->first_error_published.store(true, std::memory_order_release);
+  }
+  if (!continue_on_error_) control_->stop.store(true);
+}
+
+bool SubmitterThread::VerifyCompletion(Request* req, bool failed) {
+  const char* data = buffers_ + size_t{req->buffer} * block_size_;
+  if (verifier_->End(req->target, req->offset, req->is_write,
+                     req->verify_value, failed, data)) {
+    return true;
+  }
+  stats_.errors[kVerifyMismatchSlot].Add(1);
+  stats_.error_total.Add(1);
+  ClaimErrorSite(kVerifyMismatchErrno, req->target,
+                 verifier_->last_bad_byte_offset());
+  if (!control_->first_error_claimed.exchange(true)) {
+    FirstError& first = control_->first_error;
+    first.errno_value = kVerifyMismatchErrno;
+    first.target = spec_.spec.targets[req->target].path;
+    first.offset = req->offset;
+    first.message = verifier_->last_message();
+    control_->first_error_published.store(true, std::memory_order_release);
+  }
+  if (!continue_on_error_) control_->stop.store(true);
+  return false;
+}
+
+void SubmitterThread::AddVerify(VerifySummary* out) const {
+  if (verifier_ != nullptr) verifier_->AddTo(out, exited());
+}
+
+// Out of line: the loop calls it once a switch, and its copy of the
+// counters stays out of the loop's code.
+ABSL_ATTRIBUTE_NOINLINE void SubmitterThread::TakeUpSplitStrategy(
+    uint32_t generation) {
+  FollowSplitGeneration(generation);
+  CountsTo(&phase_mark_);
+  taken_generation_.store(generation, std::memory_order_release);
+}
+
+void SubmitterThread::FollowSplitGeneration(uint32_t generation) {
+  if (generation != split_generation_) {
+    split_generation_ = generation;
+    ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
+  }
+}
+
+bool SubmitterThread::PhaseBoundary(uint32_t generation,
+                                    ThreadSnapshot* out) const {
+  // Ended first, then taken: a loop that ended had taken up all it will.
+  const bool ended = loop_ended_.load(std::memory_order_acquire);
+  const uint32_t taken = taken_generation_.load();  // see Run()'s first mark
+  if (taken == generation) {
+    *out = phase_mark_;
+  } else if (taken == kLoopNotBegun) {
+    *out = ThreadSnapshot{};
+  } else if (ended) {
+    CountsTo(out);
+  } else {
+    return false;
+  }
+  out->thread_index = index_;
+  out->cpu = cpu_;
+  CpuTimesTo(out);
+  return true;
+}
+
+void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
+  out->thread_index = index_;
+  out->cpu = cpu_;
+  CountsTo(out);
+  CpuTimesTo(out);
+}
+
+void SubmitterThread::CpuTimesSinceStart(double* user, double* system,
+                                         double* io_workers) const {
+  if (exited()) {
+    *user = final_user_seconds_.load();
+    *system = final_system_seconds_.load();
+  } else if (tid_ != 0) {
+    ReadTaskCpu(tid_, user, system);
+  }
+  if (tid_ != 0) *io_workers = control_->io_worker_cpu.SecondsOf(tid_);
+}
+
+void SubmitterThread::MarkCpuBaseline() {
+  double user = 0, system = 0, io_workers = 0;
+  CpuTimesSinceStart(&user, &system, &io_workers);
+  baseline_user_seconds_.store(user, std::memory_order_relaxed);
+  baseline_system_seconds_.store(system, std::memory_order_relaxed);
+  baseline_io_worker_seconds_.store(io_workers, std::memory_order_relaxed);
+  cpu_baseline_taken_.store(true, std::memory_order_release);
+}
+
+void SubmitterThread::CpuTimesTo(ThreadSnapshot* out) const {
+  out->user_cpu_seconds = 0;
+  out->system_cpu_seconds = 0;
+  out->io_worker_cpu_seconds = 0;
+  if (!cpu_baseline_taken_.load(std::memory_order_acquire)) return;
+  double user = 0, system = 0, io_workers = 0;
+  CpuTimesSinceStart(&user, &system, &io_workers);
+  // Each reading only grows (the kernel keeps a task's adjusted times
+  // monotonic, and IoWorkerCpu its sums); the clamp keeps a thread whose
+  // procfs read failed at zero rather than negative.
+  const auto since = [](double now, const std::atomic<double>& then) {
+    return std::max(0.0, now - then.load(std::memory_order_relaxed));
+  };
+  out->user_cpu_seconds = since(user, baseline_user_seconds_);
+  out->system_cpu_seconds = since(system, baseline_system_seconds_);
+  out->io_worker_cpu_seconds = since(io_workers, baseline_io_worker_seconds_);
+}
+
+void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
+  out->ios = stats_.ios.Get();
+  out->bytes = stats_.bytes.Get();
+  out->read_ios = stats_.read_ios.Get();
+  out->read_bytes = stats_.read_bytes.Get();
+  out->write_ios = stats_.write_ios.Get();
+  out->write_bytes = stats_.write_bytes.Get();
+  out->sqes = stats_.sqes.Get();
+  out->enter_calls = stats_.enter_calls.Get();
+  out->inflight = stats_.inflight.Get();
+  if (per_cpu_cache_ != nullptr) {
+    out->cache_hits = per_cpu_cache_->hits();
+    out->cache_misses = per_cpu_cache_->misses();
+  } else if (shared_cache_ != nullptr) {
+    out->cache_hits = shared_cache_->hits();
+    out->cache_misses = shared_cache_->misses();
+  }
+  out->errors.clear();
+  for (int slot = 0; slot < kErrorSlots; ++slot) {
+    const uint64_t count = stats_.errors[slot].Get();
+    if (count != 0) {
+      out->errors.push_back({SlotErrno(slot), SlotName(slot), count});
+    }
+  }
+  stats_.latency.SnapshotTo(&out->latency);
+  stats_.submit_latency.SnapshotTo(&out->submit_latency);
+  stats_.completion_latency.SnapshotTo(&out->completion_latency);
+  stats_.intended_latency.SnapshotTo(&out->intended_latency);
+  out->late_ios = stats_.late_ios.Get();
+  out->trim_ios = stats_.trim_ios.Get();
+  out->trim_bytes = stats_.trim_bytes.Get();
+  out->sync_ios = stats_.sync_ios.Get();
+}
+
+}  // namespace blkperf::internal

@@ -1,0 +1,485 @@
+#include "daemon/engine/spec/spec_validation.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "base/status_macros.h"
+#include "daemon/engine/spec/shape_validation.h"
+#include "daemon/engine/verify/verify_block.h"
+
+namespace blkperf {
+namespace {
+
+constexpr uint32_t kDefaultBatch = 32;
+
+absl::Status Invalid(absl::string_view field, absl::string_view reason) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", reason));
+}
+
+std::string CpuListText(const std::vector<int>& cpus) {
+  return absl::StrJoin(cpus, ",");
+}
+
+bool Contains(const std::vector<int>& values, int value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// How I/Os address their buffers: vectored, buffer_layout.
+absl::Status ValidateBufferFields(const WorkloadSpec& spec) {
+  if (spec.vectored && spec.fixed_buffers) {
+    return Invalid("vectored",
+                   "needs fixed_buffers off: vectored I/O is READV/WRITEV on "
+                   "user addresses (blkperf does not issue READV_FIXED)");
+  }
+  if (spec.buffer_layout == BufferLayout::kOneRegion) {
+    if (!spec.fixed_buffers) {
+      return Invalid("buffer_layout",
+                     "one_region only applies to registered buffers and "
+                     "fixed_buffers is off");
+    }
+    const uint64_t region = uint64_t{spec.queue_depth} * spec.block_size;
+    if (region > kMaxRegisteredBufferBytes) {
+      return Invalid("buffer_layout",
+                     absl::StrCat("one_region: queue_depth x block_size = ",
+                                  region, " bytes exceeds the kernel's ",
+                                  kMaxRegisteredBufferBytes,
+                                  "-byte limit on one registered buffer"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// nop: no device, so nothing that needs one (WorkloadSpec::nop). The
+// workload-shape fields are checked on the resolved groups (NopShapeCheck).
+absl::Status ValidateNopFields(const WorkloadSpec& spec) {
+  if (!spec.targets.empty()) {
+    return Invalid("targets", absl::StrCat("has ", spec.targets.size(),
+                                           " entries, but nop runs on no "
+                                           "target: leave targets empty"));
+  }
+  if (spec.op != Op::kRead && spec.op != Op::kRandRead) {
+    return Invalid("op", absl::StrCat(OpName(spec.op),
+                                      " with nop: a NOP moves no data, so "
+                                      "only read and randread are accepted"));
+  }
+  if (spec.verify) return Invalid("verify", "has no data to check with nop");
+  if (spec.polled == PollMode::kOn) {
+    return Invalid("polled", "on with nop: there is no device to poll");
+  }
+  if (spec.split.kind != SplitStrategy::Kind::kNone ||
+      !spec.ab_strategies.empty()) {
+    return Invalid(spec.ab_strategies.empty() ? "split" : "ab_strategies",
+                   "needs a device's queue limits; nop has none (split none "
+                   "only)");
+  }
+  if (!spec.groups.empty()) {
+    return Invalid("groups", "cannot be used with nop");
+  }
+  return absl::OkStatus();
+}
+
+// The stand-in target of a NOP workload: offsets are still drawn (they are
+// part of the engine's cost per I/O), over 1 GiB or one block.
+TargetInfo NopTargetInfo(uint32_t block_size) {
+  TargetInfo info;
+  info.path = "nop";
+  info.resolved_path = "nop";
+  info.kind = TargetKind::kNop;
+  info.size_bytes = std::max<uint64_t>(uint64_t{1} << 30, block_size);
+  info.logical_block_size = 512;
+  info.physical_block_size = 512;
+  return info;
+}
+
+absl::Status NopShapeCheck(const std::vector<GroupShape>& groups) {
+  for (const GroupShape& g : groups) {
+    if (g.shaped) {
+      return Invalid("nop",
+                     "needs plain I/O shapes: no distribution, "
+                     "random_percent, bssplit, rates, syncs, trims or slo");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
+  if (spec.verify_pass && !spec.verify) {
+    return Invalid("verify_pass", "needs verify");
+  }
+  if (spec.verify_dump && !spec.verify) {
+    return Invalid("verify_dump", "needs verify");
+  }
+  if (!spec.verify) return absl::OkStatus();
+  if (!spec.groups.empty()) {
+    return Invalid("verify", "cannot be used with groups");
+  }
+  const size_t threads = TopLevelThreads(spec);
+  if (spec.verify_pass && spec.op != Op::kRead) {
+    return Invalid("verify_pass", absl::StrCat("reads every block in order: op "
+                                               "must be read, not ",
+                                               OpName(spec.op)));
+  }
+  if ((spec.verify_pass || OpWrites(spec.op, spec.read_percent)) &&
+      threads > 1) {
+    return Invalid("threads",
+                   absl::StrCat(threads, ": verify with writes (or "
+                                "verify_pass) runs one submitter thread, the "
+                                "only writer of the generation table"));
+  }
+  if (spec.block_size % kVerifySectorBytes != 0) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " is not a multiple of ",
+                                kVerifySectorBytes, " (required by verify)"));
+  }
+  if (spec.alignment != 0 && spec.alignment != spec.block_size) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " differs from block_size ",
+                                spec.block_size, ": verify checks whole "
+                                "blocks at multiples of the block size"));
+  }
+  return absl::OkStatus();
+}
+
+// Checks that need no target: ranges, batches, CPUs, times.
+absl::Status ValidateFields(const WorkloadSpec& spec,
+                            const EngineLimits& limits, const HostCpus& cpus) {
+  const std::vector<int>& online = cpus.online;
+  if (spec.nop) {
+    BLKPERF_RETURN_IF_ERROR(ValidateNopFields(spec));
+  } else if (spec.targets.empty()) {
+    return Invalid("targets", "is empty: at least one target is required");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetSpec& t = spec.targets[i];
+    const std::string field = absl::StrCat("targets[", i, "].path");
+    if (t.path.empty()) return Invalid(field, "is empty");
+    if (!seen.insert(t.path).second) {
+      return Invalid(field, absl::StrCat(t.path, " is listed twice"));
+    }
+    if (t.create_size != 0 && !t.allow_write) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("targets[", i, "].create_size: creating or filling ",
+                       t.path, " is a write and needs allow_write"));
+    }
+  }
+  if (spec.read_percent > 100) {
+    return Invalid("read_percent",
+                   absl::StrCat(spec.read_percent, " is not in 0..100"));
+  }
+  if (spec.block_size == 0) return Invalid("block_size", "must be > 0");
+  if (spec.block_size > limits.max_block_size) {
+    return Invalid("block_size",
+                   absl::StrCat(spec.block_size, " exceeds the limit ",
+                                limits.max_block_size));
+  }
+  if (spec.queue_depth == 0) return Invalid("queue_depth", "must be > 0");
+  if (spec.queue_depth > limits.max_queue_depth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("queue_depth ", spec.queue_depth,
+                     " exceeds the limit max_queue_depth ",
+                     limits.max_queue_depth));
+  }
+  if (spec.submit_batch > spec.queue_depth) {
+    return Invalid("submit_batch",
+                   absl::StrCat(spec.submit_batch, " exceeds queue_depth ",
+                                spec.queue_depth));
+  }
+  if (spec.complete_batch > spec.queue_depth) {
+    return Invalid("complete_batch",
+                   absl::StrCat(spec.complete_batch, " exceeds queue_depth ",
+                                spec.queue_depth));
+  }
+  std::set<int> listed;
+  for (size_t i = 0; i < spec.cpus.size(); ++i) {
+    if (!listed.insert(spec.cpus[i]).second) {
+      return Invalid(absl::StrCat("cpus[", i, "]"),
+                     absl::StrCat(spec.cpus[i],
+                                  " is listed twice: one submitter thread per "
+                                  "CPU"));
+    }
+    if (!Contains(online, spec.cpus[i])) {
+      return Invalid(absl::StrCat("cpus[", i, "]"),
+                     absl::StrCat(spec.cpus[i], " is not online (online: ",
+                                  CpuListText(online), ")"));
+    }
+  }
+  if (spec.threads != 0 && !spec.cpus.empty() &&
+      spec.threads != spec.cpus.size()) {
+    return Invalid("threads",
+                   absl::StrCat(spec.threads, " does not match the ",
+                                spec.cpus.size(), " entries of cpus"));
+  }
+  const uint32_t threads = TopLevelThreads(spec);
+  if (threads > limits.max_threads) {
+    return Invalid("threads", absl::StrCat(threads, " exceeds the limit ",
+                                           limits.max_threads));
+  }
+  if (spec.runtime < absl::ZeroDuration()) {
+    return Invalid("runtime", "must not be negative");
+  }
+  // An SLO search ends after its steps (SpecMaxDuration): runtime is moot.
+  if (spec.runtime == absl::ZeroDuration() && spec.io_count == 0 &&
+      !spec.slo.enabled) {
+    return Invalid("runtime", "is 0 and io_count is 0: the workload would never end");
+  }
+  if (spec.runtime > limits.max_runtime) {
+    return Invalid("runtime",
+                   absl::StrCat(absl::FormatDuration(spec.runtime),
+                                " exceeds the limit max_runtime ",
+                                absl::FormatDuration(limits.max_runtime)));
+  }
+  if (spec.ramp_time < absl::ZeroDuration()) {
+    return Invalid("ramp_time", "must not be negative");
+  }
+  if (spec.polled == PollMode::kOn && !spec.direct) {
+    return Invalid("polled", "on needs direct I/O (direct is false)");
+  }
+  if (spec.sqpoll_cpu >= 0 && !spec.sqpoll) {
+    return Invalid("sqpoll_cpu", "is set but sqpoll is off");
+  }
+  if (spec.sqpoll_cpu >= 0 && !Contains(online, spec.sqpoll_cpu)) {
+    return Invalid("sqpoll_cpu",
+                   absl::StrCat(spec.sqpoll_cpu, " is not online (online: ",
+                                CpuListText(online), ")"));
+  }
+  if (spec.sqpoll_cpu < -1) {
+    return Invalid("sqpoll_cpu", absl::StrCat(spec.sqpoll_cpu,
+                                              " is not a CPU (-1 = any)"));
+  }
+  BLKPERF_ASSIGN_OR_RETURN(const std::vector<GroupShape> groups,
+                           internal::ResolveGroups(spec, limits, cpus));
+  const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
+  if (buffer_bytes > limits.max_buffer_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "threads x queue_depth x block_size = ", buffer_bytes,
+        " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
+        limits.max_buffer_bytes,
+        spec.groups.empty() ? "" : " (summed over the groups)"));
+  }
+  if (spec.nop) BLKPERF_RETURN_IF_ERROR(NopShapeCheck(groups));
+  if (spec.verify) {
+    for (const GroupShape& g : groups) {
+      if (g.shaped) {
+        return Invalid("verify",
+                       "needs plain I/O shapes: no distribution, "
+                       "random_percent, bssplit, rates, syncs, trims or slo");
+      }
+    }
+  }
+  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
+  if (!spec.ab_strategies.empty()) {
+    if (spec.ab_strategies.size() < 2) {
+      return Invalid("ab_strategies", "needs at least two strategies to compare");
+    }
+    if (spec.ab_slice < kMinAbSlice) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
+                                  " is below the minimum ",
+                                  absl::FormatDuration(kMinAbSlice),
+                                  ": shorter slices measure the switch, not "
+                                  "the strategies"));
+    }
+    const int64_t switches = spec.runtime / spec.ab_slice;
+    if (switches > kMaxAbSwitches) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
+                                  " over runtime ",
+                                  absl::FormatDuration(spec.runtime), " is ",
+                                  switches, " switches, more than the ",
+                                  kMaxAbSwitches,
+                                  " a workload records; lengthen ab_slice"));
+    }
+    if (spec.runtime < spec.ab_slice * static_cast<int64_t>(spec.ab_strategies.size())) {
+      return Invalid("ab_slice",
+                     absl::StrCat(absl::FormatDuration(spec.ab_slice), " x ",
+                                  spec.ab_strategies.size(),
+                                  " strategies does not fit in runtime ",
+                                  absl::FormatDuration(spec.runtime)));
+    }
+  }
+  if (spec.alignment != 0 && (spec.op == Op::kRead || spec.op == Op::kWrite) &&
+      spec.block_size % spec.alignment != 0) {
+    return Invalid("alignment",
+                   absl::StrCat(spec.alignment, " does not divide block_size ",
+                                spec.block_size,
+                                ": sequential ops advance by block_size, so "
+                                "their offsets would not be aligned"));
+  }
+  if (spec.io_timeout < absl::ZeroDuration() ||
+      (spec.io_timeout > absl::ZeroDuration() &&
+       spec.io_timeout < kMinIoTimeout)) {
+    return Invalid("io_timeout",
+                   absl::StrCat(absl::FormatDuration(spec.io_timeout),
+                                " is neither 0 (off) nor at least ",
+                                absl::FormatDuration(kMinIoTimeout)));
+  }
+  return ValidateVerifyFields(spec);
+}
+
+absl::Status ValidateAgainstTarget(const WorkloadSpec& spec,
+                                   const std::vector<GroupShape>& groups,
+                                   size_t index, const TargetInfo& info) {
+  BLKPERF_RETURN_IF_ERROR(
+      internal::ValidateGroupsAgainstTarget(spec, groups, index, info));
+  BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(spec.split, "split", info));
+  for (size_t k = 0; k < spec.ab_strategies.size(); ++k) {
+    BLKPERF_RETURN_IF_ERROR(CheckSplitForTarget(
+        spec.ab_strategies[k], absl::StrCat("ab_strategies[", k, "]"), info));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
+                                 absl::string_view field,
+                                 const TargetInfo& target) {
+  const uint32_t lbs = std::max<uint32_t>(target.logical_block_size, 1);
+  if (strategy.kind == SplitStrategy::Kind::kFixed &&
+      (strategy.fixed_bytes == 0 || strategy.fixed_bytes % lbs != 0)) {
+    return Invalid(field, absl::StrCat(SplitStrategyName(strategy),
+                                       ": piece size ", strategy.fixed_bytes,
+                                       " is not a multiple of ", target.path,
+                                       "'s logical block size ", lbs));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSpecFields(const WorkloadSpec& spec,
+                                const EngineLimits& limits) {
+  return ValidateFields(spec, limits, CurrentHostCpus());
+}
+
+absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) {
+  const HostCpus cpus = CurrentHostCpus();
+  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, cpus));
+
+  ResolvedSpec resolved;
+  WorkloadSpec& out = resolved.spec;
+  out = spec;
+  if (out.alignment == 0) out.alignment = out.block_size;
+  if (out.submit_batch == 0) {
+    out.submit_batch = std::min(kDefaultBatch, out.queue_depth);
+  }
+  if (out.complete_batch == 0) {
+    out.complete_batch = std::min(kDefaultBatch, out.queue_depth);
+  }
+  out.threads = TopLevelThreads(out);
+  FillDefaultCpus(cpus.placement, out.threads, &out.cpus);
+  if (out.polled == PollMode::kAuto && !out.direct) {
+    out.polled = PollMode::kOff;
+  }
+  // From the spec as given: a group's unset batches follow its own depth.
+  BLKPERF_ASSIGN_OR_RETURN(resolved.groups,
+                           internal::ResolveGroups(spec, limits, cpus));
+  if (!out.groups.empty()) {
+    out.cpus = SpecCpus(out);
+    out.threads = static_cast<uint32_t>(out.cpus.size());
+  }
+  for (size_t g = 0; g < resolved.groups.size(); ++g) {
+    const GroupShape& group = resolved.groups[g];
+    resolved.thread_group.insert(resolved.thread_group.end(), group.threads,
+                                 static_cast<uint16_t>(g));
+    resolved.writes = resolved.writes || group.writes;
+    resolved.shaped = resolved.shaped || group.shaped;
+    resolved.max_block_size =
+        std::max(resolved.max_block_size, group.max_block_size);
+    resolved.max_queue_depth =
+        std::max(resolved.max_queue_depth, group.queue_depth);
+  }
+
+  for (size_t i = 0; i < out.targets.size(); ++i) {
+    const TargetSpec& t = out.targets[i];
+    if (resolved.writes && !t.allow_write) {
+      Op writer = out.op;
+      for (const GroupShape& g : resolved.groups) {
+        if (g.writes) {
+          writer = g.op;
+          break;
+        }
+      }
+      return absl::PermissionDeniedError(absl::StrCat(
+          "targets[", i, "] ", t.path, ": op ", OpName(writer),
+          " writes, and writing this target was not allowed (allow_write)"));
+    }
+    absl::StatusOr<TargetInfo> info =
+        t.fd >= 0 ? ProbeTargetFd(t.fd, t.path) : ProbeTarget(t.path);
+    if (!info.ok()) {
+      if (absl::IsNotFound(info.status())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("targets[", i, "].path ", t.path,
+                         " does not exist (set create_size to create a file)"));
+      }
+      return absl::Status(info.status().code(),
+                          absl::StrCat("targets[", i, "].path: ",
+                                       info.status().message()));
+    }
+    if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
+      return Invalid(absl::StrCat("targets[", i, "].create_size"),
+                     absl::StrCat("applies to regular files only; ", t.path,
+                                  " is a block device"));
+    }
+    BLKPERF_RETURN_IF_ERROR(
+        ValidateAgainstTarget(out, resolved.groups, i, *info));
+    for (size_t k = 0; k < resolved.targets.size(); ++k) {
+      if (SameIdentity(resolved.targets[k], *info)) {
+        return Invalid(absl::StrCat("targets[", i, "].path"),
+                       absl::StrCat(t.path, " is the same ",
+                                    info->kind == TargetKind::kBlockDevice
+                                        ? "device"
+                                        : "file (inode)",
+                                    " as targets[", k, "] ",
+                                    out.targets[k].path,
+                                    " (a hard link or a second name)"));
+      }
+    }
+    resolved.targets.push_back(*std::move(info));
+  }
+  if (out.nop) {
+    out.targets = {TargetSpec{.path = "nop"}};
+    resolved.targets = {NopTargetInfo(out.block_size)};
+  }
+  uint64_t min_size = UINT64_MAX;
+  for (const TargetInfo& info : resolved.targets) {
+    min_size = std::min(min_size, info.size_bytes);
+  }
+  for (size_t g = 0; g < resolved.groups.size(); ++g) {
+    if (!OpTrims(resolved.groups[g].op)) continue;
+    for (const TargetInfo& info : resolved.targets) {
+      if (info.kind != resolved.targets[0].kind) {
+        return Invalid(internal::GroupFieldPrefix(out, g) + "op",
+                       absl::StrCat(OpName(resolved.groups[g].op),
+                                    ": the targets mix block devices and "
+                                    "files; trims discard on devices and "
+                                    "punch holes in files, so give one kind"));
+      }
+    }
+  }
+  resolved.min_target_bytes = min_size;
+  const uint64_t min_blocks = min_size / out.block_size;
+  if (out.verify && resolved.writes && out.queue_depth >= min_blocks) {
+    return Invalid("queue_depth",
+                   absl::StrCat(out.queue_depth, " is not below the ",
+                                min_blocks, " blocks of the smallest target: "
+                                "verify never has two I/Os of one block in "
+                                "flight"));
+  }
+  if (out.verify_pass) {
+    // Every block once: round-robin over the targets, each from block 0.
+    out.io_count = min_blocks * out.targets.size();
+    out.runtime = absl::ZeroDuration();
+  }
+  return resolved;
+}
+
+}  // namespace blkperf

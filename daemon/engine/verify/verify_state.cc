@@ -1,0 +1,236 @@
+#include "daemon/engine/verify/verify_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "daemon/engine/verify/verify_block.h"
+
+namespace blkperf {
+namespace {
+
+constexpr uint64_t kStateMagic = 0x31545356504b4c42ULL;  // "BLKPVST1"
+constexpr uint32_t kStateVersion = 1;
+constexpr size_t kPathBytes = 1024;
+
+struct StateHeader {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t block_size;
+  uint64_t target_id;
+  uint64_t blocks;
+  char path[kPathBytes];  // the target path, for people reading the file
+};
+static_assert(sizeof(StateHeader) <= kVerifyStateHeaderBytes);
+
+}  // namespace
+
+std::string VerifyStateFile::FilePath(absl::string_view state_dir,
+                                      absl::string_view target_path) {
+  return absl::StrFormat("%s/%016x.state", state_dir,
+                         VerifyTargetId(target_path));
+}
+
+bool VerifyStateFile::Discard(absl::string_view state_dir,
+                              absl::string_view target_path) {
+  if (state_dir.empty()) return false;
+  return unlink(FilePath(state_dir, target_path).c_str()) == 0;
+}
+
+absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
+    absl::string_view state_dir, absl::string_view target_path,
+    uint32_t block_size, uint64_t blocks, Mode mode) {
+  if (blocks > kMaxVerifyStateBlocks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "verify: ", target_path, " has ", blocks, " blocks of ", block_size,
+        " bytes; verify state is limited to ", kMaxVerifyStateBlocks,
+        " blocks (", kMaxVerifyStateBytes >> 20,
+        " MiB): use a larger block_size"));
+  }
+  std::unique_ptr<VerifyStateFile> state(new VerifyStateFile());
+  state->blocks_ = blocks;
+  if (state_dir.empty()) {
+    if (mode == kLoad) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "verify: no data directory to load ", target_path,
+          "'s verify state from"));
+    }
+    absl::Status mapped = state->Map(-1, true, target_path, block_size);
+    if (!mapped.ok()) return mapped;
+    return state;
+  }
+  const std::string dir(state_dir);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "verify state directory ", dir, " cannot be created: ",
+        error.message()));
+  }
+  state->path_ = FilePath(state_dir, target_path);
+  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW |
+                    (mode == kCreateOrLoad ? O_CREAT : 0);
+  const int fd = open(state->path_.c_str(), flags, 0600);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      return absl::NotFoundError(absl::StrCat(
+          "verify: no verify state for ", target_path, " (", state->path_,
+          "): write the target with verify first"));
+    }
+    return absl::ErrnoToStatus(errno, absl::StrCat("verify state ",
+                                                   state->path_));
+  }
+  absl::Cleanup close_fd = [fd] { close(fd); };
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "verify state ", state->path_, " is not a regular file"));
+  }
+  const uint64_t want = kVerifyStateHeaderBytes + blocks * sizeof(uint32_t);
+  bool compatible = false;
+  StateHeader header{};
+  if (pread(fd, &header, sizeof(header), 0) ==
+      static_cast<ssize_t>(sizeof(header))) {
+    compatible = static_cast<uint64_t>(st.st_size) == want &&
+                 header.magic == kStateMagic &&
+                 header.version == kStateVersion &&
+                 header.block_size == block_size && header.blocks == blocks &&
+                 header.target_id == VerifyTargetId(target_path);
+  }
+  if (!compatible && mode == kLoad) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "verify: the verify state of ", target_path, " (", state->path_,
+        ") was written for ",
+        header.magic == kStateMagic
+            ? absl::StrCat("block_size ", header.block_size, " and ",
+                           header.blocks, " blocks")
+            : "another layout",
+        "; this run has block_size ", block_size, " and ", blocks,
+        " blocks: use the same block_size"));
+  }
+  if (!compatible && st.st_size != 0) {
+    state->note_ = absl::StrCat("verify: started a new verify state for ",
+                                target_path,
+                                " (the old one was for another block_size or "
+                                "target size)");
+  }
+  if (!compatible && ftruncate(fd, 0) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("truncate ", state->path_));
+  }
+  absl::Status mapped = state->Map(fd, !compatible, target_path,
+                                   block_size);
+  if (!mapped.ok()) return mapped;
+  state->loaded_ = compatible;
+  return state;
+}
+
+absl::Status VerifyStateFile::Map(int fd, bool fresh,
+                                  absl::string_view target_path,
+                                  uint32_t block_size) {
+  map_bytes_ = kVerifyStateHeaderBytes + blocks_ * sizeof(uint32_t);
+  if (fd >= 0 && fresh && ftruncate(fd, static_cast<off_t>(map_bytes_)) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("size ", path_));
+  }
+  // Populated now, so the hot path takes no page fault on the table.
+  const int flags =
+      (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS) | MAP_POPULATE;
+  map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, flags, fd, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    return absl::ErrnoToStatus(errno, absl::StrCat("map verify state ",
+                                                   path_));
+  }
+  entries_ = reinterpret_cast<uint32_t*>(static_cast<char*>(map_) +
+                                         kVerifyStateHeaderBytes);
+  if (fresh) {
+    StateHeader header{};
+    header.magic = kStateMagic;
+    header.version = kStateVersion;
+    header.block_size = block_size;
+    header.target_id = VerifyTargetId(target_path);
+    header.blocks = blocks_;
+    const size_t n = std::min(target_path.size(), kPathBytes - 1);
+    std::memcpy(header.path, target_path.data(), n);
+    std::memcpy(map_, &header, sizeof(header));
+    return absl::OkStatus();
+  }
+  // The previous run's marks: a write it had in flight may or may not have
+  // reached the target; a read in flight changed nothing.
+  uint64_t in_flight = 0;
+  for (uint64_t i = 0; i < blocks_; ++i) {
+    uint32_t& e = entries_[i];
+    if (e & kVerifyWriteInFlight) {
+      e = (e & kVerifyGenerationMask) | kVerifyUncertain;
+      ++in_flight;
+    } else {
+      e &= ~kVerifyReadInFlight;
+    }
+  }
+  if (in_flight != 0) {
+    note_ = absl::StrCat("verify: ", in_flight, " block(s) of ", target_path,
+                         " had a write in flight when the run that wrote "
+                         "them ended (killed?): either version is accepted "
+                         "there");
+  }
+  return absl::OkStatus();
+}
+
+VerifyStateFile::~VerifyStateFile() {
+  if (map_ == nullptr) return;
+  if (!path_.empty()) msync(map_, map_bytes_, MS_SYNC);
+  munmap(map_, map_bytes_);
+}
+
+absl::Status FillTargetForVerify(int fd, absl::string_view path,
+                                 uint32_t block_size, uint64_t seed,
+                                 VerifyStateFile* state) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is not a regular file; refusing to fill it"));
+  }
+  const uint64_t per_chunk = std::max<uint64_t>(1, (1u << 20) / block_size);
+  std::vector<unsigned char> chunk(per_chunk * block_size);
+  const uint64_t target_id = VerifyTargetId(path);
+  uint32_t* entries = state->entries();
+  for (uint64_t block = 0; block < state->blocks(); block += per_chunk) {
+    const uint64_t n = std::min(per_chunk, state->blocks() - block);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t generation = (entries[block + i] & kVerifyGenerationMask) + 1;
+      if (generation > kVerifyGenerationMask) generation = 1;
+      FillBlock({target_id, (block + i) * block_size, block_size, seed},
+                generation, chunk.data() + i * block_size);
+      entries[block + i] = generation | kVerifyWriteInFlight;
+    }
+    const size_t bytes = n * block_size;
+    const off_t at = static_cast<off_t>(block * block_size);
+    for (size_t done = 0; done < bytes;) {
+      const ssize_t w = pwrite(fd, chunk.data() + done, bytes - done,
+                               at + static_cast<off_t>(done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        return absl::ErrnoToStatus(w < 0 ? errno : EIO,
+                                   absl::StrCat("fill ", path));
+      }
+      done += static_cast<size_t>(w);
+    }
+    for (uint64_t i = 0; i < n; ++i) entries[block + i] &= ~kVerifyWriteInFlight;
+  }
+  if (fsync(fd) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("fsync ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace blkperf

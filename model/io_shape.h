@@ -1,0 +1,102 @@
+// The value types of a workload's I/O shape beyond op and block size, as
+// users write them (fio's spellings where fio has one), with their parsers
+// and canonical names. Plain data: the samplers that draw from them live in
+// offset_distribution.h, block_size_mix.h and rate_pacer.h.
+//
+//   absl::StatusOr<OffsetDistribution> d =
+//       ParseOffsetDistribution("zipf:1.2", "distribution");
+//   absl::StatusOr<std::vector<BlockSizeShare>> mix =
+//       ParseBlockSizeSplit("4k/70:64k/20:1m/10", "bssplit");
+//   absl::StatusOr<SloTarget> slo = ParseSloTarget("p99<1ms", "slo");
+//
+// Every parser returns InvalidArgument whose message starts with `field`
+// and names the value and the reason.
+#ifndef BLKPERF_MODEL_IO_SHAPE_H_
+#define BLKPERF_MODEL_IO_SHAPE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace blkperf {
+
+// Where random offsets fall, over the target's N slots (slot k = offset
+// k * alignment). The probability of slot k (0-based):
+//   uniform          1 / N
+//   zipf:THETA       (k + 1)^-THETA / sum_{j=1..N} j^-THETA      (THETA > 0)
+//   pareto:H         ((k + 1) / N)^a - (k / N)^a, a = ln(1 - H) / ln(H)
+//                    (0 < H < 1: a share H of the slots, the first ones,
+//                    gets 1 - H of the I/O; fio's pareto:H)
+//   normal:SIGMA     a normal density with mean N / 2 and standard
+//                    deviation SIGMA * N, integrated over [k, k + 1) and
+//                    renormalized to the target (0 < SIGMA <= 10)
+// zipf and pareto put the hottest slots at the start of the target (fio
+// scatters them with a hash unless given a center).
+struct OffsetDistribution {
+  enum class Kind { kUniform, kZipf, kPareto, kNormal };
+  Kind kind = Kind::kUniform;
+  double param = 0;  // THETA, H or SIGMA; 0 for uniform
+
+  bool operator==(const OffsetDistribution&) const = default;
+};
+
+absl::StatusOr<OffsetDistribution> ParseOffsetDistribution(
+    absl::string_view text, absl::string_view field);
+// "uniform", "zipf:1.2", "pareto:0.2", "normal:0.05" (shortest round trip).
+std::string OffsetDistributionName(const OffsetDistribution& distribution);
+
+// One entry of a block-size mix: `percent` of the I/Os are `block_size`
+// bytes.
+struct BlockSizeShare {
+  uint32_t block_size = 0;
+  uint32_t percent = 0;
+
+  bool operator==(const BlockSizeShare&) const = default;
+};
+inline constexpr size_t kMaxBlockSizeShares = 64;
+
+// fio's bssplit syntax for one direction: SIZE/PERCENT entries joined by
+// ':', e.g. "4k/70:64k/20:1m/10". An entry without a percent ("4k/" or
+// "4k") shares what the others leave equally (fio's rule); the percents
+// must then add up to exactly 100. Sizes take k/m/g suffixes. At most
+// kMaxBlockSizeShares entries; a size may appear once. Zero-percent entries
+// are dropped.
+absl::StatusOr<std::vector<BlockSizeShare>> ParseBlockSizeSplit(
+    absl::string_view text, absl::string_view field);
+// "4k/70:64k/30" (sizes in the largest exact binary unit).
+std::string BlockSizeSplitName(const std::vector<BlockSizeShare>& shares);
+
+// Open-loop arrival process: intended issue times `1 / rate` apart
+// (uniform), or with exponentially distributed gaps of mean `1 / rate`
+// (poisson).
+enum class Arrivals { kUniform, kPoisson };
+absl::string_view ArrivalsName(Arrivals arrivals);  // "uniform", "poisson"
+bool ParseArrivals(absl::string_view text, Arrivals* arrivals);
+
+// A latency objective: the `percentile` (0 < p < 100) of the intended-time
+// latency must stay below (or at most, with "<=") `bound`.
+// Written "p99<1ms", "p99.9<=250us", "p50<2ms".
+struct SloTarget {
+  double percentile = 99;
+  absl::Duration bound = absl::Milliseconds(1);
+  bool inclusive = false;  // "<=": a value equal to the bound passes
+
+  bool operator==(const SloTarget&) const = default;
+  // Whether a measured value meets it.
+  bool Met(uint64_t value_ns) const {
+    const int64_t bound_ns = absl::ToInt64Nanoseconds(bound);
+    return inclusive ? static_cast<int64_t>(value_ns) <= bound_ns
+                     : static_cast<int64_t>(value_ns) < bound_ns;
+  }
+};
+absl::StatusOr<SloTarget> ParseSloTarget(absl::string_view text,
+                                         absl::string_view field);
+std::string SloTargetName(const SloTarget& target);  // "p99<1ms"
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_MODEL_IO_SHAPE_H_

@@ -1,0 +1,110 @@
+#include "model/snapshot.h"
+
+#include <algorithm>
+
+namespace blkperf {
+
+absl::string_view WorkloadStateName(WorkloadState state) {
+  switch (state) {
+    case WorkloadState::kRamping: return "ramping";
+    case WorkloadState::kRunning: return "running";
+    case WorkloadState::kStopping: return "stopping";
+    case WorkloadState::kFinished: return "finished";
+    case WorkloadState::kStopped: return "stopped";
+    case WorkloadState::kFailed: return "failed";
+    case WorkloadState::kFinishedWithErrors: return "finished_with_errors";
+    case WorkloadState::kArmed: return "armed";
+    case WorkloadState::kAborted: return "aborted";
+  }
+  return "unknown";
+}
+
+uint64_t ThreadSnapshot::ErrorTotal() const {
+  uint64_t total = 0;
+  for (const ErrorCount& e : errors) total += e.count;
+  return total;
+}
+
+void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
+  ios += other.ios;
+  bytes += other.bytes;
+  read_ios += other.read_ios;
+  read_bytes += other.read_bytes;
+  write_ios += other.write_ios;
+  write_bytes += other.write_bytes;
+  sqes += other.sqes;
+  enter_calls += other.enter_calls;
+  inflight += other.inflight;
+  cache_hits += other.cache_hits;
+  cache_misses += other.cache_misses;
+  user_cpu_seconds += other.user_cpu_seconds;
+  system_cpu_seconds += other.system_cpu_seconds;
+  io_worker_cpu_seconds += other.io_worker_cpu_seconds;
+  late_ios += other.late_ios;
+  trim_ios += other.trim_ios;
+  trim_bytes += other.trim_bytes;
+  sync_ios += other.sync_ios;
+  for (const ErrorCount& e : other.errors) {
+    auto it = std::find_if(errors.begin(), errors.end(), [&](const ErrorCount& x) {
+      return x.errno_value == e.errno_value;
+    });
+    if (it == errors.end()) {
+      errors.push_back(e);
+    } else {
+      it->count += e.count;
+    }
+  }
+  latency.Merge(other.latency);
+  submit_latency.Merge(other.submit_latency);
+  completion_latency.Merge(other.completion_latency);
+  intended_latency.Merge(other.intended_latency);
+}
+
+void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
+  auto minus = [](uint64_t& a, uint64_t b) { a = a > b ? a - b : 0; };
+  minus(ios, earlier.ios);
+  minus(bytes, earlier.bytes);
+  minus(read_ios, earlier.read_ios);
+  minus(read_bytes, earlier.read_bytes);
+  minus(write_ios, earlier.write_ios);
+  minus(write_bytes, earlier.write_bytes);
+  minus(sqes, earlier.sqes);
+  minus(enter_calls, earlier.enter_calls);
+  minus(cache_hits, earlier.cache_hits);
+  minus(cache_misses, earlier.cache_misses);
+  minus(late_ios, earlier.late_ios);
+  minus(trim_ios, earlier.trim_ios);
+  minus(trim_bytes, earlier.trim_bytes);
+  minus(sync_ios, earlier.sync_ios);
+  user_cpu_seconds -= earlier.user_cpu_seconds;
+  system_cpu_seconds -= earlier.system_cpu_seconds;
+  io_worker_cpu_seconds -= earlier.io_worker_cpu_seconds;
+  for (const ErrorCount& e : earlier.errors) {
+    for (ErrorCount& mine : errors) {
+      if (mine.errno_value == e.errno_value) minus(mine.count, e.count);
+    }
+  }
+  std::erase_if(errors, [](const ErrorCount& e) { return e.count == 0; });
+  latency.Subtract(earlier.latency);
+  submit_latency.Subtract(earlier.submit_latency);
+  completion_latency.Subtract(earlier.completion_latency);
+  intended_latency.Subtract(earlier.intended_latency);
+}
+
+double ThreadSnapshot::Iops(absl::Duration elapsed) const {
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  return seconds > 0 ? static_cast<double>(ios) / seconds : 0;
+}
+
+double ThreadSnapshot::BytesPerSecond(absl::Duration elapsed) const {
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  return seconds > 0 ? static_cast<double>(bytes) / seconds : 0;
+}
+
+double ThreadSnapshot::IosPerCall() const {
+  return enter_calls > 0
+             ? static_cast<double>(ios) / static_cast<double>(enter_calls)
+             : 0;
+}
+
+}  // namespace blkperf

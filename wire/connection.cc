@@ -1,0 +1,221 @@
+#include "wire/connection.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/config_file.h"
+#include "base/status_macros.h"
+#include "wire/grpc_status.h"
+
+namespace blkperf {
+namespace {
+
+const char* CodeName(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kCancelled:
+      return "CANCELLED";
+    case absl::StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case absl::StatusCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case absl::StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case absl::StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted:
+      return "ABORTED";
+    case absl::StatusCode::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case absl::StatusCode::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case absl::StatusCode::kInternal:
+      return "INTERNAL";
+    case absl::StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case absl::StatusCode::kDataLoss:
+      return "DATA_LOSS";
+    case absl::StatusCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+}  // namespace
+
+absl::Status CheckServerApiVersion(uint32_t server_version,
+                                   const std::string& server) {
+  if (server_version == kClientApiVersion) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "blkperfd at ", server, " speaks blkperf API version ", server_version,
+      " but this client speaks version ", kClientApiVersion,
+      "; use a client and daemon of the same API version"));
+}
+
+std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
+  return std::chrono::system_clock::now() +
+         std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout));
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
+    const ChannelOptions& options) {
+  grpc::ChannelArguments args;
+  // A watch has no deadline: pings notice a daemon that went away.
+  if (options.keepalive_time > absl::ZeroDuration()) {
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
+                static_cast<int>(absl::ToInt64Milliseconds(options.keepalive_time)));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                static_cast<int>(
+                    absl::ToInt64Milliseconds(options.keepalive_timeout)));
+  }
+  if ((options.tls_cert.empty()) != (options.tls_key.empty())) {
+    return absl::InvalidArgumentError(
+        "--tls_cert and --tls_key go together: give both or neither");
+  }
+  if (options.tls_ca.empty()) {
+    if (!options.tls_cert.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_cert needs --tls_ca (the CA the daemon's certificate chains "
+          "to): a client certificate is only sent over TLS");
+    }
+    return grpc::CreateCustomChannel(
+        options.server, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions ssl;
+  BLKPERF_ASSIGN_OR_RETURN(
+      ssl.pem_root_certs,
+      ReadConfigFile(options.tls_ca, kMaxConfigFileBytes, "--tls_ca"));
+  if (!options.tls_cert.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        ssl.pem_cert_chain,
+        ReadConfigFile(options.tls_cert, kMaxConfigFileBytes, "--tls_cert"));
+    BLKPERF_ASSIGN_OR_RETURN(
+        ssl.pem_private_key,
+        ReadConfigFile(options.tls_key, kMaxConfigFileBytes, "--tls_key"));
+  }
+  return grpc::CreateCustomChannel(options.server, grpc::SslCredentials(ssl),
+                                   args);
+}
+
+Connection::Connection(std::string server,
+                       std::shared_ptr<grpc::Channel> channel,
+                       absl::Duration call_timeout)
+    : server_(std::move(server)),
+      channel_(std::move(channel)),
+      call_timeout_(call_timeout),
+      stub_(v1::Blkperf::NewStub(channel_)) {}
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
+    const ChannelOptions& options, absl::Duration connect_timeout) {
+  const std::string& server = options.server;
+  BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
+                           CreateBlkperfChannel(options));
+  const auto deadline = DeadlineIn(connect_timeout);
+  if (!channel->WaitForConnected(deadline)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to blkperfd at ", server, " within ",
+                     absl::FormatDuration(connect_timeout),
+                     " (is `blkperfd serve` running there? see --server",
+                     options.tls_ca.empty()
+                         ? ")"
+                         : "; or the TLS handshake failed: check --tls_ca "
+                           "and the daemon's certificate)"));
+  }
+  std::unique_ptr<Connection> connection(
+      new Connection(server, channel, options.call_timeout));
+  if (!options.fetch_capabilities) return connection;
+  grpc::ClientContext context;
+  context.set_deadline(deadline + std::chrono::seconds(5));
+  v1::GetCapabilitiesRequest request;
+  request.set_api_version(kClientApiVersion);
+  const grpc::Status status =
+      connection->stub_->GetCapabilities(&context, request, &connection->caps_);
+  if (!status.ok()) {
+    absl::Status s = FromGrpcStatus(status);
+    return absl::Status(s.code(),
+                        absl::StrCat("GetCapabilities from ", server, ": ",
+                                     CodeName(s.code()), ": ", s.message()));
+  }
+  absl::Status version =
+      CheckServerApiVersion(connection->caps_.api_version(), server);
+  if (!version.ok()) return version;
+  return connection;
+}
+
+absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
+                               const char* what) const {
+  if (!status.ok()) {
+    const absl::Status s = FromGrpcStatus(status);
+    return absl::Status(s.code(), absl::StrCat(what, ": ", CodeName(s.code()),
+                                               ": ", s.message()));
+  }
+  return CheckServerApiVersion(api_version, server_);
+}
+
+#define BLKPERF_UNARY_CALL(Method)                                        \
+  absl::StatusOr<v1::Method##Response> Connection::Method(                \
+      v1::Method##Request request) {                                      \
+    request.set_api_version(kClientApiVersion);                           \
+    grpc::ClientContext context;                                          \
+    context.set_deadline(DeadlineIn(call_timeout_));                      \
+    v1::Method##Response response;                                        \
+    const grpc::Status rpc = stub_->Method(&context, request, &response); \
+    absl::Status status = Check(rpc, response.api_version(), #Method);    \
+    if (!status.ok()) return status;                                      \
+    return response;                                                      \
+  }
+
+BLKPERF_UNARY_CALL(ProbeTarget)
+BLKPERF_UNARY_CALL(StartWorkload)
+BLKPERF_UNARY_CALL(StopWorkload)
+BLKPERF_UNARY_CALL(GetWorkload)
+BLKPERF_UNARY_CALL(ListWorkloads)
+BLKPERF_UNARY_CALL(SetSplitStrategy)
+BLKPERF_UNARY_CALL(ArmWorkload)
+BLKPERF_UNARY_CALL(GetClock)
+BLKPERF_UNARY_CALL(GoWorkload)
+BLKPERF_UNARY_CALL(AbortRun)
+
+#undef BLKPERF_UNARY_CALL
+
+absl::Status Connection::WatchWorkload(
+    v1::WatchWorkloadRequest request,
+    const std::function<bool(const v1::WatchWorkloadResponse&)>& on_message) {
+  request.set_api_version(kClientApiVersion);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::WatchWorkloadResponse>> reader =
+      stub_->WatchWorkload(&context, request);
+  v1::WatchWorkloadResponse response;
+  bool cancelled = false;
+  while (reader->Read(&response)) {
+    if (absl::Status v = CheckServerApiVersion(response.api_version(), server_);
+        !v.ok()) {
+      context.TryCancel();
+      reader->Finish();
+      return v;
+    }
+    if (!on_message(response)) {
+      cancelled = true;
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (cancelled) return absl::CancelledError("watch ended by the client");
+  if (!status.ok()) {
+    const absl::Status s = FromGrpcStatus(status);
+    return absl::Status(
+        s.code(),
+        absl::StrCat("WatchWorkload: ", CodeName(s.code()), ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace blkperf

@@ -1,0 +1,125 @@
+// The client's connection to blkperfd: a channel and stub whose first act is
+// the API version check. Every call returns absl::Status/StatusOr with the
+// server's code and message, and checks the response's api_version. Unary
+// calls carry a deadline (ChannelOptions::call_timeout); a watch stream
+// lasts as long as its workload, and keepalive pings notice a dead daemon.
+//
+// CreateBlkperfChannel is the one place a channel to blkperfd is made (the
+// client and the fleet orchestrator): TLS when a CA is given, with a client
+// certificate for mutual TLS; plaintext otherwise (loopback, unix socket).
+//
+//   absl::StatusOr<std::unique_ptr<Connection>> c = Connection::Open(
+//       {.server = "db7.example.com:7777", .tls_ca = "ca.pem",
+//        .tls_cert = "me.pem", .tls_key = "me.key"}, absl::Seconds(5));
+//   if (!c.ok()) return Fail(c.status());   // unreachable or wrong version
+//   absl::StatusOr<v1::GetWorkloadResponse> w = (*c)->GetWorkload(request);
+#ifndef BLKPERF_WIRE_CONNECTION_H_
+#define BLKPERF_WIRE_CONNECTION_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/blkperf.grpc.pb.h"
+
+namespace blkperf {
+
+// The version this client speaks.
+inline constexpr uint32_t kClientApiVersion = v1::API_VERSION_CURRENT;
+
+struct ChannelOptions {
+  // host:port or unix:/path.
+  std::string server = "127.0.0.1:7777";
+  // PEM CA certificate(s) the daemon's certificate must chain to; turns TLS
+  // on. Empty: plaintext.
+  std::string tls_ca;
+  // PEM client certificate and key (both or neither), for mutual TLS.
+  std::string tls_cert;
+  std::string tls_key;
+  // Deadline of each unary call; WatchWorkload streams never get one.
+  absl::Duration call_timeout = absl::Seconds(30);
+  // HTTP/2 keepalive pings (a daemon that vanishes under a watch or a
+  // fleet run is noticed within time + timeout); zero turns them off.
+  absl::Duration keepalive_time = absl::Seconds(30);
+  absl::Duration keepalive_timeout = absl::Seconds(10);
+  // false: Open skips GetCapabilities (one call fewer per host for fleets);
+  // every response's api_version is still checked, capabilities() is empty.
+  bool fetch_capabilities = true;
+};
+
+// A channel per `options`. InvalidArgument naming the flag when only one of
+// --tls_cert/--tls_key is given, a client certificate without --tls_ca, or
+// a file cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
+    const ChannelOptions& options);
+
+// `deadline` from now, as gRPC wants it.
+std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout);
+
+// FailedPrecondition naming both versions when `server_version` differs.
+absl::Status CheckServerApiVersion(uint32_t server_version,
+                                   const std::string& server);
+
+class Connection {
+ public:
+  // Connects (waiting up to `connect_timeout`) and checks the server's API
+  // version with GetCapabilities. Unavailable when the daemon cannot be
+  // reached; FailedPrecondition naming both versions on a mismatch.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(
+      const ChannelOptions& options, absl::Duration connect_timeout);
+
+  // The capabilities fetched by Open.
+  const v1::GetCapabilitiesResponse& capabilities() const { return caps_; }
+  const std::string& server() const { return server_; }
+
+  absl::StatusOr<v1::ProbeTargetResponse> ProbeTarget(
+      v1::ProbeTargetRequest request);
+  absl::StatusOr<v1::StartWorkloadResponse> StartWorkload(
+      v1::StartWorkloadRequest request);
+  absl::StatusOr<v1::StopWorkloadResponse> StopWorkload(
+      v1::StopWorkloadRequest request);
+  absl::StatusOr<v1::GetWorkloadResponse> GetWorkload(
+      v1::GetWorkloadRequest request);
+  absl::StatusOr<v1::ListWorkloadsResponse> ListWorkloads(
+      v1::ListWorkloadsRequest request);
+  absl::StatusOr<v1::SetSplitStrategyResponse> SetSplitStrategy(
+      v1::SetSplitStrategyRequest request);
+  // Fleet runs (see proto/blkperf.proto).
+  absl::StatusOr<v1::ArmWorkloadResponse> ArmWorkload(
+      v1::ArmWorkloadRequest request);
+  absl::StatusOr<v1::GetClockResponse> GetClock(v1::GetClockRequest request);
+  absl::StatusOr<v1::GoWorkloadResponse> GoWorkload(
+      v1::GoWorkloadRequest request);
+  absl::StatusOr<v1::AbortRunResponse> AbortRun(v1::AbortRunRequest request);
+
+  // Calls `on_message` for every message of the stream until it ends (OK
+  // after the terminal message) or `on_message` returns false (Cancelled).
+  absl::Status WatchWorkload(
+      v1::WatchWorkloadRequest request,
+      const std::function<bool(const v1::WatchWorkloadResponse&)>& on_message);
+
+ private:
+  Connection(std::string server, std::shared_ptr<grpc::Channel> channel,
+             absl::Duration call_timeout);
+
+  // `what` prefixes errors: "StartWorkload: INVALID_ARGUMENT: ...".
+  absl::Status Check(const grpc::Status& status, uint32_t api_version,
+                     const char* what) const;
+
+  std::string server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  absl::Duration call_timeout_;
+  std::unique_ptr<v1::Blkperf::Stub> stub_;
+  v1::GetCapabilitiesResponse caps_;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_WIRE_CONNECTION_H_
