@@ -131,6 +131,15 @@ check_skips() {
   fi
 }
 
+# The package structure (docs/development.md, "Layout"): no client or
+# shared package includes daemon/ headers, no package cycle.
+echo "=== test.sh: tools/check_architecture.py" >&2
+if python3 tools/check_architecture.py .; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  status=1
+fi
 run_bazel_test "stage 1: bazel test //..." //...
 check_skips
 if [[ $quick -eq 0 ]]; then
