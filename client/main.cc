@@ -19,9 +19,9 @@
 // Results and status lines are printed by daemon/report, the code behind
 // `blkperfd run`, after converting the daemon's messages back into the
 // engine's terms (result.h): a remote run reads like a local one.
-// --json prints the API's own messages (protobuf JSON mapping) instead;
-// --report_json the engine's JSON report, the object `blkperfd run --json`
-// prints.
+// --json prints results in the report schema instead, the object
+// `blkperfd run --json` prints (--report_json is the same); --api_json the
+// API's own messages (protobuf JSON mapping).
 //
 // Exit status: 0 on success; 1 on any failure (the server's message is
 // printed), including a run that ends in state failed; 2 for usage errors;
@@ -68,8 +68,12 @@ ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(absl::Duration, call_timeout, absl::Seconds(30),
           "deadline of each call but a watch");
 ABSL_FLAG(bool, json, false,
-          "print results as JSON (protobuf JSON mapping, proto field names); "
-          "watch prints one JSON object per line");
+          "print results in the report schema (the JSON `blkperfd run --json` "
+          "prints); commands that return no result (caps, probe, start, list, "
+          "split, health) print their API message as JSON");
+ABSL_FLAG(bool, api_json, false,
+          "print the API's messages (protobuf JSON mapping, proto field "
+          "names); watch prints one per line");
 ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
           "watch/run: time between status lines");
 ABSL_FLAG(absl::Duration, connect_timeout, absl::Seconds(5),
@@ -77,13 +81,10 @@ ABSL_FLAG(absl::Duration, connect_timeout, absl::Seconds(5),
 ABSL_FLAG(bool, quiet, false, "run/watch: no live status lines");
 ABSL_FLAG(bool, wait, true, "stop: wait for the workload to end and report");
 ABSL_FLAG(bool, thread_histograms, false,
-          "status/watch/run --json: include per-thread histograms");
+          "status/watch/run --api_json: include per-thread histograms");
 ABSL_FLAG(bool, phase_histograms, false,
-          "status/watch/run --json: include per-phase histograms");
-ABSL_FLAG(bool, report_json, false,
-          "run/watch/status/stop: print the final result as the engine's JSON "
-          "report (one line, the object `blkperfd run --json` prints) instead "
-          "of text");
+          "status/watch/run --api_json: include per-phase histograms");
+ABSL_FLAG(bool, report_json, false, "the same as --json (kept for scripts)");
 
 namespace blkperf {
 namespace {
@@ -103,8 +104,8 @@ constexpr char kUsage[] =
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
     "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON)\n"
-    "output: text (daemon/report), --report_json (the same JSON as\n"
-    "  `blkperfd run --json`) or --json (the API's protobuf JSON)";
+    "output: text, --json (the report schema, as `blkperfd run --json`)\n"
+    "  or --api_json (the API's protobuf JSON)";
 
 int Fail(const absl::Status& status) {
   std::cerr << "blkperf: " << status.message() << std::endl;
@@ -127,7 +128,13 @@ std::string ToJson(const google::protobuf::Message& message, bool one_line) {
   return json;
 }
 
-bool Json() { return absl::GetFlag(FLAGS_json); }
+// --api_json: the API's messages. --json: results in the report schema,
+// and the API message where a command returns no result.
+bool ApiJson() { return absl::GetFlag(FLAGS_api_json); }
+bool ReportJson() {
+  return absl::GetFlag(FLAGS_json) || absl::GetFlag(FLAGS_report_json);
+}
+bool Json() { return ApiJson() || ReportJson(); }
 
 ChannelOptions ChannelOptionsFromFlags() {
   return {.server = absl::GetFlag(FLAGS_server),
@@ -166,7 +173,7 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
                        last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ||
                        last.state() == v1::WORKLOAD_STATE_ABORTED;
         if (live) {
-          if (Json()) {
+          if (ApiJson()) {
             std::cout << ToJson(response, /*one_line=*/true) << std::flush;
           } else if (tty) {
             std::cerr << "\r\033[K" << lines.Next(response) << std::flush;
@@ -176,7 +183,7 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
         }
         return true;
       });
-  if (live && tty && !Json()) std::cerr << std::endl;
+  if (live && tty && !ApiJson()) std::cerr << std::endl;
   if (!status.ok()) return status;
   if (!got_terminal) {
     return absl::UnavailableError(
@@ -201,7 +208,7 @@ absl::StatusOr<v1::Workload> FullWorkload(Connection& c,
 int PrintReport(const v1::Workload& workload) {
   absl::StatusOr<RemoteResult> result = ResultFromProto(workload);
   if (!result.ok()) return Fail(result.status());
-  std::cout << (absl::GetFlag(FLAGS_report_json)
+  std::cout << (ReportJson()
                     ? FormatJsonReport(result->spec, result->targets,
                                        result->snapshot)
                     : FormatResultText(*result));
@@ -209,7 +216,7 @@ int PrintReport(const v1::Workload& workload) {
 }
 
 // The final result of a watched workload: the API's JSON of the last watched
-// message with --json, else the report, from a fresh GetWorkload that carries
+// message with --api_json, else the report (text or --json), from a fresh GetWorkload that carries
 // every histogram (the watched message when the daemon no longer has it).
 int PrintFinal(Connection& c, const v1::Workload& watched) {
   // As `blkperfd run`: 1 failed or aborted, 3 finished but counted I/O
@@ -220,7 +227,7 @@ int PrintFinal(Connection& c, const v1::Workload& watched) {
           ? 1
       : watched.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ? 3
                                                                    : 0;
-  if (Json()) {
+  if (ApiJson()) {
     std::cout << ToJson(watched, /*one_line=*/false);
     return code;
   }
@@ -282,7 +289,7 @@ int Stop(Connection& c, const std::string& id) {
 }
 
 int Status(Connection& c, const std::string& id) {
-  if (!Json()) {
+  if (!ApiJson()) {
     absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
     if (!full.ok()) return Fail(full.status());
     return PrintReport(*full);
@@ -318,8 +325,8 @@ int Watch(Connection& c, const std::string& id) {
   absl::StatusOr<v1::Workload> end =
       WatchToEnd(c, id, /*live=*/!absl::GetFlag(FLAGS_quiet));
   if (!end.ok()) return Fail(end.status());
-  // With --json the stream itself is the output; its last line is final.
-  if (Json()) return 0;
+  // With --api_json the stream itself is the output; its last line is final.
+  if (ApiJson()) return 0;
   const int code = PrintFinal(c, *end);
   // Watching a workload that failed (or counted errors) is itself a success.
   return end->state() == v1::WORKLOAD_STATE_FAILED ||
@@ -363,8 +370,9 @@ int Run(Connection& c, sigset_t signals) {
   std::cerr << "blkperf: started workload " << id << " on " << c.server()
             << std::endl;
   std::thread(StopOnSignals, &c, id, signals).detach();
-  // --json: only the final result goes to stdout.
-  const bool live = !absl::GetFlag(FLAGS_quiet) && !Json();
+  // --api_json: only the final result goes to stdout (live lines would be
+  // JSON there); other live lines go to stderr.
+  const bool live = !absl::GetFlag(FLAGS_quiet) && !ApiJson();
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
   if (!end.ok()) return Fail(end.status());
   return PrintFinal(c, *end);
@@ -405,7 +413,8 @@ int Main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 2, args.end());
   if (command == "fleet") {
     fleet::ClientSettings settings;
-    settings.json = Json();
+    settings.json = ReportJson();
+    settings.api_json = ApiJson();
     settings.quiet = absl::GetFlag(FLAGS_quiet);
     settings.interval = absl::GetFlag(FLAGS_interval);
     settings.connect_timeout = absl::GetFlag(FLAGS_connect_timeout);

@@ -13,38 +13,6 @@
 
 namespace blkperf {
 
-absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload) {
-  RemoteResult result;
-  result.id = workload.workload_id();
-  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(workload.spec());
-  if (!spec.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload ", workload.workload_id(),
-                     ": the daemon's resolved spec does not read back: ",
-                     spec.status().message()));
-  }
-  result.spec = *std::move(spec);
-  for (const v1::TargetInfo& target : workload.targets()) {
-    result.targets.push_back(TargetInfoFromProto(target));
-  }
-  absl::StatusOr<WorkloadSnapshot> snapshot =
-      SnapshotFromProto(workload.snapshot());
-  if (!snapshot.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload ", workload.workload_id(), ": ",
-                     snapshot.status().message()));
-  }
-  result.snapshot = *std::move(snapshot);
-  result.snapshot.state = StateFromProto(workload.state());
-  result.snapshot.start = StartTimesFromProto(workload.start());
-  result.run_id = workload.run_id();
-  result.end_reason = workload.end_reason();
-  if (result.snapshot.split_strategy.empty()) {
-    result.snapshot.split_strategy = workload.split();
-  }
-  return result;
-}
-
 std::string FormatResultText(const RemoteResult& result) {
   std::string text = absl::StrCat("workload ", result.id);
   if (!result.run_id.empty()) absl::StrAppend(&text, " run ", result.run_id);

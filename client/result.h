@@ -1,7 +1,6 @@
-// A remote workload in the engine's terms, so the client prints results with
-// the very code `blkperfd run` uses (report/report.h): the proto
-// Workload is converted back into the engine's WorkloadSpec, TargetInfo list
-// and WorkloadSnapshot (wire/snapshot_convert.h, spec_convert.h).
+// The client's text for remote workloads: results (read back by
+// wire/remote_result.h and printed with report/report.h, the code
+// `blkperfd run` uses), `blkperf list` lines and live status lines.
 //
 //   absl::StatusOr<RemoteResult> r = ResultFromProto(get_response.workload());
 //   std::cout << FormatResultText(*r);          // FormatTextReport + header
@@ -20,23 +19,9 @@
 #include "model/target_info.h"
 #include "model/workload_spec.h"
 #include "proto/blkperf.pb.h"
+#include "wire/remote_result.h"
 
 namespace blkperf {
-
-struct RemoteResult {
-  std::string id;  // "w1"
-  WorkloadSpec spec;  // resolved by the daemon
-  std::vector<TargetInfo> targets;
-  WorkloadSnapshot snapshot;  // with the workload's state and start times
-  std::string run_id;         // fleet runs; "" when none
-  std::string end_reason;     // why it was aborted; "" when none
-};
-
-// InvalidArgument naming the field when the daemon sent something this
-// client cannot rebuild (a foreign histogram layout, a spec it cannot read).
-// Per-thread and per-phase percentiles need their histograms: ask for them
-// (thread_histograms, phase_histograms) when the result is to be printed.
-absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload);
 
 // "workload w1[ run R]\n", "ended: <reason>\n" when aborted, and then
 // FormatTextReport.

@@ -163,7 +163,7 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   std::cerr << "blkperf fleet: run " << options->run_id << " on "
             << addresses->size() << " hosts" << std::endl;
   Orchestrator o(*options, *std::move(addresses), interrupted);
-  if (!s.quiet && !s.json) {
+  if (!s.quiet && !s.json && !s.api_json) {
     o.OnInterval([&](const IntervalFigures& f) {
       std::cerr << Line(f, s) << std::endl;
     });
@@ -172,8 +172,9 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!run.ok()) return Fail(run.status());
   absl::StatusOr<FleetReport> report = BuildReport(*run);
   if (!report.ok()) return Fail(report.status());
-  std::cout << (s.json ? FormatReportJson(*report)
-                       : FormatReportText(*report))
+  std::cout << (s.api_json ? FormatReportJson(*report, WorkloadJson::kApi)
+                 : s.json   ? FormatReportJson(*report)
+                            : FormatReportText(*report))
             << std::flush;
   if (report->outcome == "completed") return 0;
   return report->outcome == "partial" ? 3 : 1;

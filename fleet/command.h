@@ -25,7 +25,8 @@ namespace blkperf::fleet {
 
 // What the client's own flags say.
 struct ClientSettings {
-  bool json = false;
+  bool json = false;      // --json: the fleet report, workloads in the report schema
+  bool api_json = false;  // --api_json: the same, workloads as the API's JSON
   bool quiet = false;
   absl::Duration interval = absl::Seconds(1);
   absl::Duration connect_timeout = absl::Seconds(5);

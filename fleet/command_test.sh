@@ -30,7 +30,7 @@ start_fake
 [[ $(py "$dir/sd.json" 'len(r)') == 8 ]] || fail "file_sd groups"
 [[ $(py "$dir/sd.json" 'r[0]["targets"][0]') == 127.0.0.1:9477 ]] || fail "file_sd target"
 "$blkperf" fleet run --hosts="$dir/sd.json" --runtime=1s --interval=300ms \
-  --start_margin=200ms --run_id=sd-run --json > "$dir/run.json" 2> "$dir/run.err" \
+  --start_margin=200ms --run_id=sd-run --api_json > "$dir/run.json" 2> "$dir/run.err" \
   || fail "run exited $?: $(cat "$dir/run.err")"
 [[ $(py "$dir/run.json" 'r["outcome"]') == completed ]] || fail outcome
 [[ $(py "$dir/run.json" 'r["run_id"]') == sd-run ]] || fail run_id
@@ -56,7 +56,7 @@ grep -q "fleet IOPS=.*running=8/8" "$dir/live.txt" || fail "no live lines"
 # Ctrl-C aborts everywhere: exit 1, outcome aborted, every host aborted.
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=30s --interval=200ms \
-  --start_margin=200ms --run_id=intr --json > "$dir/intr.json" 2> "$dir/intr.err" &
+  --start_margin=200ms --run_id=intr --api_json > "$dir/intr.json" 2> "$dir/intr.err" &
 run_pid=$!
 sleep 1.5
 kill -INT "$run_pid"
@@ -72,7 +72,7 @@ rc=0; wait "$run_pid" || rc=$?
 # then an SLO search.
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
-  --start_margin=200ms --run_id=shaped --json --op=randrw --allow_write \
+  --start_margin=200ms --run_id=shaped --api_json --op=randrw --allow_write \
   --distribution=zipf:1.2 --random_percent=80 --bssplit=4k/70:64k/30,8k \
   --rate_iops=20000 --arrivals=poisson --fdatasync=16 \
   > "$dir/shaped.json" 2> "$dir/shaped.err" \
@@ -91,7 +91,7 @@ shaped_spec_ok='all(
 
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
-  --start_margin=200ms --run_id=grouped --json \
+  --start_margin=200ms --run_id=grouped --api_json \
   --groups="hot: op=randread cpus=0 distribution=pareto:0.2; paced: op=read cpus=1 bs=128k rate_bw=64m" \
   > "$dir/grouped.json" 2> "$dir/grouped.err" \
   || fail "grouped run exited $?: $(cat "$dir/grouped.err")"
@@ -140,7 +140,7 @@ grep -q "^  group hot: randread" "$dir/grouped.txt" && grep -q "^  group paced: 
 
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --interval=300ms \
-  --start_margin=200ms --run_id=slo --json --slo='p99.9<=250us' \
+  --start_margin=200ms --run_id=slo --api_json --slo='p99.9<=250us' \
   --slo_precision=0.1 --slo_step=1s --slo_settle=100ms \
   > "$dir/slo.json" 2> "$dir/slo.err" \
   || fail "slo run exited $?: $(cat "$dir/slo.err")"

@@ -105,7 +105,7 @@ def run_fleet(blkperf, fleet, target, extra, kill_host=None, tls=None):
     args = [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
             f"--target={target}", "--runtime=3s", "--qd=1", "--bs=128k",
             "--interval=500ms",
-            "--json"] + (CLIENT_TLS if tls is None else tls) + extra
+            "--api_json"] + (CLIENT_TLS if tls is None else tls) + extra
     process = subprocess.Popen(args, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     if kill_host is not None:
@@ -119,7 +119,7 @@ def run_fleet(blkperf, fleet, target, extra, kill_host=None, tls=None):
 def run_states(blkperf, host, run_id):
     """State and end reason of run `run_id`'s workload on `host`."""
     out = subprocess.run([blkperf, f"--server={host.proxy_address}", "list",
-                          "--json", *CLIENT_TLS], capture_output=True, text=True,
+                          "--api_json", *CLIENT_TLS], capture_output=True, text=True,
                          timeout=30, check=True).stdout
     for w in json.loads(out).get("workloads", []):
         if w.get("run_id") == run_id:
@@ -130,7 +130,7 @@ def run_states(blkperf, host, run_id):
 def run_workloads(blkperf, host, run_id):
     """Every workload of run `run_id` on `host`: [(state, end_reason)]."""
     out = subprocess.run([blkperf, f"--server={host.proxy_address}", "list",
-                          "--json", *CLIENT_TLS], capture_output=True, text=True,
+                          "--api_json", *CLIENT_TLS], capture_output=True, text=True,
                          timeout=30, check=True).stdout
     return [(w["state"], w.get("end_reason", ""))
             for w in json.loads(out).get("workloads", [])
@@ -369,7 +369,7 @@ def check_watch_and_split(blkperf, fleet, target):
     # a 10 s run in one local `bazel test`, the states asked host by host.
     run = subprocess.Popen(
         [blkperf, "fleet", "run", f"--hosts={hosts}", f"--target={target}",
-         "--runtime=20s", "--qd=1", "--bs=128k", "--interval=500ms", "--json",
+         "--runtime=20s", "--qd=1", "--bs=128k", "--interval=500ms", "--api_json",
          f"--run_id={run_id}", *CLIENT_TLS],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     launched = time.monotonic()
@@ -379,7 +379,7 @@ def check_watch_and_split(blkperf, fleet, target):
         running_after_s = time.monotonic() - launched
         watch = subprocess.Popen(
             [blkperf, "fleet", "watch", run_id, f"--hosts={hosts}",
-             "--interval=500ms", "--json", *CLIENT_TLS],
+             "--interval=500ms", "--api_json", *CLIENT_TLS],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         split = subprocess.run(
             [blkperf, "fleet", "split", run_id, "limits", f"--hosts={hosts}",
@@ -467,7 +467,7 @@ def check_rearm_makes_no_duplicate(blkperf, fleet, target):
         first = subprocess.Popen(
             [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
              f"--target={target}", "--qd=1", "--bs=128k", "--arm_timeout=20s",
-             "--json", *flags, *CLIENT_TLS],
+             "--api_json", *flags, *CLIENT_TLS],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for_states(blkperf, others, run_id, "WORKLOAD_STATE_ARMED", 15)
@@ -612,7 +612,7 @@ def main():
         # The orchestrator killed after Arm (waiting for the stuck host):
         # the armed hosts release themselves when their lease ends.
         args = [blkperf, "fleet", "run", f"--hosts={fleet.hosts_flag()}",
-                f"--target={target}", "--run_id=e2e-killed", "--json",
+                f"--target={target}", "--run_id=e2e-killed", "--api_json",
                 "--arm_timeout=3s", "--start_margin=1s", "--lease=6s",
                 *CLIENT_TLS]
         orchestrator = subprocess.Popen(args, stdout=subprocess.DEVNULL,

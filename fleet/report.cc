@@ -9,6 +9,7 @@
 #include "model/workload_spec.h"
 #include "report/report.h"
 #include "wire/merge.h"
+#include "wire/remote_result.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"
 
@@ -380,7 +381,21 @@ std::string WindowJson(const Window& w) {
 
 // Built as text: the per-host reports are the API's JSON as is, and a
 // thousand of them must print in well under a second.
-std::string FormatReportJson(const FleetReport& r) {
+// One workload's JSON in the schema asked for, on one line.
+std::string WorkloadJsonText(const v1::Workload& w, WorkloadJson schema) {
+  if (schema == WorkloadJson::kApi) return MessageJson(w, true);
+  absl::StatusOr<RemoteResult> result = ResultFromProto(w);
+  if (!result.ok()) {
+    return absl::StrCat("{\"unreadable\": ",
+                        Quote(result.status().message()), "}");
+  }
+  std::string json =
+      FormatJsonReport(result->spec, result->targets, result->snapshot);
+  if (!json.empty() && json.back() == '\n') json.pop_back();
+  return json;
+}
+
+std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
   std::string out = absl::StrCat(
       "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
       ",\n\"abort_reason\": ", Quote(r.abort_reason),
@@ -399,7 +414,7 @@ std::string FormatReportJson(const FleetReport& r) {
                             absl::ToDoubleSeconds(r.collect_time)));
   absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",
                                         absl::ToDoubleSeconds(r.margin)));
-  absl::StrAppend(&out, ",\n\"merged\": ", MessageJson(r.merged, true),
+  absl::StrAppend(&out, ",\n\"merged\": ", WorkloadJsonText(r.merged, schema),
                   ",\n\"hosts\": [");
   for (size_t i = 0; i < r.hosts.size(); ++i) {
     const HostRow& h = r.hosts[i];
@@ -412,7 +427,7 @@ std::string FormatReportJson(const FleetReport& r) {
                         h.iops, h.bytes_per_second),
         ", \"outlier\": ", h.outlier ? "true" : "false",
         ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
-        ", \"report\": ", MessageJson(h.workload, true), "}");
+        ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
   }
   absl::StrAppend(&out, "],\n\"excluded\": [");
   for (size_t i = 0; i < r.excluded.size(); ++i) {

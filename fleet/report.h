@@ -90,11 +90,19 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run);
 
 std::string FormatReportText(const FleetReport& report);
 
+// Which JSON `merged` and `hosts[].report` are in: the report schema
+// (report/report.h's FormatJsonReport, what every --json prints) or the
+// API's v1::Workload (--api_json).
+enum class WorkloadJson { kReport, kApi };
+
 // {"run_id", "outcome", "abort_reason", "window": {begin_ns, end_ns},
-//  "counts": {...}, "merged": Workload, "hosts": [{address, state, report:
-//  Workload, start_offset_ns, clock_error_ns, iops, bytes_per_second,
-//  outlier, window}], "excluded": [{address, state, reason}]}
-std::string FormatReportJson(const FleetReport& report);
+//  "counts": {...}, "merged": REPORT, "hosts": [{address, state, report:
+//  REPORT, start_offset_ns, clock_error_ns, iops, bytes_per_second,
+//  outlier, window}], "excluded": [{address, state, reason}]}, REPORT in
+// the schema `workload_json` names. A workload that cannot be read back
+// into the report schema is {"unreadable": "<why>"}.
+std::string FormatReportJson(const FleetReport& report,
+                             WorkloadJson workload_json = WorkloadJson::kReport);
 
 // The API's JSON of a message (proto field names, defaults printed).
 std::string MessageJson(const google::protobuf::Message& message,

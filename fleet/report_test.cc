@@ -12,6 +12,7 @@
 #include "model/histogram.h"
 #include "model/snapshot.h"
 #include "report/report.h"
+#include "wire/remote_result.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf::fleet {
@@ -146,11 +147,30 @@ TEST(ReportTest, JsonCarriesTheMergedGroups) {
   absl::StatusOr<FleetReport> report = BuildReport(GroupsRun(/*open_loop=*/false));
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->merged.snapshot().groups_size(), 2);
+  const std::string api = FormatReportJson(*report, WorkloadJson::kApi);
+  EXPECT_THAT(api, HasSubstr(absl::StrCat(
+                       "\"groups\":[", MessageJson(report->merged.snapshot()
+                                                       .groups(0),
+                                                   true))));
+}
+
+TEST(ReportTest, JsonWorkloadsAreInTheReportSchema) {
+  absl::StatusOr<FleetReport> report = BuildReport(GroupsRun(/*open_loop=*/false));
+  ASSERT_TRUE(report.ok()) << report.status();
   const std::string json = FormatReportJson(*report);
-  EXPECT_THAT(json, HasSubstr(absl::StrCat(
-                        "\"groups\":[", MessageJson(report->merged.snapshot()
-                                                        .groups(0),
-                                                    true))));
+  absl::StatusOr<RemoteResult> merged = ResultFromProto(report->merged);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  std::string expected =
+      FormatJsonReport(merged->spec, merged->targets, merged->snapshot);
+  expected.pop_back();  // its newline
+  EXPECT_THAT(json, HasSubstr(absl::StrCat("\"merged\": ", expected)));
+  ASSERT_FALSE(report->hosts.empty());
+  absl::StatusOr<RemoteResult> host = ResultFromProto(report->hosts[0].workload);
+  ASSERT_TRUE(host.ok()) << host.status();
+  expected = FormatJsonReport(host->spec, host->targets, host->snapshot);
+  expected.pop_back();
+  EXPECT_THAT(json, HasSubstr(absl::StrCat("\"report\": ", expected)));
+  EXPECT_THAT(json, Not(HasSubstr("\"unreadable\"")));
 }
 
 TEST(ReportTest, TextPrintsGroupsAndOpenLoopLinesAsASingleHostDoes) {

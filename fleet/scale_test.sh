@@ -23,7 +23,7 @@ for _ in $(seq 300); do [[ -f $dir/hosts.txt ]] && break; sleep 0.1; done
 [[ $(wc -l < "$dir/hosts.txt") == "$hosts" ]] || fail "fake hosts did not start"
 
 /usr/bin/time -f "%e %M" -o "$dir/time.txt" \
-  "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --quiet --json \
+  "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --quiet --api_json \
   > "$dir/run.json" || fail "fleet run exited $?"
 read -r wall_s rss_kb < "$dir/time.txt"
 echo "1000-host fleet run: wall ${wall_s}s, peak RSS $((rss_kb / 1024)) MiB, load: $(cut -d' ' -f1-3 /proc/loadavg)"

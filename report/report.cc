@@ -91,6 +91,14 @@ std::string JsonLatency(const LatencyHistogram& h) {
     parts.push_back(absl::StrCat("\"", PercentileName(p), "_ns\":",
                                  h.Percentile(p)));
   }
+  // Every non-empty bucket as [index, count] in model/histogram.h's layout
+  // (fio's io_u_plat), so any percentile can be recomputed exactly.
+  std::vector<std::string> buckets;
+  for (const auto& [index, count] : h.NonEmptyBuckets()) {
+    buckets.push_back(absl::StrCat("[", index, ",", count, "]"));
+  }
+  parts.push_back(absl::StrCat("\"sum_ns\":", h.Sum()));
+  parts.push_back(absl::StrCat("\"buckets\":[", absl::StrJoin(buckets, ","), "]"));
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 

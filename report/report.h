@@ -50,8 +50,13 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                              const std::vector<TargetInfo>& targets,
                              const WorkloadSnapshot& snapshot);
 
-// The same as one JSON object (one line, newline-terminated). Latency values
-// are nanoseconds; rates are per second.
+// The same as one JSON object (one line, newline-terminated): the report
+// schema, which every `--json` prints (blkperfd run, blkperf, a fleet run's
+// `merged` and `hosts[].report`). Latency values are nanoseconds; rates are
+// per second. Each latency object carries its histogram as `buckets`, a
+// list of [index, count] in model/histogram.h's layout (fio's io_u_plat: 128
+// buckets of 1 ns, then 64 per power of two), so any percentile can be
+// recomputed and histograms merged exactly.
 std::string FormatJsonReport(const WorkloadSpec& spec,
                              const std::vector<TargetInfo>& targets,
                              const WorkloadSnapshot& snapshot);

@@ -199,7 +199,7 @@ class ControlPlaneTest : public ::testing::Test {
     daemon_ = std::make_unique<Daemon>(dir_);
     ASSERT_FALSE(daemon_->server().empty());
     v1::GetCapabilitiesResponse caps =
-        FromJson<v1::GetCapabilitiesResponse>(Client({"caps", "--json"}).out);
+        FromJson<v1::GetCapabilitiesResponse>(Client({"caps", "--api_json"}).out);
     ASSERT_EQ(caps.api_version(), 1u);
     if (!caps.io_uring().available()) {
       GTEST_SKIP() << "io_uring is unavailable here: "
@@ -240,7 +240,7 @@ class ControlPlaneTest : public ::testing::Test {
   }
 
   v1::Workload Status(const std::string& id) {
-    Result r = Client({"status", id, "--json"});
+    Result r = Client({"status", id, "--api_json"});
     EXPECT_EQ(r.code, 0) << r.err;
     return FromJson<v1::Workload>(r.out);
   }
@@ -317,8 +317,8 @@ TEST_F(ControlPlaneTest, WorkloadShapesOverGrpc) {
 TEST_F(ControlPlaneTest, TwoWatchersAgreeWithTheFinalResult) {
   const std::string id = Start("/a", "2s");
   ASSERT_EQ(id, "w1");
-  auto first = Background({"watch", id, "--json", "--interval=200ms"});
-  auto second = Background({"watch", id, "--json", "--interval=300ms"});
+  auto first = Background({"watch", id, "--api_json", "--interval=200ms"});
+  auto second = Background({"watch", id, "--api_json", "--interval=300ms"});
   ASSERT_EQ(first->Wait(absl::Seconds(30)), 0) << first->Err();
   ASSERT_EQ(second->Wait(absl::Seconds(30)), 0) << second->Err();
   const v1::Workload final_result = Status(id);
@@ -552,7 +552,7 @@ void ExpectPhasesAddUp(const v1::Workload& w) {
 TEST_F(ControlPlaneTest, AbRunAlternatesPhases) {
   Result r = Client({"run", "--target=" + dir_ + "/a", "--runtime=2s",
                      "--bs=128k", "--qd=4", "--direct=false",
-                     "--ab=none,fixed:64k", "--ab_slice=400ms", "--json",
+                     "--ab=none,fixed:64k", "--ab_slice=400ms", "--api_json",
                      "--phase_histograms"});
   ASSERT_EQ(r.code, 0) << r.err;
   const v1::Workload w = FromJson<v1::Workload>(r.out);
@@ -635,7 +635,7 @@ TEST_F(ControlPlaneTest, SplitMidRunMakesASecondPhase) {
   EXPECT_THAT(watcher->Err(), HasSubstr("split=fixed:65536"));
   EXPECT_THAT(watcher->Out(), HasSubstr("phase 1 fixed:65536"));
 
-  Result status = Client({"status", id, "--json", "--phase_histograms"});
+  Result status = Client({"status", id, "--api_json", "--phase_histograms"});
   ASSERT_EQ(status.code, 0) << status.err;
   const v1::Workload w = FromJson<v1::Workload>(status.out);
   ASSERT_EQ(w.state(), v1::WORKLOAD_STATE_FINISHED);
@@ -681,7 +681,7 @@ TEST_F(ControlPlaneTest, AbWorkloadRefusesManualSplits) {
 }
 
 TEST_F(ControlPlaneTest, ProbeAndCapabilities) {
-  Result probe = Client({"probe", dir_ + "/a", "--json"});
+  Result probe = Client({"probe", dir_ + "/a", "--api_json"});
   ASSERT_EQ(probe.code, 0) << probe.err;
   const auto target = FromJson<v1::ProbeTargetResponse>(probe.out).target();
   EXPECT_EQ(target.kind(), v1::TARGET_KIND_REGULAR_FILE);
@@ -709,7 +709,7 @@ TEST_F(ControlPlaneTest, ProbeAndCapabilities) {
 
 TEST_F(ControlPlaneTest, SigtermDrainsAndExitsZero) {
   const std::string id = Start("/a", "60s");
-  auto watcher = Background({"watch", id, "--json", "--interval=200ms"});
+  auto watcher = Background({"watch", id, "--api_json", "--interval=200ms"});
   absl::SleepFor(absl::Milliseconds(700));
   const absl::Time begin = absl::Now();
   daemon_->child().Signal(SIGTERM);

@@ -194,14 +194,14 @@ class ServeDaemon:
     def run_workload(self, target):
         started = time.time()
         run = subprocess.Popen(
-            [self.blkperf, f"--server={self.server}", "--json", "--quiet",
+            [self.blkperf, f"--server={self.server}", "--api_json", "--quiet",
              "run", f"--target={target}", "--create_size=64m",
              "--allow_write", "--op=randread", "--bs=16k", "--qd=16",
              f"--ramp={RAMP_S}s", f"--runtime={RUNTIME_S}s"],
             stdout=subprocess.PIPE, text=True)
 
         def running_id():
-            listed = json.loads(self.client("--json", "list").stdout)
+            listed = json.loads(self.client("--api_json", "list").stdout)
             return find_key(listed, ("workload_id", "workloadId"))
         workload = wait_for("the workload in `blkperf list`", running_id, 20)
         time.sleep(max(0.0, started + SWITCH_AFTER_S - time.time()))
@@ -216,7 +216,7 @@ class ServeDaemon:
     def run_slo_search(self, target):
         """A short open-loop SLO search after the main workload: the
         intended-time latency, late I/O and SLO series need one."""
-        run = self.client("--json", "--quiet", "run", f"--target={target}",
+        run = self.client("--api_json", "--quiet", "run", f"--target={target}",
                           "--direct=false", "--qd=8", "--slo=p99<50ms",
                           "--slo_precision=0.25", f"--slo_step={SLO_STEP_S}s",
                           "--slo_settle=200ms")

@@ -1,0 +1,127 @@
+#include "report/report.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "model/histogram.h"
+#include "model/snapshot.h"
+#include "model/target_info.h"
+#include "model/workload_spec.h"
+
+namespace blkperf {
+namespace {
+
+WorkloadSpec Spec() {
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = "/dev/loop7"});
+  spec.op = Op::kRandRead;
+  spec.block_size = 4096;
+  spec.queue_depth = 8;
+  spec.submit_batch = 8;
+  spec.complete_batch = 8;
+  spec.threads = 1;
+  spec.cpus = {0};
+  spec.runtime = absl::Seconds(2);
+  return spec;
+}
+
+// A finished two-second run of 1,000 reads with latencies 1..1000 us.
+WorkloadSnapshot Snapshot() {
+  WorkloadSnapshot s;
+  s.state = WorkloadState::kFinished;
+  s.elapsed = absl::Seconds(2);
+  ThreadSnapshot& t = s.total;
+  t.ios = t.read_ios = 1000;
+  t.bytes = t.read_bytes = 1000 * 4096;
+  t.sqes = 1000;
+  t.enter_calls = 125;
+  for (uint64_t us = 1; us <= 1000; ++us) t.latency.Record(us * 1000);
+  s.threads.push_back(t);
+  return s;
+}
+
+// The text between `"key":[` and its matching `]`, from `from` on.
+std::string ArrayAfter(const std::string& json, const std::string& key,
+                       size_t from = 0) {
+  const size_t start = json.find("\"" + key + "\":[", from);
+  if (start == std::string::npos) return "";
+  size_t i = json.find('[', start);
+  int depth = 0;
+  for (size_t j = i; j < json.size(); ++j) {
+    if (json[j] == '[') ++depth;
+    if (json[j] == ']' && --depth == 0) return json.substr(i + 1, j - i - 1);
+  }
+  return "";
+}
+
+TEST(JsonReportTest, LatencyBucketsRebuildTheExactHistogram) {
+  const WorkloadSnapshot s = Snapshot();
+  const std::string json = FormatJsonReport(Spec(), {}, s);
+  ASSERT_TRUE(absl::StrContains(json, "\"total\":")) << json;
+  const size_t total = json.find("\"total\":");
+  const size_t latency = json.find("\"latency\":", total);
+  ASSERT_NE(latency, std::string::npos);
+  const std::string buckets = ArrayAfter(json, "buckets", latency);
+  ASSERT_FALSE(buckets.empty()) << json;
+  LatencyHistogram rebuilt;
+  int pairs = 0;
+  for (absl::string_view pair : absl::StrSplit(buckets, "],[")) {
+    pair = absl::StripPrefix(absl::StripSuffix(pair, "]"), "[");
+    std::vector<std::string> fields = absl::StrSplit(pair, ',');
+    ASSERT_EQ(fields.size(), 2u) << pair;
+    int index = 0;
+    uint64_t count = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(fields[0], &index)) << pair;
+    ASSERT_TRUE(absl::SimpleAtoi(fields[1], &count)) << pair;
+    rebuilt.RecordN(LatencyHistogram::BucketLowerBound(index), count);
+    ++pairs;
+  }
+  EXPECT_EQ(pairs, static_cast<int>(s.total.latency.NonEmptyBuckets().size()));
+  EXPECT_EQ(rebuilt.Count(), 1000u);
+  for (double p : {50.0, 90.0, 99.0, 99.9}) {
+    EXPECT_EQ(rebuilt.Percentile(p), s.total.latency.Percentile(p)) << p;
+  }
+  EXPECT_TRUE(absl::StrContains(
+      json, absl::StrCat("\"sum_ns\":", s.total.latency.Sum())));
+}
+
+TEST(JsonReportTest, EmptyHistogramHasNoBuckets) {
+  WorkloadSnapshot s = Snapshot();
+  s.total.latency = LatencyHistogram();
+  const std::string json = FormatJsonReport(Spec(), {}, s);
+  const size_t total = json.find("\"total\":");
+  const size_t latency = json.find("\"latency\":", total);
+  EXPECT_TRUE(absl::StrContains(json.substr(latency, 200),
+                                "\"count\":0"))
+      << json.substr(latency, 200);
+  EXPECT_EQ(ArrayAfter(json, "buckets", latency), "");
+}
+
+TEST(TextReportTest, StatesIopsBandwidthAndPercentiles) {
+  const std::string text = FormatTextReport(Spec(), {}, Snapshot());
+  EXPECT_TRUE(absl::StrContains(text, "state: finished")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "IOPS=500")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "ios=1000")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "IOs per syscall: 8.00")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "p50=")) << text;
+}
+
+TEST(StatusLineTest, IntervalRateFromTwoSnapshots) {
+  WorkloadSnapshot before = Snapshot();
+  WorkloadSnapshot after = Snapshot();
+  before.state = after.state = WorkloadState::kRunning;
+  after.elapsed = before.elapsed + absl::Seconds(1);
+  after.total.ios = before.total.ios + 2000;
+  after.total.read_ios = after.total.ios;
+  const std::string line = FormatStatusLine(before, after);
+  EXPECT_TRUE(absl::StrContains(line, "IOPS=2.0k")) << line;
+}
+
+}  // namespace
+}  // namespace blkperf
