@@ -133,13 +133,16 @@ check_skips() {
 
 # The package structure (docs/development.md, "Layout"): no client or
 # shared package includes daemon/ headers, no package cycle.
-echo "=== test.sh: tools/check_architecture.py" >&2
-if python3 tools/check_architecture.py .; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-  status=1
-fi
+# The reference in docs/ against the proto's spec fields and the spec flags.
+for check in tools/check_architecture.py tools/check_docs.py; do
+  echo "=== test.sh: ${check}" >&2
+  if python3 "${check}" .; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    status=1
+  fi
+done
 run_bazel_test "stage 1: bazel test //..." //...
 check_skips
 if [[ $quick -eq 0 ]]; then
