@@ -165,8 +165,18 @@ TEST(OrchestratorTest, JsonHasTheNamedShapeAndFlagsOutliers) {
   Outcome out = RunFleet(**fleet, options);
   ASSERT_EQ(out.report.outcome, "partial");
 
+  // --json: every workload in the report schema, `total` at its top.
+  google::protobuf::Value report_root;
+  const std::string report_json = FormatReportJson(out.report);
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(report_json, &report_root)
+          .ok())
+      << report_json;
+  EXPECT_THAT(Keys(report_root.struct_value().fields().at("merged")),
+              ::testing::IsSupersetOf({"total", "state", "elapsed_seconds"}));
+  // --api_json: the API's Workload messages.
   google::protobuf::Value root;
-  const std::string json = FormatReportJson(out.report);
+  const std::string json = FormatReportJson(out.report, WorkloadJson::kApi);
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &root).ok())
       << json;
   EXPECT_THAT(Keys(root), ::testing::IsSupersetOf(
