@@ -52,10 +52,10 @@
 #include "client/describe.h"
 #include "client/result.h"
 #include "fleet/command.h"
-#include "google/protobuf/util/json_util.h"
 #include "proto/health.grpc.pb.h"
 #include "report/report.h"
 #include "wire/connection.h"
+#include "wire/message_json.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7777",
           "blkperfd address host:port, or unix:/path");
@@ -117,17 +117,6 @@ int Usage(const std::string& why) {
   return 2;
 }
 
-std::string ToJson(const google::protobuf::Message& message, bool one_line) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  options.add_whitespace = !one_line;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  if (!json.empty() && json.back() != '\n') json += '\n';
-  return json;
-}
-
 // --api_json: the API's messages. --json: results in the report schema,
 // and the API message where a command returns no result.
 bool ApiJson() { return absl::GetFlag(FLAGS_api_json); }
@@ -167,14 +156,16 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
   absl::Status status =
       c.WatchWorkload(request, [&](const v1::WatchWorkloadResponse& response) {
         last = response.workload();
-        got_terminal = last.state() == v1::WORKLOAD_STATE_FINISHED ||
-                       last.state() == v1::WORKLOAD_STATE_STOPPED ||
-                       last.state() == v1::WORKLOAD_STATE_FAILED ||
-                       last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ||
-                       last.state() == v1::WORKLOAD_STATE_ABORTED;
+        got_terminal =
+            last.state() == v1::WORKLOAD_STATE_FINISHED ||
+            last.state() == v1::WORKLOAD_STATE_STOPPED ||
+            last.state() == v1::WORKLOAD_STATE_FAILED ||
+            last.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ||
+            last.state() == v1::WORKLOAD_STATE_ABORTED;
         if (live) {
           if (ApiJson()) {
-            std::cout << ToJson(response, /*one_line=*/true) << std::flush;
+            std::cout << MessageJson(response, JsonLayout::kOneLine) << "\n"
+                      << std::flush;
           } else if (tty) {
             std::cerr << "\r\033[K" << lines.Next(response) << std::flush;
           } else {
@@ -208,27 +199,27 @@ absl::StatusOr<v1::Workload> FullWorkload(Connection& c,
 int PrintReport(const v1::Workload& workload) {
   absl::StatusOr<RemoteResult> result = ResultFromProto(workload);
   if (!result.ok()) return Fail(result.status());
-  std::cout << (ReportJson()
-                    ? FormatJsonReport(result->spec, result->targets,
-                                       result->snapshot)
-                    : FormatResultText(*result));
+  std::cout << (ReportJson() ? FormatJsonReport(result->spec, result->targets,
+                                                result->snapshot)
+                             : FormatResultText(*result));
   return 0;
 }
 
 // The final result of a watched workload: the API's JSON of the last watched
-// message with --api_json, else the report (text or --json), from a fresh GetWorkload that carries
-// every histogram (the watched message when the daemon no longer has it).
+// message with --api_json, else the report (text or --json), from a fresh
+// GetWorkload that carries every histogram (the watched message when the daemon
+// no longer has it).
 int PrintFinal(Connection& c, const v1::Workload& watched) {
   // As `blkperfd run`: 1 failed or aborted, 3 finished but counted I/O
   // errors.
-  const int code =
-      watched.state() == v1::WORKLOAD_STATE_FAILED ||
-              watched.state() == v1::WORKLOAD_STATE_ABORTED
-          ? 1
-      : watched.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS ? 3
-                                                                   : 0;
+  const int code = watched.state() == v1::WORKLOAD_STATE_FAILED ||
+                           watched.state() == v1::WORKLOAD_STATE_ABORTED
+                       ? 1
+                   : watched.state() == v1::WORKLOAD_STATE_FINISHED_WITH_ERRORS
+                       ? 3
+                       : 0;
   if (ApiJson()) {
-    std::cout << ToJson(watched, /*one_line=*/false);
+    std::cout << MessageJson(watched, JsonLayout::kIndented);
     return code;
   }
   absl::StatusOr<v1::Workload> full = FullWorkload(c, watched.workload_id());
@@ -243,7 +234,7 @@ int PrintFinal(Connection& c, const v1::Workload& watched) {
 }
 
 int Caps(Connection& c) {
-  std::cout << (Json() ? ToJson(c.capabilities(), false)
+  std::cout << (Json() ? MessageJson(c.capabilities(), JsonLayout::kIndented)
                        : FormatCapabilities(c.capabilities()));
   return 0;
 }
@@ -253,7 +244,8 @@ int Probe(Connection& c, const std::string& path) {
   request.set_path(path);
   absl::StatusOr<v1::ProbeTargetResponse> r = c.ProbeTarget(request);
   if (!r.ok()) return Fail(r.status());
-  std::cout << (Json() ? ToJson(*r, false) : FormatTargetInfo(r->target()));
+  std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
+                       : FormatTargetInfo(r->target()));
   return 0;
 }
 
@@ -268,7 +260,8 @@ absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
 int Start(Connection& c) {
   absl::StatusOr<v1::StartWorkloadResponse> r = StartFromFlags(c);
   if (!r.ok()) return Fail(r.status());
-  std::cout << (Json() ? ToJson(*r, false) : r->workload_id() + "\n");
+  std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
+                       : r->workload_id() + "\n");
   return 0;
 }
 
@@ -278,7 +271,7 @@ int Stop(Connection& c, const std::string& id) {
   absl::StatusOr<v1::StopWorkloadResponse> r = c.StopWorkload(request);
   if (!r.ok()) return Fail(r.status());
   if (!absl::GetFlag(FLAGS_wait)) {
-    std::cout << (Json() ? ToJson(*r, false)
+    std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
                          : FormatWorkloadLine(r->workload()) + "\n");
     return 0;
   }
@@ -300,7 +293,7 @@ int Status(Connection& c, const std::string& id) {
   request.set_phase_histograms(absl::GetFlag(FLAGS_phase_histograms));
   absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
   if (!r.ok()) return Fail(r.status());
-  std::cout << ToJson(r->workload(), false);
+  std::cout << MessageJson(r->workload(), JsonLayout::kIndented);
   return 0;
 }
 
@@ -310,7 +303,7 @@ int List(Connection& c) {
   absl::StatusOr<v1::ListWorkloadsResponse> r = c.ListWorkloads(request);
   if (!r.ok()) return Fail(r.status());
   if (Json()) {
-    std::cout << ToJson(*r, false);
+    std::cout << MessageJson(*r, JsonLayout::kIndented);
   } else if (r->workloads().empty()) {
     std::cout << "no workloads\n";
   } else {
@@ -341,7 +334,7 @@ int Split(Connection& c, const std::string& id, const std::string& split) {
   request.set_split(split);
   absl::StatusOr<v1::SetSplitStrategyResponse> r = c.SetSplitStrategy(request);
   if (!r.ok()) return Fail(r.status());
-  std::cout << (Json() ? ToJson(*r, false)
+  std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
                        : absl::StrCat(id, ": split ", r->split(), "\n"));
   return 0;
 }
@@ -399,7 +392,8 @@ int Health() {
   const std::string name =
       grpc::health::v1::HealthCheckResponse::ServingStatus_Name(
           response.status());
-  std::cout << (Json() ? ToJson(response, false) : name + "\n");
+  std::cout << (Json() ? MessageJson(response, JsonLayout::kIndented)
+                       : name + "\n");
   return response.status() == grpc::health::v1::HealthCheckResponse::SERVING
              ? 0
              : 1;

@@ -4,11 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "google/protobuf/util/json_util.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
 #include "report/report.h"
 #include "wire/merge.h"
+#include "wire/message_json.h"
 #include "wire/remote_result.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"
@@ -241,17 +241,6 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
   return report;
 }
 
-std::string MessageJson(const google::protobuf::Message& message,
-                        bool one_line) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  options.add_whitespace = !one_line;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  return json;
-}
-
 namespace {
 
 std::string Us(int64_t ns) { return absl::StrFormat("%.1fus", ns / 1e3); }
@@ -383,7 +372,7 @@ std::string WindowJson(const Window& w) {
 // thousand of them must print in well under a second.
 // One workload's JSON in the schema asked for, on one line.
 std::string WorkloadJsonText(const v1::Workload& w, WorkloadJson schema) {
-  if (schema == WorkloadJson::kApi) return MessageJson(w, true);
+  if (schema == WorkloadJson::kApi) return MessageJson(w, JsonLayout::kOneLine);
   absl::StatusOr<RemoteResult> result = ResultFromProto(w);
   if (!result.ok()) {
     return absl::StrCat("{\"unreadable\": ",

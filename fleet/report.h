@@ -104,10 +104,6 @@ enum class WorkloadJson { kReport, kApi };
 std::string FormatReportJson(const FleetReport& report,
                              WorkloadJson workload_json = WorkloadJson::kReport);
 
-// The API's JSON of a message (proto field names, defaults printed).
-std::string MessageJson(const google::protobuf::Message& message,
-                        bool one_line);
-
 }  // namespace blkperf::fleet
 
 #endif  // BLKPERF_FLEET_REPORT_H_

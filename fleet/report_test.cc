@@ -12,6 +12,7 @@
 #include "model/histogram.h"
 #include "model/snapshot.h"
 #include "report/report.h"
+#include "wire/message_json.h"
 #include "wire/remote_result.h"
 #include "wire/snapshot_convert.h"
 
@@ -149,9 +150,8 @@ TEST(ReportTest, JsonCarriesTheMergedGroups) {
   ASSERT_EQ(report->merged.snapshot().groups_size(), 2);
   const std::string api = FormatReportJson(*report, WorkloadJson::kApi);
   EXPECT_THAT(api, HasSubstr(absl::StrCat(
-                       "\"groups\":[", MessageJson(report->merged.snapshot()
-                                                       .groups(0),
-                                                   true))));
+                       "\"groups\":[", MessageJson(report->merged.snapshot().groups(0),
+                                   JsonLayout::kOneLine))));
 }
 
 TEST(ReportTest, JsonWorkloadsAreInTheReportSchema) {
