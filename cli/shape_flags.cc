@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/units.h"
+#include "cli/internal/flag_values.h"
 #include "cli/spec_flags.h"
 #include "model/io_shape.h"
 
@@ -61,17 +62,10 @@ ABSL_FLAG(std::optional<absl::Duration>, slo_settle, std::nullopt,
 namespace blkperf {
 namespace {
 
-absl::Status BadFlag(absl::string_view flag, absl::string_view value,
-                     absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, "=", value.substr(0, 128), ": ", why));
-}
-
-void SetDuration(absl::Duration d, google::protobuf::Duration* out) {
-  const int64_t ns = absl::ToInt64Nanoseconds(d);
-  out->set_seconds(ns / 1000000000);
-  out->set_nanos(static_cast<int32_t>(ns % 1000000000));
-}
+using internal::BadFlag;
+using internal::OpFromText;
+using internal::ParseEnumFlag;
+using internal::SetDuration;
 
 absl::Status AddShares(absl::string_view flag, absl::string_view text,
                        google::protobuf::RepeatedPtrField<v1::BlockSizeShare>* out) {
@@ -116,26 +110,10 @@ absl::StatusOr<Bssplit> ParseBssplit(absl::string_view flag,
   return mixes;
 }
 
-absl::StatusOr<v1::Op> OpFromText(absl::string_view flag,
-                                  absl::string_view text) {
-  v1::Op value;
-  if (!v1::Op_Parse("OP_" + absl::AsciiStrToUpper(text), &value) ||
-      value == v1::OP_UNSPECIFIED) {
-    return BadFlag(flag, text,
-                   "not one of read, write, randread, randwrite, randrw, "
-                   "trim, randtrim");
-  }
-  return value;
-}
-
 absl::StatusOr<v1::Arrivals> ArrivalsFromText(absl::string_view flag,
                                               absl::string_view text) {
-  v1::Arrivals value;
-  if (!v1::Arrivals_Parse("ARRIVALS_" + absl::AsciiStrToUpper(text), &value) ||
-      value == v1::ARRIVALS_UNSPECIFIED) {
-    return BadFlag(flag, text, "not one of uniform, poisson");
-  }
-  return value;
+  return ParseEnumFlag(flag, text, "ARRIVALS_", &v1::Arrivals_Parse,
+                       "uniform, poisson");
 }
 
 template <typename T>

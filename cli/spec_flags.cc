@@ -17,7 +17,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "base/status_macros.h"
 #include "base/units.h"
+#include "cli/internal/flag_values.h"
 #include "google/protobuf/util/json_util.h"
 
 // Every flag maps to the WorkloadSpec field in its help text.
@@ -108,23 +110,16 @@ ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
 namespace blkperf {
 namespace {
 
-absl::Status BadFlag(absl::string_view flag, absl::string_view value,
-                     absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, "=", value, ": ", why));
-}
+using internal::BadFlag;
+using internal::OpFromText;
+using internal::ParseEnumFlag;
+using internal::SetDuration;
 
 // Bool flags cannot be "unset": a bool counts as given when it differs from
 // its default (so --direct=true cannot override a spec file's false).
 bool BoolChanged(absl::string_view name) {
   const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
-}
-
-void SetDuration(absl::Duration d, google::protobuf::Duration* out) {
-  const int64_t ns = absl::ToInt64Nanoseconds(d);
-  out->set_seconds(ns / 1000000000);
-  out->set_nanos(static_cast<int32_t>(ns % 1000000000));
 }
 
 absl::StatusOr<std::string> Absolute(const std::string& path) {
@@ -281,13 +276,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     }
   }
   if (auto op = absl::GetFlag(FLAGS_op)) {
-    v1::Op value;
-    if (!v1::Op_Parse("OP_" + absl::AsciiStrToUpper(*op), &value) ||
-        value == v1::OP_UNSPECIFIED) {
-      return BadFlag("op", *op,
-                     "not one of read, write, randread, randwrite, "
-                     "randrw, trim, randtrim");
-    }
+    BLKPERF_ASSIGN_OR_RETURN(v1::Op value, OpFromText("op", *op));
     spec.set_op(value);
   }
   if (auto v = absl::GetFlag(FLAGS_read_percent)) spec.set_read_percent(*v);
@@ -334,54 +323,45 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   if (BoolChanged("vectored")) spec.set_vectored(absl::GetFlag(FLAGS_vectored));
   if (BoolChanged("nop")) spec.set_nop(absl::GetFlag(FLAGS_nop));
   if (auto v = absl::GetFlag(FLAGS_buffer_layout)) {
-    v1::BufferLayout layout;
-    if (!v1::BufferLayout_Parse("BUFFER_LAYOUT_" + absl::AsciiStrToUpper(*v),
-                                &layout) ||
-        layout == v1::BUFFER_LAYOUT_UNSPECIFIED) {
-      return BadFlag("buffer_layout", *v,
-                     "not one of per_slot, one_region, auto");
-    }
+    BLKPERF_ASSIGN_OR_RETURN(
+        v1::BufferLayout layout,
+        ParseEnumFlag("buffer_layout", *v, "BUFFER_LAYOUT_",
+                      &v1::BufferLayout_Parse, "per_slot, one_region, auto"));
     spec.set_buffer_layout(layout);
   }
   if (auto v = absl::GetFlag(FLAGS_huge_pages)) {
-    v1::HugePageMode mode;
-    if (!v1::HugePageMode_Parse("HUGE_PAGE_MODE_" + absl::AsciiStrToUpper(*v),
-                                &mode) ||
-        mode == v1::HUGE_PAGE_MODE_UNSPECIFIED) {
-      return BadFlag("huge_pages", *v, "not one of off, on, auto");
-    }
+    BLKPERF_ASSIGN_OR_RETURN(
+        v1::HugePageMode mode,
+        ParseEnumFlag("huge_pages", *v, "HUGE_PAGE_MODE_",
+                      &v1::HugePageMode_Parse, "off, on, auto"));
     spec.set_huge_pages(mode);
   }
   if (auto v = absl::GetFlag(FLAGS_polled)) {
-    v1::PollMode mode;
-    if (!v1::PollMode_Parse("POLL_MODE_" + absl::AsciiStrToUpper(*v), &mode) ||
-        mode == v1::POLL_MODE_UNSPECIFIED) {
-      return BadFlag("polled", *v, "not one of off, on, auto");
-    }
+    BLKPERF_ASSIGN_OR_RETURN(
+        v1::PollMode mode, ParseEnumFlag("polled", *v, "POLL_MODE_",
+                                         &v1::PollMode_Parse, "off, on, auto"));
     spec.set_polled(mode);
   }
   if (BoolChanged("sqpoll")) spec.set_sqpoll(absl::GetFlag(FLAGS_sqpoll));
   if (auto v = absl::GetFlag(FLAGS_sqpoll_cpu)) spec.set_sqpoll_cpu(*v);
   if (auto v = absl::GetFlag(FLAGS_request_cache)) {
-    std::string upper = absl::AsciiStrToUpper(*v);
-    if (upper == "PERCPU") upper = "PER_CPU";
-    v1::RequestCacheMode mode;
-    if (!v1::RequestCacheMode_Parse("REQUEST_CACHE_MODE_" + upper, &mode) ||
-        mode == v1::REQUEST_CACHE_MODE_UNSPECIFIED) {
-      return BadFlag("request_cache", *v, "not one of per_cpu (percpu), shared");
-    }
+    const std::string name =
+        absl::AsciiStrToLower(*v) == "percpu" ? "per_cpu" : *v;
+    BLKPERF_ASSIGN_OR_RETURN(
+        v1::RequestCacheMode mode,
+        ParseEnumFlag("request_cache", name, "REQUEST_CACHE_MODE_",
+                      &v1::RequestCacheMode_Parse,
+                      "per_cpu (percpu), shared"));
     spec.set_request_cache(mode);
   }
   if (BoolChanged("latency_tracking")) {
     spec.set_latency_tracking(absl::GetFlag(FLAGS_latency_tracking));
   }
   if (auto v = absl::GetFlag(FLAGS_latency_mode)) {
-    v1::LatencyMode mode;
-    if (!v1::LatencyMode_Parse("LATENCY_MODE_" + absl::AsciiStrToUpper(*v),
-                               &mode) ||
-        mode == v1::LATENCY_MODE_UNSPECIFIED) {
-      return BadFlag("latency_mode", *v, "not one of batch, per_io");
-    }
+    BLKPERF_ASSIGN_OR_RETURN(
+        v1::LatencyMode mode,
+        ParseEnumFlag("latency_mode", *v, "LATENCY_MODE_",
+                      &v1::LatencyMode_Parse, "batch, per_io"));
     spec.set_latency_mode(mode);
   }
   if (auto v = absl::GetFlag(FLAGS_io_timeout)) {
