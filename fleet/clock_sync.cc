@@ -59,10 +59,4 @@ absl::StatusOr<ClockEstimate> EstimateOffset(
   return e;
 }
 
-int64_t MonotonicNowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 }  // namespace blkperf::fleet

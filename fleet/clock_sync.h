@@ -30,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/clock.h"
 
 namespace blkperf::fleet {
 
@@ -59,8 +60,8 @@ struct ClockEstimate {
 absl::StatusOr<ClockEstimate> EstimateOffset(
     absl::Span<const ClockSample> samples);
 
-// This process's CLOCK_MONOTONIC, ns.
-int64_t MonotonicNowNs();
+// This process's CLOCK_MONOTONIC, ns (base/clock.h).
+using ::blkperf::MonotonicNowNs;
 
 }  // namespace blkperf::fleet
 

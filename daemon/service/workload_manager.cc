@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/bounded_text.h"
+#include "base/clock.h"
 #include "base/echo.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -84,12 +85,6 @@ bool Overlaps(const std::string& a_disk, const std::string& a_part,
               const std::string& b_disk, const std::string& b_part) {
   if (a_disk.empty() || a_disk != b_disk) return false;
   return a_part.empty() || b_part.empty() || a_part == b_part;
-}
-
-int64_t MonotonicNowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
 // At most `max_bytes` of `text`, never ending inside a UTF-8 sequence.

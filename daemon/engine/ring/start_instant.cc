@@ -6,24 +6,14 @@
 #include <algorithm>
 
 namespace blkperf {
-namespace internal {
-
-int64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
-}  // namespace internal
-
 bool WaitForInstant(int64_t at_ns, const std::atomic<bool>& stop,
                     int64_t spin_window_ns, StartPoll poll) {
   constexpr int64_t kCheckStopEveryNs = 100'000'000;
   const int64_t wake_ns = at_ns - std::max<int64_t>(0, spin_window_ns);
   const int previous_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if (previous_slack > 1) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-  for (int64_t now = internal::MonotonicNs(); now < wake_ns;
-       now = internal::MonotonicNs()) {
+  for (int64_t now = MonotonicNowNs(); now < wake_ns;
+       now = MonotonicNowNs()) {
     if (stop.load(std::memory_order_relaxed)) break;
     const int64_t next = std::min(wake_ns, now + kCheckStopEveryNs);
     const timespec until = {.tv_sec = next / 1'000'000'000,

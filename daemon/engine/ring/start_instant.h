@@ -35,6 +35,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/clock.h"
+
 namespace blkperf {
 
 // How long before the instant the wait stops sleeping and polls the clock.
@@ -68,7 +70,6 @@ bool PollUntilInstant(int64_t at_ns, Stopped stopped,
                       StartPoll poll = StartPoll::kSpin);
 
 namespace internal {
-int64_t MonotonicNs();
 // A spin-loop hint to the CPU; nothing where the architecture has none.
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -81,7 +82,7 @@ inline void CpuRelax() {
 
 template <typename Stopped>
 bool PollUntilInstant(int64_t at_ns, Stopped stopped, StartPoll poll) {
-  while (internal::MonotonicNs() < at_ns) {
+  while (MonotonicNowNs() < at_ns) {
     if (stopped()) return false;
     if (poll == StartPoll::kYieldToPeers) {
       sched_yield();
