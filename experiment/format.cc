@@ -118,7 +118,9 @@ std::string VerdictText(const MetricResult& m) {
   if (m.verdict == Verdict::kInconclusive) {
     absl::StrAppend(&text, m.more_rounds >= 0
                                ? absl::StrCat(": about ", m.more_rounds,
-                                              " more rounds would decide")
+                                              " more round",
+                                              m.more_rounds == 1 ? "" : "s",
+                                              " would decide")
                                : ": the estimate sits on the margin");
   }
   return text;
@@ -131,8 +133,8 @@ std::string ArmTable(const ExperimentResult& r, size_t index) {
   std::string out = absl::StrFormat(
       "%c %s vs A %s: %s%s\n", static_cast<char>('A' + index), arm.name,
       base.name, VerdictName(arm.verdict), arm.suspect ? " (suspect: see guardrails)" : "");
-  absl::StrAppend(&out, absl::StrFormat("  %-7s %12s %12s %7s  %-17s %s\n",
-                                        "metric", "A (median)", "this (median)",
+  absl::StrAppend(&out, absl::StrFormat("  %-7s %13s %13s %7s  %-17s %s\n",
+                                        "metric", "A (median)", std::string(1, static_cast<char>('A' + index)) + " (median)",
                                         "ratio", absl::StrCat(percent, "% interval"),
                                         "verdict"));
   for (const MetricInfo& info : Metrics()) {
@@ -143,7 +145,7 @@ std::string ArmTable(const ExperimentResult& r, size_t index) {
                                        m.estimate.ci_hi)
                      : "-";
     absl::StrAppend(
-        &out, absl::StrFormat("  %-7s %12s %12s %7s  %-17s %s%s\n", info.label,
+        &out, absl::StrFormat("  %-7s %13s %13s %7s  %-17s %s%s\n", info.label,
                               Value(info.metric, base.metrics[i].median),
                               Value(info.metric, m.median),
                               m.comparable ? absl::StrFormat("%.3f", m.estimate.ratio) : "-",
