@@ -58,6 +58,34 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
   return estimate;
 }
 
+RatioEstimate UnpairedRatio(const std::vector<double>& a,
+                            const std::vector<double>& b, double confidence) {
+  std::vector<double> log_a, log_b;
+  for (double v : a) log_a.push_back(std::log(v));
+  for (double v : b) log_b.push_back(std::log(v));
+  const auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  std::mt19937_64 generator(kBootstrapSeed);
+  std::vector<double> differences(kBootstrapResamples);
+  for (double& difference : differences) {
+    double sum_a = 0, sum_b = 0;
+    for (size_t i = 0; i < log_a.size(); ++i) sum_a += log_a[generator() % log_a.size()];
+    for (size_t i = 0; i < log_b.size(); ++i) sum_b += log_b[generator() % log_b.size()];
+    difference = sum_b / static_cast<double>(log_b.size()) -
+                 sum_a / static_cast<double>(log_a.size());
+  }
+  const double tail = (1 - confidence) / 2;
+  RatioEstimate estimate;
+  estimate.samples = static_cast<int>(std::min(a.size(), b.size()));
+  estimate.ratio = std::exp(mean(log_b) - mean(log_a));
+  estimate.ci_lo = std::exp(Quantile(differences, tail));
+  estimate.ci_hi = std::exp(Quantile(std::move(differences), 1 - tail));
+  return estimate;
+}
+
 absl::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
     case Verdict::kFaster: return "faster";

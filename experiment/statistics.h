@@ -48,6 +48,14 @@ struct RatioEstimate {
 RatioEstimate PairedRatio(const std::vector<double>& baseline,
                           const std::vector<double>& arm, double confidence);
 
+// Two independent sets of samples (two runs' per-interval values): the
+// ratio of the geometric means b / a, and its percentile-bootstrap interval
+// with each side resampled on its own (same resamples and seed as above).
+// `samples` is the smaller side's count.
+// REQUIRES: a and b not empty, every value > 0, 0 < confidence < 1.
+RatioEstimate UnpairedRatio(const std::vector<double>& a,
+                            const std::vector<double>& b, double confidence);
+
 // The percentile-bootstrap interval of the mean of `values` (the engine of
 // PairedRatio, applied to log ratios); exposed for the tests.
 void BootstrapMeanInterval(const std::vector<double>& values, double confidence,

@@ -39,6 +39,16 @@ TEST(PairedRatioTest, IntervalMatchesScipyPercentileBootstrap) {
   }
 }
 
+TEST(UnpairedRatioTest, MatchesScipyTwoSampleBootstrap) {
+  const std::vector<double> b(kArm.begin() + 2, kArm.end());
+  const RatioEstimate r = UnpairedRatio(kBaseline, b, 0.95);
+  EXPECT_NEAR(r.ratio, kUnpairedRatio, 1e-12);
+  EXPECT_EQ(r.samples, 10);
+  const double width = kUnpairedLogHi95 - kUnpairedLogLo95;
+  EXPECT_NEAR(std::log(r.ci_lo), kUnpairedLogLo95, 0.05 * width);
+  EXPECT_NEAR(std::log(r.ci_hi), kUnpairedLogHi95, 0.05 * width);
+}
+
 TEST(PairedRatioTest, FixedSeedGivesTheSameIntervalEveryTime) {
   const RatioEstimate a = PairedRatio(kBaseline, kArm, 0.95);
   const RatioEstimate b = PairedRatio(kBaseline, kArm, 0.95);

@@ -4,12 +4,9 @@
 
 #include <cstdio>
 #include <memory>
-#include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -24,30 +21,8 @@
 #include "daemon/run/stop_signal.h"
 #include "experiment/analysis.h"
 #include "experiment/design.h"
+#include "experiment/flags.h"
 #include "experiment/format.h"
-
-ABSL_FLAG(std::string, vary, "",
-          "experiment: FIELD=V1,V2[,...], one spec flag varied over values, "
-          "one arm per value (the first the baseline; identical values: an "
-          "A/A calibration)");
-ABSL_FLAG(int32_t, rounds, 10,
-          "experiment: rounds; each runs every arm once (fewer than 9 "
-          "makes every verdict suspect)");
-ABSL_FLAG(absl::Duration, round, absl::Seconds(1),
-          "experiment: one arm's measured time in a round (each arm's ramp, "
-          "--ramp, comes before it and is discarded)");
-ABSL_FLAG(double, margin, 0.02,
-          "experiment: the smallest relative difference that matters");
-ABSL_FLAG(double, confidence, 0.95, "experiment: the intervals' confidence");
-ABSL_FLAG(std::optional<uint64_t>, experiment_seed, std::nullopt,
-          "experiment: seed of the arms' order (default random, reported); "
-          "--seed stays the offsets' generator");
-ABSL_FLAG(std::string, metric, "iops",
-          "experiment: the headline verdict's metric: iops, "
-          "bytes_per_second, cpu_us_per_io, p50_ns, p99_ns, p99_9_ns");
-ABSL_FLAG(std::string, fail_on, "",
-          "experiment: 'slower' exits 4 when an arm's headline verdict is "
-          "slower");
 
 namespace blkperf {
 namespace {
@@ -69,7 +44,8 @@ struct Plan {
   bool fail_on_slower = false;
 };
 
-absl::Status CheckExperimentFlags() {
+// The run flags an experiment cannot take.
+absl::Status CheckRunFlags() {
   if (FlagGiven("runtime")) {
     return absl::InvalidArgumentError(
         "--runtime with --vary: an experiment's time is --rounds x arms x "
@@ -84,41 +60,15 @@ absl::Status CheckExperimentFlags() {
         "--ab with --vary: give one of them (--vary=split=A,B runs the "
         "strategies as arms)");
   }
-  const int rounds = absl::GetFlag(FLAGS_rounds);
-  if (rounds < 1 || rounds > kMaxRounds) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--rounds=", rounds, ": must be 1 to ", kMaxRounds));
-  }
-  if (absl::GetFlag(FLAGS_round) <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--round=", absl::FormatDuration(absl::GetFlag(FLAGS_round)),
-        ": must be positive"));
-  }
-  const double margin = absl::GetFlag(FLAGS_margin);
-  if (!(margin >= 0 && margin < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--margin=", margin, ": must be at least 0 and below 1"));
-  }
-  const double confidence = absl::GetFlag(FLAGS_confidence);
-  if (!(confidence > 0 && confidence < 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--confidence=", confidence, ": must be between 0 and 1 (e.g. 0.95)"));
-  }
-  const std::string fail_on = absl::GetFlag(FLAGS_fail_on);
-  if (!fail_on.empty() && fail_on != "slower") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--fail_on=", fail_on, ": the one choice is slower"));
-  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<Plan> PlanFromFlags() {
-  BLKPERF_RETURN_IF_ERROR(CheckExperimentFlags());
+  BLKPERF_RETURN_IF_ERROR(CheckRunFlags());
+  BLKPERF_ASSIGN_OR_RETURN(ExperimentFlags flags, ExperimentFlagsFromFlags());
   Plan plan;
-  BLKPERF_ASSIGN_OR_RETURN(plan.vary, ParseVary(absl::GetFlag(FLAGS_vary)));
-  BLKPERF_ASSIGN_OR_RETURN(Metric headline,
-                           ParseMetric(absl::GetFlag(FLAGS_metric)));
-  const absl::Duration round = absl::GetFlag(FLAGS_round);
+  plan.vary = *flags.vary;
+  const absl::Duration round = flags.round;
   for (const std::string& value : plan.vary.values) {
     BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto,
                              SpecFromFlagsWith(plan.vary.field, value));
@@ -142,10 +92,8 @@ absl::StatusOr<Plan> PlanFromFlags() {
     }
     plan.arms.push_back(*std::move(spec));
   }
-  const std::optional<uint64_t> given = absl::GetFlag(FLAGS_experiment_seed);
-  const uint64_t seed = given ? *given : std::random_device{}();
   const int arms = static_cast<int>(plan.arms.size());
-  plan.order = BlockOrder(arms, absl::GetFlag(FLAGS_rounds), seed);
+  plan.order = BlockOrder(arms, flags.rounds, flags.seed);
   ExperimentInput& in = plan.input;
   in.field = plan.vary.field;
   for (int arm = 0; arm < arms; ++arm) {
@@ -154,14 +102,14 @@ absl::StatusOr<Plan> PlanFromFlags() {
   }
   in.order = plan.order;
   in.samples.resize(static_cast<size_t>(arms));
-  in.margin = absl::GetFlag(FLAGS_margin);
-  in.confidence = absl::GetFlag(FLAGS_confidence);
-  in.seed = seed;
-  in.headline = headline;
+  in.margin = flags.margin;
+  in.confidence = flags.confidence;
+  in.seed = flags.seed;
+  in.headline = flags.headline;
   in.round = round;
   in.ramp = plan.arms[0].ramp_time;
   in.governor = CpuFrequencyGovernor();
-  plan.fail_on_slower = absl::GetFlag(FLAGS_fail_on) == "slower";
+  plan.fail_on_slower = flags.fail_on_slower;
   return plan;
 }
 
@@ -215,7 +163,7 @@ int RunOneArm(const WorkloadSpec& spec, const std::string& name,
 
 }  // namespace
 
-bool ExperimentRequested() { return !absl::GetFlag(FLAGS_vary).empty(); }
+bool ExperimentRequested() { return VaryGiven(); }
 
 int RunExperiment(bool json) {
   absl::StatusOr<Plan> plan = PlanFromFlags();
