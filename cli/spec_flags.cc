@@ -12,6 +12,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -115,9 +116,13 @@ using internal::OpFromText;
 using internal::ParseEnumFlag;
 using internal::SetDuration;
 
+// The flag SpecFromFlagsWith sets: given, whatever its value.
+absl::string_view forced_flag;
+
 // Bool flags cannot be "unset": a bool counts as given when it differs from
 // its default (so --direct=true cannot override a spec file's false).
 bool BoolChanged(absl::string_view name) {
+  if (name == forced_flag) return true;
   const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
@@ -400,6 +405,36 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
     SetDuration(*v, spec.mutable_ab_slice());
   }
   if (absl::Status shape = ShapeFromFlags(&spec); !shape.ok()) return shape;
+  return spec;
+}
+
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view name,
+                                                   absl::string_view value) {
+  const auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--vary=", name, "=", value, ": ", why));
+  };
+  absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  // A spec flag is one defined in this package's two flag files.
+  const bool spec_flag =
+      flag != nullptr && (absl::EndsWith(flag->Filename(), "cli/spec_flags.cc") ||
+                          absl::EndsWith(flag->Filename(), "cli/shape_flags.cc"));
+  if (!spec_flag) return bad("not a spec flag");
+  for (absl::string_view own :
+       {"runtime", "io_count", "ramp", "spec_file", "ab", "ab_slice"}) {
+    if (name == own) return bad("an experiment sets this field itself");
+  }
+  const std::string saved = flag->CurrentValue();
+  std::string error;
+  if (!flag->ParseFrom(value, &error)) return bad(error);
+  forced_flag = flag->Name();
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  forced_flag = {};
+  std::string restore_error;
+  if (!flag->ParseFrom(saved, &restore_error)) {
+    return absl::InternalError(absl::StrCat("--", name, " cannot be restored to ",
+                                            saved, ": ", restore_error));
+  }
   return spec;
 }
 

@@ -29,6 +29,16 @@ namespace blkperf {
 // naming the flag for a value it cannot parse.
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
 
+// The spec SpecFromFlags would build with spec flag `flag` set to `value`
+// instead of what the command line says (an experiment's arm, --vary). The
+// flag counts as given even where `value` is its default (a bool's "true"
+// overrides a spec file's false). The flags are as before on return.
+// InvalidArgument naming --vary for a flag that is not a spec flag, one an
+// experiment sets itself (runtime, io_count, ramp, spec_file, ab, ab_slice),
+// or a value the flag cannot parse. Not thread-safe (flags are global).
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view flag,
+                                                   absl::string_view value);
+
 // "4096", "4k", "1m", "2g" (binary multiples). InvalidArgument naming `flag`.
 absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,
                                        absl::string_view flag);

@@ -22,6 +22,7 @@ ABSL_DECLARE_FLAG(std::optional<std::string>, cpus);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, runtime);
 ABSL_DECLARE_FLAG(bool, direct);
 ABSL_DECLARE_FLAG(bool, allow_write);
+ABSL_DECLARE_FLAG(bool, fixed_buffers);
 ABSL_DECLARE_FLAG(std::vector<std::string>, create_size);
 ABSL_DECLARE_FLAG(std::optional<std::string>, polled);
 ABSL_DECLARE_FLAG(bool, vectored);
@@ -482,6 +483,48 @@ TEST(SpecFromFlagsTest, OversizedSpecFileIsRefusedNamingTheFlag) {
   EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(spec.status().message()), HasSubstr("--spec_file"));
   EXPECT_THAT(std::string(spec.status().message()), HasSubstr("limit"));
+}
+
+TEST(SpecFromFlagsWithTest, AppliesOneFieldAndRestoresTheFlags) {
+  absl::SetFlag(&FLAGS_qd, 8u);
+  absl::SetFlag(&FLAGS_bs, std::string("16k"));
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsWith("qd", "64");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->queue_depth(), 64u);
+  EXPECT_EQ(spec->block_size(), 16384u);  // shared flags stay
+  EXPECT_EQ(absl::GetFlag(FLAGS_qd), 8u);
+  spec = SpecFromFlagsWith("rate_iops", "25000");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->queue_depth(), 8u);
+  EXPECT_FALSE(absl::GetFlag(FLAGS_rate_iops).has_value());
+  absl::SetFlag(&FLAGS_qd, std::nullopt);
+  absl::SetFlag(&FLAGS_bs, std::nullopt);
+}
+
+TEST(SpecFromFlagsWithTest, ABoolAtItsDefaultIsStillGiven) {
+  absl::StatusOr<v1::WorkloadSpec> on = SpecFromFlagsWith("fixed_buffers", "true");
+  ASSERT_TRUE(on.ok()) << on.status();
+  ASSERT_TRUE(on->has_fixed_buffers());
+  EXPECT_TRUE(on->fixed_buffers());
+  absl::StatusOr<v1::WorkloadSpec> off =
+      SpecFromFlagsWith("fixed_buffers", "false");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->fixed_buffers());
+  EXPECT_TRUE(absl::GetFlag(FLAGS_fixed_buffers));
+  // Without the override, the default leaves the field unset.
+  EXPECT_FALSE(SpecFromFlags()->has_fixed_buffers());
+}
+
+TEST(SpecFromFlagsWithTest, RefusesWhatIsNotAnArmsField) {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"runtime", "1s"}, {"ab", "none"}, {"json", "true"},
+           {"no_such_flag", "1"}, {"qd", "many"}, {"spec_file", "x"}}) {
+    absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsWith(flag, value);
+    ASSERT_FALSE(spec.ok()) << flag;
+    EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(spec.status().message(), HasSubstr("--vary=" + flag + "="));
+  }
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 //   split ID STRATEGY    switch a running workload's split strategy
 //   run [spec flags]     start + watch + final report (Ctrl-C stops it)
 //   health               the standard gRPC health check of the daemon
+//   compare A.json B.json  two saved reports: spec and environment
+//                        differences, IOPS ratio (client/compare_command.h)
 //   fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...
 //                        one workload on many daemons (fleet/command.h)
 //
@@ -49,7 +51,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cli/spec_flags.h"
+#include "client/compare_command.h"
 #include "client/describe.h"
+#include "experiment/flags.h"
 #include "client/result.h"
 #include "fleet/command.h"
 #include "proto/health.grpc.pb.h"
@@ -93,6 +97,7 @@ constexpr char kUsage[] =
     "blkperf [--server=host:port] [--json] <command> [args] [flags]\n"
     "commands: caps | probe PATH | start | stop ID | status ID | list |\n"
     "          watch ID | split ID STRATEGY | run | health |\n"
+    "          compare A.json B.json [--margin --confidence] |\n"
     "          fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
@@ -405,6 +410,10 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
+  if (VaryGiven()) {
+    return Usage("--vary: experiments run on `blkperfd run` for now "
+                 "(docs/experiments.md)");
+  }
   if (command == "fleet") {
     fleet::ClientSettings settings;
     settings.json = ReportJson();
@@ -418,7 +427,8 @@ int Main(int argc, char** argv) {
   }
   const std::map<std::string, size_t> arity = {
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
-      {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0}};
+      {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0},
+      {"compare", 2}};
   auto it = arity.find(command);
   if (it == arity.end()) return Usage("unknown command \"" + command + "\"");
   if (rest.size() != it->second) {
@@ -426,6 +436,7 @@ int Main(int argc, char** argv) {
                               " argument(s), got ", rest.size()));
   }
   if (command == "health") return Health();
+  if (command == "compare") return CompareCommand(rest[0], rest[1]);
 
   // `run` handles SIGINT/SIGTERM on a thread of its own; block them before
   // gRPC starts threads so that every thread inherits the mask.

@@ -16,6 +16,7 @@
 #include "daemon/common/default_target.h"
 #include "daemon/engine/host/cpu_isolation.h"
 #include "daemon/engine/workload.h"
+#include "daemon/run/experiment_command.h"
 #include "daemon/run/stop_signal.h"
 #include "report/report.h"
 #include "wire/spec_convert.h"
@@ -36,6 +37,10 @@ constexpr int kExitFinishedWithErrors = 3;
 
 absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
   BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto, SpecFromFlags());
+  return RunSpecFromProto(proto);
+}
+
+absl::StatusOr<WorkloadSpec> RunSpecFromProto(const v1::WorkloadSpec& proto) {
   BLKPERF_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecFromProto(proto));
   if (spec.targets.empty() && !spec.nop) {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget(DataDirectory()));
@@ -46,6 +51,7 @@ absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
 }
 
 int RunCommand() {
+  if (ExperimentRequested()) return RunExperiment(absl::GetFlag(FLAGS_json));
   absl::StatusOr<WorkloadSpec> spec = SpecFromRunFlags();
   if (!spec.ok()) {
     std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());

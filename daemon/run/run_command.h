@@ -3,6 +3,7 @@
 //
 //   blkperfd run                                  # default file target
 //   blkperfd run --target=/dev/zram0 --qd=128 --submit_batch=32 --cpus=0
+//   blkperfd run --target=/dev/zram0 --vary=qd=32,128 --rounds=10 --round=1s
 //
 // With no --target, runs the embedded default: a 1 GiB file created and
 // pre-filled in --data_dir, 4 KiB random reads, queue depth 32, 10 s.
@@ -11,13 +12,19 @@
 
 #include "absl/status/statusor.h"
 #include "model/workload_spec.h"
+#include "proto/blkperf.pb.h"
 
 namespace blkperf {
 
 // The spec the run flags describe (field errors name the flag).
 absl::StatusOr<WorkloadSpec> SpecFromRunFlags();
 
-// Runs the workload the flags describe; returns the process exit code.
+// The spec `proto` describes as `blkperfd run` runs it: the default target
+// when it names none, the verify state in the data directory.
+absl::StatusOr<WorkloadSpec> RunSpecFromProto(const v1::WorkloadSpec& proto);
+
+// Runs the workload the flags describe (an experiment with --vary, see
+// experiment_command.h); returns the process exit code.
 int RunCommand();
 
 }  // namespace blkperf

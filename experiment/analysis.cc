@@ -1,0 +1,165 @@
+#include "experiment/analysis.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace blkperf {
+
+const std::array<MetricInfo, kMetricCount>& Metrics() {
+  static const std::array<MetricInfo, kMetricCount> kMetrics = {{
+      {Metric::kIops, "iops", "IOPS", Better::kHigher},
+      {Metric::kBytesPerSecond, "bytes_per_second", "BW", Better::kHigher},
+      {Metric::kCpuPerIo, "cpu_us_per_io", "CPU/IO", Better::kLower},
+      {Metric::kP50, "p50_ns", "p50", Better::kLower},
+      {Metric::kP99, "p99_ns", "p99", Better::kLower},
+      {Metric::kP999, "p99_9_ns", "p99.9", Better::kLower},
+  }};
+  return kMetrics;
+}
+
+const MetricInfo& InfoOf(Metric metric) {
+  return Metrics()[static_cast<size_t>(metric)];
+}
+
+absl::StatusOr<Metric> ParseMetric(absl::string_view name) {
+  std::vector<absl::string_view> keys;
+  for (const MetricInfo& info : Metrics()) {
+    if (info.key == name) return info.metric;
+    keys.push_back(info.key);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--metric=", name, ": not one of ", absl::StrJoin(keys, ", ")));
+}
+
+namespace {
+
+std::vector<double> Column(const std::vector<RoundSample>& rounds,
+                           Metric metric) {
+  std::vector<double> values;
+  values.reserve(rounds.size());
+  for (const RoundSample& s : rounds) {
+    values.push_back(s[static_cast<size_t>(metric)]);
+  }
+  return values;
+}
+
+bool AllPositive(const std::vector<double>& values) {
+  for (double v : values) {
+    if (!(v > 0) || !std::isfinite(v)) return false;
+  }
+  return !values.empty();
+}
+
+MetricResult CompareMetric(const std::vector<double>& baseline,
+                           std::vector<double> arm, Metric metric,
+                           const ExperimentInput& in, bool is_baseline) {
+  MetricResult result;
+  result.metric = metric;
+  result.median = Quantile(arm, 0.5);
+  result.samples = std::move(arm);
+  if (is_baseline || !AllPositive(baseline) || !AllPositive(result.samples)) {
+    return result;
+  }
+  result.comparable = true;
+  result.estimate = PairedRatio(baseline, result.samples, in.confidence);
+  result.verdict = Decide(result.estimate.ci_lo, result.estimate.ci_hi,
+                          in.margin, InfoOf(metric).better);
+  if (result.verdict == Verdict::kInconclusive) {
+    result.more_rounds = MoreRoundsToDecide(result.estimate, in.margin);
+  }
+  return result;
+}
+
+// The guardrails of one arm on the headline metric.
+void ArmGuardrails(const ExperimentInput& in, int arm,
+                   std::vector<Guardrail>* out) {
+  const MetricInfo& info = InfoOf(in.headline);
+  const std::vector<double> values =
+      Column(in.samples[static_cast<size_t>(arm)], in.headline);
+  const int n = static_cast<int>(values.size());
+  const std::string& name = in.arm_names[static_cast<size_t>(arm)];
+  if (n < kMinSamplesPerArm) {
+    out->push_back({arm, "samples", true,
+                    absl::StrCat(name, ": ", n, " rounds, fewer than ",
+                                 kMinSamplesPerArm, " samples per arm")});
+  }
+  const Trend trend = LinearTrend(values);
+  const double mean = Quantile(values, 0.5);
+  const double drift = mean != 0 ? trend.slope * (n - 1) / mean : 0;
+  if (trend.p_value < 1 - in.confidence && std::fabs(drift) > in.margin) {
+    out->push_back(
+        {arm, "trend", true,
+         absl::StrFormat("%s: %s drifts %+.1f%% from the first round to the "
+                         "last (slope p=%.3g)",
+                         name, info.label, 100 * drift, trend.p_value)});
+  }
+  const std::vector<int> outliers = Outliers(values);
+  if (!outliers.empty()) {
+    std::vector<int> rounds;
+    for (int i : outliers) rounds.push_back(i + 1);
+    out->push_back({arm, "outliers", true,
+                    absl::StrCat(name, ": ", info.label, " of round(s) ",
+                                 absl::StrJoin(rounds, ","),
+                                 " outlying (modified z-score over 3.5)")});
+  }
+}
+
+void ExperimentGuardrails(const ExperimentInput& in,
+                          std::vector<Guardrail>* out) {
+  if (in.governor.empty()) {
+    out->push_back({-1, "governor", false,
+                    "CPU frequency governor unknown (no cpufreq, as on most "
+                    "VMs)"});
+  } else if (in.governor != "performance") {
+    out->push_back({-1, "governor", true,
+                    absl::StrCat("CPU frequency governor ", in.governor,
+                                 ", not performance: clocks may move "
+                                 "between rounds")});
+  }
+}
+
+}  // namespace
+
+ExperimentResult Analyze(const ExperimentInput& input) {
+  ExperimentResult result;
+  result.input = input;
+  const size_t arms = input.arm_names.size();
+  result.rounds = static_cast<int>(input.samples[0].size());
+  result.total = static_cast<int64_t>(result.rounds * arms) *
+                 (input.ramp + input.round);
+  ExperimentGuardrails(input, &result.guardrails);
+  for (size_t arm = 0; arm < arms; ++arm) {
+    ArmGuardrails(input, static_cast<int>(arm), &result.guardrails);
+  }
+  bool experiment_suspect = false;
+  for (const Guardrail& g : result.guardrails) {
+    if (g.arm == -1 && g.suspect) experiment_suspect = true;
+  }
+  for (size_t arm = 0; arm < arms; ++arm) {
+    ArmResult a;
+    a.name = input.arm_names[arm];
+    a.value = input.arm_values[arm];
+    a.baseline = arm == 0;
+    for (const MetricInfo& info : Metrics()) {
+      a.metrics[static_cast<size_t>(info.metric)] = CompareMetric(
+          Column(input.samples[0], info.metric),
+          Column(input.samples[arm], info.metric), info.metric, input,
+          a.baseline);
+    }
+    a.verdict = a.metrics[static_cast<size_t>(input.headline)].verdict;
+    a.suspect = experiment_suspect;
+    for (const Guardrail& g : result.guardrails) {
+      // The baseline's guardrails weigh on every comparison with it.
+      if (g.suspect && (g.arm == static_cast<int>(arm) || g.arm == 0)) {
+        a.suspect = true;
+      }
+    }
+    result.arms.push_back(std::move(a));
+  }
+  return result;
+}
+
+}  // namespace blkperf

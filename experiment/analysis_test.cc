@@ -1,0 +1,126 @@
+#include "experiment/analysis.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "experiment/format.h"
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+// Two arms; B's IOPS are `ratio` times A's with a small alternating wobble,
+// latency the inverse.
+ExperimentInput TwoArms(int rounds, double ratio, double drift = 0) {
+  ExperimentInput in;
+  in.field = "rate_iops";
+  in.arm_names = {"rate_iops=20000", "rate_iops=25000"};
+  in.arm_values = {"20000", "25000"};
+  in.samples.resize(2);
+  for (int r = 0; r < rounds; ++r) {
+    in.order.push_back(r % 2 ? std::vector<int>{1, 0} : std::vector<int>{0, 1});
+    const double wobble = 1 + 0.003 * ((r * 7) % 5 - 2) + drift * r;
+    const double a = 20000 * wobble, b = 20000 * ratio * wobble * (1 + 0.001 * (r % 3));
+    in.samples[0].push_back({a, a * 4096, 5.0, 1e5, 2e5, 3e5});
+    in.samples[1].push_back({b, b * 4096, 5.0, 1e5 / ratio, 2e5 / ratio, 3e5});
+  }
+  in.round = absl::Milliseconds(500);
+  in.ramp = absl::ZeroDuration();
+  in.seed = 9;
+  in.governor = "performance";
+  return in;
+}
+
+TEST(AnalyzeTest, KnownEffectIsFasterWithItsRatioInsideTheInterval) {
+  const ExperimentResult r = Analyze(TwoArms(10, 1.25));
+  ASSERT_EQ(r.arms.size(), 2u);
+  EXPECT_TRUE(r.arms[0].baseline);
+  const MetricResult& iops = r.arms[1].metrics[0];
+  ASSERT_TRUE(iops.comparable);
+  EXPECT_NEAR(iops.estimate.ratio, 1.25, 0.01);
+  EXPECT_LE(iops.estimate.ci_lo, iops.estimate.ratio);
+  EXPECT_GE(iops.estimate.ci_hi, iops.estimate.ratio);
+  EXPECT_EQ(r.arms[1].verdict, Verdict::kFaster);
+  EXPECT_FALSE(r.arms[1].suspect);
+  // Lower latency is better: also "faster".
+  EXPECT_EQ(r.arms[1].metrics[static_cast<int>(Metric::kP50)].verdict,
+            Verdict::kFaster);
+  EXPECT_EQ(r.arms[1].metrics[static_cast<int>(Metric::kCpuPerIo)].verdict,
+            Verdict::kEquivalent);
+  EXPECT_EQ(r.total, absl::Seconds(10));
+}
+
+TEST(AnalyzeTest, TooFewRoundsAreSuspect) {
+  const ExperimentResult r = Analyze(TwoArms(6, 1.25));
+  EXPECT_TRUE(r.arms[1].suspect);
+  ASSERT_FALSE(r.guardrails.empty());
+  EXPECT_EQ(r.guardrails[0].kind, "samples");
+}
+
+TEST(AnalyzeTest, TrendWithinAnArmIsSuspect) {
+  const ExperimentResult r = Analyze(TwoArms(12, 1.0, 0.01));
+  bool trend = false;
+  for (const Guardrail& g : r.guardrails) trend |= g.kind == "trend" && g.suspect;
+  EXPECT_TRUE(trend);
+  EXPECT_TRUE(r.arms[1].suspect);
+}
+
+TEST(AnalyzeTest, UnknownGovernorIsAFactNotASuspicion) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.governor = "";
+  ExperimentResult r = Analyze(in);
+  ASSERT_EQ(r.guardrails.size(), 1u);
+  EXPECT_EQ(r.guardrails[0].kind, "governor");
+  EXPECT_FALSE(r.guardrails[0].suspect);
+  EXPECT_FALSE(r.arms[1].suspect);
+  in.governor = "powersave";
+  r = Analyze(in);
+  EXPECT_TRUE(r.arms[1].suspect);
+}
+
+TEST(AnalyzeTest, ZeroLatencyHasNoRatioAndSaysSo) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  for (auto& arm : in.samples) for (auto& s : arm) s[3] = 0;
+  const ExperimentResult r = Analyze(in);
+  EXPECT_FALSE(r.arms[1].metrics[3].comparable);
+  EXPECT_NE(FormatExperimentText(r).find("no ratio"), std::string::npos);
+}
+
+TEST(AnalyzeTest, InconclusiveSaysHowManyMoreRounds) {
+  ExperimentInput in = TwoArms(10, 1.0);
+  // Noisy A/A-like pairs around +2 %: the interval straddles 1.02.
+  for (int r = 0; r < 10; ++r) {
+    in.samples[1][r][0] = in.samples[0][r][0] * (1.02 + ((r % 2) ? 0.03 : -0.028));
+  }
+  const ExperimentResult r = Analyze(in);
+  const MetricResult& iops = r.arms[1].metrics[0];
+  EXPECT_EQ(iops.verdict, Verdict::kInconclusive);
+  EXPECT_NE(FormatExperimentText(r).find("more rounds would decide"),
+            std::string::npos)
+      << FormatExperimentText(r);
+}
+
+TEST(ParseMetricTest, NamesAndRefusal) {
+  EXPECT_EQ(*ParseMetric("p99_ns"), Metric::kP99);
+  const absl::StatusOr<Metric> bad = ParseMetric("speed");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--metric=speed"), std::string::npos);
+}
+
+TEST(FormatTest, JsonCarriesTheAcceptanceFields) {
+  const std::string json = FormatExperimentJson(Analyze(TwoArms(10, 1.25)));
+  for (const char* needle :
+       {"{\"experiment\":{", "\"arms\":[{\"name\":\"rate_iops=20000\"",
+        "\"baseline\":true", "\"verdict\":\"faster\"", "\"ratio\":1.25",
+        "\"ci\":[", "\"samples\":[", "\"order\":[\"AB\",\"BA\"",
+        "\"margin\":0.02", "\"confidence\":0.95", "\"seed\":9",
+        "\"guardrails\":[]"}) {
+    EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+  }
+  EXPECT_EQ(json.back(), '\n');
+}
+
+}  // namespace
+}  // namespace blkperf

@@ -1,0 +1,126 @@
+#include "experiment/statistics.h"
+
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace blkperf {
+namespace {
+
+#include "experiment/testdata/scipy_reference.inc"
+
+TEST(QuantileTest, MatchesNumpyLinear) {
+  for (const auto& [q, expected] : kQuantiles) {
+    EXPECT_NEAR(Quantile(kBaseline, q), expected, 1e-9) << "q=" << q;
+  }
+}
+
+TEST(PairedRatioTest, RatioIsScipyGeometricMeanOfRoundRatios) {
+  const RatioEstimate r = PairedRatio(kBaseline, kArm, 0.95);
+  EXPECT_EQ(r.samples, 12);
+  EXPECT_NEAR(r.ratio, kGeometricMeanRatio, 1e-12);
+}
+
+// SciPy draws its own resamples: the intervals agree within a small share
+// of their width (each end's Monte Carlo error is about 1 % of it here).
+TEST(PairedRatioTest, IntervalMatchesScipyPercentileBootstrap) {
+  for (const auto& [confidence, lo, hi] :
+       {std::array<double, 3>{0.95, kLogRatioLo95, kLogRatioHi95},
+        std::array<double, 3>{0.90, kLogRatioLo90, kLogRatioHi90}}) {
+    const RatioEstimate r = PairedRatio(kBaseline, kArm, confidence);
+    const double width = hi - lo;
+    EXPECT_NEAR(std::log(r.ci_lo), lo, 0.05 * width) << confidence;
+    EXPECT_NEAR(std::log(r.ci_hi), hi, 0.05 * width) << confidence;
+    EXPECT_LT(r.ci_lo, r.ratio);
+    EXPECT_GT(r.ci_hi, r.ratio);
+  }
+}
+
+TEST(UnpairedRatioTest, MatchesScipyTwoSampleBootstrap) {
+  const std::vector<double> b(kArm.begin() + 2, kArm.end());
+  const RatioEstimate r = UnpairedRatio(kBaseline, b, 0.95);
+  EXPECT_NEAR(r.ratio, kUnpairedRatio, 1e-12);
+  EXPECT_EQ(r.samples, 10);
+  const double width = kUnpairedLogHi95 - kUnpairedLogLo95;
+  EXPECT_NEAR(std::log(r.ci_lo), kUnpairedLogLo95, 0.05 * width);
+  EXPECT_NEAR(std::log(r.ci_hi), kUnpairedLogHi95, 0.05 * width);
+}
+
+TEST(PairedRatioTest, FixedSeedGivesTheSameIntervalEveryTime) {
+  const RatioEstimate a = PairedRatio(kBaseline, kArm, 0.95);
+  const RatioEstimate b = PairedRatio(kBaseline, kArm, 0.95);
+  EXPECT_EQ(a.ci_lo, b.ci_lo);
+  EXPECT_EQ(a.ci_hi, b.ci_hi);
+}
+
+TEST(PairedRatioTest, ExactRatioEveryRoundGivesAPointInterval) {
+  const std::vector<double> base = {20000, 20001, 19999, 20000};
+  std::vector<double> arm;
+  for (double b : base) arm.push_back(1.25 * b);
+  const RatioEstimate r = PairedRatio(base, arm, 0.95);
+  EXPECT_NEAR(r.ratio, 1.25, 1e-12);
+  EXPECT_NEAR(r.ci_lo, 1.25, 1e-12);
+  EXPECT_NEAR(r.ci_hi, 1.25, 1e-12);
+}
+
+TEST(DecideTest, TheIssuesRuleOnBothSidesOfEachBoundary) {
+  const double m = 0.02;
+  EXPECT_EQ(Decide(1.021, 1.3, m, Better::kHigher), Verdict::kFaster);
+  EXPECT_EQ(Decide(1.02, 1.3, m, Better::kHigher), Verdict::kInconclusive);
+  EXPECT_EQ(Decide(0.5, 0.979, m, Better::kHigher), Verdict::kSlower);
+  EXPECT_EQ(Decide(0.5, 0.98, m, Better::kHigher), Verdict::kInconclusive);
+  EXPECT_EQ(Decide(0.98, 1.02, m, Better::kHigher), Verdict::kEquivalent);
+  EXPECT_EQ(Decide(0.979, 1.01, m, Better::kHigher), Verdict::kInconclusive);
+  EXPECT_EQ(Decide(0.99, 1.03, m, Better::kHigher), Verdict::kInconclusive);
+  // Lower is better (latency, CPU per I/O): the sides swap.
+  EXPECT_EQ(Decide(1.021, 1.3, m, Better::kLower), Verdict::kSlower);
+  EXPECT_EQ(Decide(0.5, 0.979, m, Better::kLower), Verdict::kFaster);
+  EXPECT_EQ(Decide(0.99, 1.01, m, Better::kLower), Verdict::kEquivalent);
+  EXPECT_EQ(VerdictName(Verdict::kInconclusive), "inconclusive");
+}
+
+TEST(MoreRoundsTest, ShrinksTheIntervalUntilItClearsTheBoundary) {
+  // Estimate 1.05 with an interval reaching below 1.02: the half-width in
+  // logs must fall to log(1.05) - log(1.02).
+  RatioEstimate r{1.05, 1.05 / 1.06, 1.05 * 1.06, 10};
+  const double half = std::log(1.06), room = std::log(1.05) - std::log(1.02);
+  const int expected =
+      static_cast<int>(std::ceil(10 * (half / room) * (half / room))) - 10;
+  EXPECT_EQ(MoreRoundsToDecide(r, 0.02), expected);
+  // An estimate on the boundary never decides.
+  RatioEstimate on_edge{1.02, 0.99, 1.05, 10};
+  EXPECT_EQ(MoreRoundsToDecide(on_edge, 0.02), -1);
+  // Inside the margin, toward equivalence.
+  RatioEstimate inside{1.0, 0.97, 1.031, 10};
+  EXPECT_GT(MoreRoundsToDecide(inside, 0.02), 0);
+}
+
+TEST(StudentTTest, SurvivalMatchesScipy) {
+  for (const auto& [t, df, expected] : kTSurvival) {
+    EXPECT_NEAR(StudentTSurvival(t, df), expected, 1e-9 + 1e-7 * expected)
+        << "t=" << t << " df=" << df;
+  }
+}
+
+TEST(LinearTrendTest, MatchesScipyLinregress) {
+  const Trend rising = LinearTrend(kTrend);
+  EXPECT_NEAR(rising.slope, kTrendSlope, 1e-12);
+  EXPECT_NEAR(rising.intercept, kTrendIntercept, 1e-12);
+  EXPECT_NEAR(rising.p_value, kTrendPValue, 1e-9);
+  const Trend flat = LinearTrend(kFlat);
+  EXPECT_NEAR(flat.slope, kFlatSlope, 1e-12);
+  EXPECT_NEAR(flat.p_value, kFlatPValue, 1e-9);
+  EXPECT_EQ(LinearTrend({1.0, 2.0}).p_value, 1);
+}
+
+TEST(OutliersTest, ModifiedZScoreAboveThreePointFive) {
+  EXPECT_EQ(Outliers(kWithOutlier), kOutlierIndexes);
+  EXPECT_TRUE(Outliers(kFlat).empty());
+  EXPECT_TRUE(Outliers({3.0, 3.0, 3.0, 9.0}).empty());  // MAD 0
+}
+
+}  // namespace
+}  // namespace blkperf

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 39's acceptance interface: `blkperfd run --vary` on a page-cached
+# file. A known effect (rate_iops 20000 vs 25000) is "faster" with the ratio
+# 1.25; an A/A calibration (qd=32,32) gives faster or slower at most once in
+# 5 tries; --fail_on=slower exits 4; --runtime and --ab with --vary are
+# refused naming both flags.
+set -euo pipefail
+blkperfd=$1
+dir=${TEST_TMPDIR:-$(mktemp -d)}
+target=$dir/experiment.dat
+fail() { echo "FAIL: $*" >&2; exit 1; }
+json() {  # json FILE EXPR: evaluates EXPR with e = the parsed "experiment"
+  python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["experiment"]; print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+"$blkperfd" run --target="$target" --create_size=64m --allow_write \
+  --io_count=1 --status_interval=0 > /dev/null
+cat "$target" > /dev/null  # into the page cache
+
+"$blkperfd" run --target="$target" --nodirect --vary=rate_iops=20000,25000 \
+  --rounds=10 --round=500ms --json > "$dir/rate.json"
+cat "$dir/rate.json"
+[[ $(json "$dir/rate.json" 'len(e["arms"])') == 2 ]] || fail "two arms"
+[[ $(json "$dir/rate.json" 'e["arms"][0]["baseline"] and e["arms"][0]["value"] == "20000"') == True ]] || fail "baseline first"
+[[ $(json "$dir/rate.json" 'e["arms"][1]["verdict"]') == faster ]] || fail "verdict"
+[[ $(json "$dir/rate.json" 'abs(e["arms"][1]["iops"]["ratio"] - 1.25) <= 0.01') == True ]] || fail "ratio"
+[[ $(json "$dir/rate.json" 'len(e["arms"][1]["iops"]["ci"]) == 2 and all(isinstance(x, float) for x in e["arms"][1]["iops"]["ci"])') == True ]] || fail "ci"
+[[ $(json "$dir/rate.json" 'e["arms"][1]["iops"]["ci"][0] <= e["arms"][1]["iops"]["ratio"] <= e["arms"][1]["iops"]["ci"][1]') == True ]] || fail "ci around ratio"
+[[ $(json "$dir/rate.json" 'len(e["arms"][1]["samples"]) == 10 and len(e["arms"][0]["samples"]) == 10') == True ]] || fail "samples"
+[[ $(json "$dir/rate.json" 'len(e["order"]) == 10 and sorted(e["order"][0]) == ["A", "B"]') == True ]] || fail "order"
+[[ $(json "$dir/rate.json" '(e["margin"], e["confidence"], e["total_seconds"])') == "(0.02, 0.95, 10)" ]] || fail "margin, confidence, total"
+
+# A/A: identical arms.
+false_verdicts=0
+for try in 1 2 3 4 5; do
+  "$blkperfd" run --target="$target" --nodirect --vary=qd=32,32 --rounds=10 \
+    --round=200ms --experiment_seed=$try --json > "$dir/aa.json"
+  verdict=$(json "$dir/aa.json" 'e["arms"][1]["verdict"]')
+  echo "A/A try $try: $verdict $(json "$dir/aa.json" 'e["arms"][1]["iops"]["ci"]')"
+  case $verdict in
+    faster|slower) false_verdicts=$((false_verdicts + 1)) ;;
+    equivalent|inconclusive) ;;
+    *) fail "A/A verdict $verdict" ;;
+  esac
+done
+(( false_verdicts <= 1 )) || fail "A/A: $false_verdicts faster/slower verdicts in 5"
+
+# The text table, and --fail_on=slower on a slower arm.
+rc=0
+"$blkperfd" run --target="$target" --nodirect --vary=rate_iops=20000,10000 \
+  --rounds=4 --round=200ms --fail_on=slower > "$dir/slower.txt" || rc=$?
+cat "$dir/slower.txt"
+(( rc == 4 )) || fail "--fail_on=slower exited $rc"
+grep -q "B rate_iops=10000 vs A rate_iops=20000: slower" "$dir/slower.txt" || fail "text verdict"
+grep -q "95% interval" "$dir/slower.txt" || fail "text interval"
+grep -q "SUSPECT: .*fewer than 9 samples per arm" "$dir/slower.txt" || fail "samples guardrail"
+
+# Refusals name both flags and exit 2.
+refused() {  # refused WORD... -- ARGS: exit 2 with every WORD on stderr
+  local words=() rc=0
+  while [[ $1 != -- ]]; do words+=("$1"); shift; done
+  shift
+  "$blkperfd" run --target="$target" --nodirect "$@" > /dev/null 2> "$dir/err" || rc=$?
+  (( rc == 2 )) || fail "$* exited $rc"
+  for w in "${words[@]}"; do grep -q -- "$w" "$dir/err" || fail "$*: stderr lacks $w"; done
+}
+refused --runtime --vary -- --vary=qd=16,32 --runtime=1s
+refused --ab --vary -- --vary=qd=16,32 --ab=none,limits
+refused --vary=nonsense -- --vary=nonsense=1,2
+refused --vary=qd=x -- --vary=qd=16,x
+refused "arm qd=0" queue_depth -- --vary=qd=32,0 --rounds=1
+refused --margin -- --vary=qd=16,32 --margin=2
+echo PASS
