@@ -220,6 +220,22 @@ std::string ErrnoLabel(const ErrorCount& error) {
   return error.name;
 }
 
+// The error counters of one CPU: the kinds every workload can hit (and
+// verify_mismatch where it verifies) from the start at 0, so that rate()
+// and increase() count a workload's first errors too; any other errno from
+// its first occurrence on.
+void AddErrorSeries(const WorkloadMetricsView& view, const Labels& labels,
+                    const ThreadSnapshot& t, Families& f) {
+  std::map<std::string, uint64_t> by_kind = {{"EIO", 0},
+                                             {"short_transfer", 0}};
+  if (view.verify) by_kind["verify_mismatch"] = 0;
+  for (const ErrorCount& e : t.errors) by_kind[ErrnoLabel(e)] += e.count;
+  for (const auto& [kind, count] : by_kind) {
+    AddCounter(f.errors, With(labels, "errno", kind),
+               static_cast<double>(count));
+  }
+}
+
 // Which `op` series the I/O counters carry: the directions the spec's op
 // issues, plus any direction that has counts anyway.
 void Directions(const WorkloadMetricsView& view, const ThreadSnapshot& t,
@@ -276,14 +292,10 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
   if (view.open_loop) {
     AddCounter(f.late_ios, labels, static_cast<double>(t.late_ios));
   }
-  if (t.sync_ios != 0) {
+  if (view.syncs || t.sync_ios != 0) {
     AddCounter(f.sync_ios, labels, static_cast<double>(t.sync_ios));
   }
-  // ThreadSnapshot::Merge keeps one entry per errno, so labels are unique.
-  for (const ErrorCount& e : t.errors) {
-    AddCounter(f.errors, With(labels, "errno", ErrnoLabel(e)),
-               static_cast<double>(e.count));
-  }
+  AddErrorSeries(view, labels, t, f);
   AddGauge(f.inflight, labels, static_cast<double>(t.inflight));
   AddCounter(f.enter_calls, labels, static_cast<double>(t.enter_calls));
   AddGauge(f.ios_per_syscall, labels, t.IosPerCall());

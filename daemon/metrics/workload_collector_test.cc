@@ -160,6 +160,33 @@ TEST(WorkloadCollectorTest, ErrorsByErrnoWithPseudoErrnosNamed) {
                           R"(,errno="verify_mismatch"} 1)"));
 }
 
+TEST(WorkloadCollectorTest, ErrorFreeWorkloadExportsItsErrorCountersAtZero) {
+  // Without these, a counter would first appear with its full value and
+  // rate()/increase() would never count a workload's first errors.
+  WorkloadMetricsView v = View("w1", {Thread(0, 1, 10, 0)});
+  std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string l = R"(workload="w1",target="/dev/zram0",cpu="1")";
+  EXPECT_THAT(s,
+              Contains("blkperf_io_errors_total{" + l + R"(,errno="EIO"} 0)"));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="short_transfer"} 0)"));
+  EXPECT_THAT(s, Not(Contains(HasSubstr("verify_mismatch"))));
+  EXPECT_THAT(s, Not(Contains(HasSubstr("blkperf_sync_ios_total"))));
+
+  v.verify = true;
+  v.syncs = true;
+  v.snapshot.threads[0].errors = {{28, "ENOSPC", 4}};
+  s = Samples(CollectText({v}));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="verify_mismatch"} 0)"));
+  EXPECT_THAT(s, Contains("blkperf_sync_ios_total{" + l + "} 0"));
+  // A rarer errno from its first occurrence on, beside the ones at 0.
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="ENOSPC"} 4)"));
+  EXPECT_THAT(s,
+              Contains("blkperf_io_errors_total{" + l + R"(,errno="EIO"} 0)"));
+}
+
 TEST(WorkloadCollectorTest, LatencyHistogramIsCumulativeAndMatchesCountAndSum) {
   const WorkloadMetricsView v =
       View("w1", {Thread(0, 0, 300, 0), Thread(1, 1, 200, 0)});
@@ -206,9 +233,10 @@ TEST(WorkloadCollectorTest, LatencyHistogramIsCumulativeAndMatchesCountAndSum) {
   EXPECT_EQ(inf, count);
   EXPECT_DOUBLE_EQ(sum,
                    static_cast<double>(v.snapshot.total.latency.Sum()) / 1e9);
-  // Latencies are 20..119 µs: nothing below 17.664 µs, all below 178.176 µs.
+  // Latencies are 20..119 µs: nothing below 19.968 µs, all below 124.928 µs.
   const std::string text = Serialize({*latency});
-  EXPECT_THAT(text, HasSubstr(R"(le="1.7664e-05"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(le="1.9968e-05"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(le="0.000124928"} 500)"));
   EXPECT_THAT(text, HasSubstr(R"(le="0.000178176"} 500)"));
 }
 
@@ -491,12 +519,12 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
                     : 1;
     }
   }
-  // Per CPU: ios x2, bytes x2, errors, inflight, enter calls, per syscall,
-  // sqes, hits, misses, cpu x3 = 14. Per workload: histogram (finite
+  // Per CPU: ios x2, bytes x2, errors x2 (EIO, short_transfer), inflight,
+  // enter calls, per syscall, sqes, hits, misses, cpu x3 = 15. Per workload: histogram (finite
   // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and 3 for
   // its one strategy.
   const size_t per_workload =
-      kThreads * 14 + (LatencyBucketBoundsNs().size() + 3) + 1 + 9 + 1 + 1 + 3;
+      kThreads * 15 + (LatencyBucketBoundsNs().size() + 3) + 1 + 9 + 1 + 1 + 3;
   EXPECT_EQ(series, 2 * per_workload);
 }
 

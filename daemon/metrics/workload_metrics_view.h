@@ -49,6 +49,12 @@ struct WorkloadMetricsView {
   // Whether it runs open loop (a rate, or an SLO search): it then exports
   // intended-time latency and late I/Os from the start.
   bool open_loop = false;
+  // Whether it verifies reads (spec.verify): verify_mismatch errors are then
+  // exported from the start, at 0.
+  bool verify = false;
+  // Whether it issues fsync/fdatasync: sync_ios_total is then exported from
+  // the start, at 0.
+  bool syncs = false;
   // Live figures, or the final ones once snapshot.state is terminal.
   WorkloadSnapshot snapshot;
   // When the workload reached its terminal state; absl::InfinitePast() while
