@@ -318,7 +318,7 @@ LAYOUT = FLEET + [
         "also marked as annotations on every panel.",
         [target("max by (instance, workload, split_strategy) "
                 f"(blkperf_workload_info{{{SEL}}})",
-                "{{workload}} {{split_strategy}}", "A")]), 24, 5),
+                "{{workload}} @ {{instance}} {{split_strategy}}", "A")]), 24, 5),
     (timeseries(
         "Split pieces per I/O",
         "SQEs submitted per logical I/O under each split strategy.",
@@ -363,7 +363,7 @@ LAYOUT = FLEET + [
         "ramping, running, stopping, then finished, stopped or failed.",
         [target("max by (instance, workload, state) "
                 f"(blkperf_workload_state{{{SEL}}}) == 1",
-                "{{workload}} {{state}}", "A")]), 8, 8),
+                "{{workload}} @ {{instance}} {{state}}", "A")]), 8, 8),
     (row("Open loop and SLO search"), 24, 1),
     (timeseries(
         "Intended-time latency percentiles",
@@ -431,7 +431,8 @@ LAYOUT = FLEET + [
         "Daemon up",
         "Whether Prometheus could scrape each selected blkperfd.",
         "none",
-        [target('up{instance=~"$instance"}', "{{instance}}", "A")]), 6, 6),
+        [target('up{job="blkperf", instance=~"$instance"}', "{{instance}}",
+                "A")]), 6, 6),
     (timeseries(
         "Daemon CPU",
         "CPU time per second of the whole blkperfd process.",

@@ -14,9 +14,15 @@
 //   late_ios_total                    counter, open-loop workloads: I/Os a
 //                                     full queue held past their intended
 //                                     time
-//   sync_ios_total                    counter, where syncs completed
-//   io_errors_total                   counter, + errno ("EIO",
-//                                     "short_transfer", "verify_mismatch")
+//   sync_ios_total                    counter, from the start at 0 where
+//                                     the spec syncs (or once syncs
+//                                     completed)
+//   io_errors_total                   counter, + errno: "EIO" and
+//                                     "short_transfer" from the start at 0
+//                                     (and "verify_mismatch" where the
+//                                     workload verifies), any other errno
+//                                     ("ENOSPC", "errno_200") from its first
+//                                     occurrence
 //   ios_in_flight                     gauge
 //   io_uring_enter_calls_total        counter: submit and reap syscalls
 //   ios_per_syscall                   gauge: ios / enter calls, whole run
@@ -46,11 +52,13 @@
 //   device_requests_total, device_requests_per_sqe (only where the engine
 //                                     could read the targets' block devices)
 //
-// Label values come from bounded sets: workload ids (running ones plus
-// terminal ones younger than `finished_ttl`) and their run ids (one per
-// workload, at most 64 characters), CPUs, the op and error kinds, the six
-// states, at most kMaxStrategiesPerWorkload strategies per workload (the
-// most recently used) and at most kMaxSloSteps SLO steps.
+// At any instant label values come from bounded sets: workload ids
+// (running ones plus terminal ones younger than `finished_ttl`) and their
+// run ids (one per workload, at most 64 characters), CPUs, the op and error
+// kinds, the nine states, at most kMaxStrategiesPerWorkload strategies per workload (the
+// most recently used) and at most kMaxSloSteps SLO steps. Over time every
+// new workload brings new series (ids, run ids and paths are not reused),
+// which go `finished_ttl` after it ends.
 //
 // Every workload's io_latency_seconds has the same `le` set (the fixed
 // LatencyBucketBoundsNs(), whatever its data), on every daemon: so
