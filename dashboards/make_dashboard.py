@@ -31,6 +31,14 @@ def rate_by(metric, by, selector=SEL):
     return f"sum by ({by}) (rate({metric}{{{selector}}}{RATE}))"
 
 
+def live(expr, by="instance, workload"):
+    """`expr` only while its workload ramps, runs or stops: a finished
+    workload's counters stay flat until --metrics_finished_ttl and would
+    draw as 0 IOPS after its end."""
+    return (f"({expr}) and on ({by}) (max by ({by}) (blkperf_workload_state"
+            f'{{{SEL}, state=~"ramping|running|stopping"}}) == 1)')
+
+
 def quantile(q, by="instance, workload, le",
              metric="blkperf_io_latency_seconds_bucket"):
     return f"histogram_quantile({q}, {rate_by(metric, by)})"
@@ -242,21 +250,24 @@ LAYOUT = FLEET + [
     (row("Throughput and latency"), 24, 1),
     (timeseries(
         "IOPS",
-        "Completed logical I/Os per second, by workload and direction.",
+        "Completed logical I/Os per second, by workload and direction, "
+        "while the workload runs (a finished one leaves the panel).",
         "iops",
-        [target(rate_by("blkperf_ios_total", "instance, workload, op"),
+        [target(live(rate_by("blkperf_ios_total", "instance, workload, op")),
                 "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
     (timeseries(
         "Bandwidth",
-        "Bytes per second moved by completed logical I/Os.",
+        "Bytes per second moved by completed logical I/Os, while the "
+        "workload runs.",
         "Bps",
-        [target(rate_by("blkperf_bytes_total", "instance, workload, op"),
+        [target(live(rate_by("blkperf_bytes_total", "instance, workload, op")),
                 "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
     (timeseries(
         "Latency percentiles",
         "Logical I/O latency percentiles from the exported histogram "
         "(histogram_quantile interpolates inside a bucket; the buckets are "
-        "4 per decade), and the exact mean.",
+        "the R20 numbers, 20 per decade, so within a few percent), and the "
+        "exact mean.",
         "s",
         [target(quantile("0.5"), "p50 {{workload}} @ {{instance}}", "A"),
          target(quantile("0.99"), "p99 {{workload}} @ {{instance}}", "B"),
@@ -276,9 +287,9 @@ LAYOUT = FLEET + [
     (timeseries(
         "IOPS per CPU",
         "Completed logical I/Os per second by the CPU of the submitter "
-        "thread.",
+        "thread, while the workload runs.",
         "iops",
-        [target(rate_by("blkperf_ios_total", "instance, workload, cpu"),
+        [target(live(rate_by("blkperf_ios_total", "instance, workload, cpu")),
                 "{{workload}} cpu {{cpu}} @ {{instance}}", "A")],
         stack=True), 12, 8),
     (timeseries(
@@ -314,10 +325,10 @@ LAYOUT = FLEET + [
     (row("Splitting"), 24, 1),
     (state_timeline(
         "Split strategy in force",
-        "Which split strategy each workload ran, over time. Switches are "
-        "also marked as annotations on every panel.",
-        [target("max by (instance, workload, split_strategy) "
-                f"(blkperf_workload_info{{{SEL}}})",
+        "Which split strategy each workload ran, over time, until it "
+        "ended. Switches are also marked as annotations on every panel.",
+        [target(live("max by (instance, workload, split_strategy) "
+                     f"(blkperf_workload_info{{{SEL}}})"),
                 "{{workload}} @ {{instance}} {{split_strategy}}", "A")]), 24, 5),
     (timeseries(
         "Split pieces per I/O",

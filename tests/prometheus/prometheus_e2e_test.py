@@ -23,6 +23,8 @@ SLO series), and then checks through Prometheus' HTTP API that
   * the dashboard's p99 (histogram_quantile over the exported buckets, the
     Latency panel's query) is within P99_TOLERANCE of the p99 the client
     reports for the same workload.
+  * once every workload has ended, the IOPS and split-strategy panels show
+    none of them (their series stay exported, flat, for the TTL).
 A one-host fleet run (run_id set) at the end gives the fleet rules data.
 
 The daemon side is the real thing: `blkperfd serve --metrics_listen=...`
@@ -394,6 +396,18 @@ def check_p99(prom, workload, client_p99_s, at, failures):
                         f"{P99_TOLERANCE:.0%}")
 
 
+def check_finished_leave(prom, entries, at, failures):
+    """Once every workload has ended (their series still exported for
+    --metrics_finished_ttl), the live panels draw nothing rather than 0."""
+    for where in ("panel:IOPS/A", "panel:Split strategy in force/A"):
+        expr = substitute(dict(entries)[where])
+        result = prom.query(expr, at=at)["result"]
+        log(f"--- after the end: {where} has {len(result)} series")
+        if result:
+            failures.append(f"{where} still shows finished workloads: "
+                            f"{result}")
+
+
 def check_metrics_text(promtool, metrics_address, failures):
     text = http_get(f"http://{metrics_address}/metrics")
     lint = subprocess.run([promtool, "check", "metrics"], input=text,
@@ -460,6 +474,7 @@ def main():
         check_iops(prom, workload, iops, failures)
         check_prometheus_series(prom, workload, end, failures)
         check_p99(prom, workload, daemon.p99_s, end, failures)
+        check_finished_leave(prom, entries, end, failures)
 
         daemon.stop()
         down = [e for w, e in entries if w == "alert:BlkperfDaemonDown"]
