@@ -352,6 +352,19 @@ LAYOUT = FLEET + [
                         "instance, workload, strategy"),
                 "{{workload}} {{strategy}} @ {{instance}}", "A")],
         decimals=2), 12, 8),
+    (timeseries(
+        "Latency by split strategy",
+        "p50 and p99 of the I/Os completed under each split strategy "
+        "(blkperf_split_io_latency_seconds), so phases and A/B slices "
+        "compare without time-slicing.",
+        "s",
+        [target(quantile("0.5", by="instance, workload, strategy, le",
+                         metric="blkperf_split_io_latency_seconds_bucket"),
+                "p50 {{workload}} {{strategy}} @ {{instance}}", "A"),
+         target(quantile("0.99", by="instance, workload, strategy, le",
+                         metric="blkperf_split_io_latency_seconds_bucket"),
+                "p99 {{workload}} {{strategy}} @ {{instance}}", "B")]),
+     24, 8),
     (row("Errors and queue"), 24, 1),
     (timeseries(
         "I/O errors",
@@ -365,7 +378,10 @@ LAYOUT = FLEET + [
                 "{{workload}} {{errno}} @ {{instance}}", "A")]), 8, 8),
     (timeseries(
         "In-flight I/Os",
-        "Logical I/Os submitted and not yet completed.",
+        "Logical I/Os still in flight right after each submitter's last "
+        "reap: the depth the queue kept between reaps, not its peak (0 "
+        "when each reap completes everything submitted, e.g. qd 8 with "
+        "complete batch 8).",
         "short",
         [target(f"sum by (instance, workload) (blkperf_ios_in_flight{{{SEL}}})",
                 "{{workload}} @ {{instance}}", "A")]), 8, 8),

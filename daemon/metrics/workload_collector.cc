@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "base/log.h"
 #include "daemon/metrics/latency_buckets.h"
+#include "model/histogram.h"
 #include "model/snapshot.h"
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
@@ -46,7 +47,8 @@ struct Families {
                       "Failed logical I/Os by error kind.",
                       MetricType::Counter};
   MetricFamily inflight{"blkperf_ios_in_flight",
-                        "Logical I/Os submitted and not yet completed.",
+                        "Logical I/Os still in flight right after the "
+                        "submitter's last reap (not the peak depth).",
                         MetricType::Gauge};
   MetricFamily enter_calls{
       "blkperf_io_uring_enter_calls_total",
@@ -149,6 +151,19 @@ struct Families {
       "Device requests per SQE under each split strategy; above 1 means "
       "the kernel split the pieces further.",
       MetricType::Gauge};
+  MetricFamily split_latency{
+      "blkperf_split_io_latency_seconds",
+      "Latency of logical I/Os completed while each split strategy was in "
+      "force.",
+      MetricType::Histogram};
+  MetricFamily group_latency{
+      "blkperf_group_io_latency_seconds",
+      "Latency of logical I/Os completed by each job group's threads.",
+      MetricType::Histogram};
+  MetricFamily group_ios{
+      "blkperf_group_ios_total",
+      "Logical I/Os completed by each job group's threads.",
+      MetricType::Counter};
 
   std::vector<MetricFamily> Release() && {
     std::vector<MetricFamily> out;
@@ -182,7 +197,10 @@ struct Families {
                             &split_pieces,
                             &pieces_per_io,
                             &device_requests,
-                            &device_requests_per_sqe}) {
+                            &device_requests_per_sqe,
+                            &split_latency,
+                            &group_latency,
+                            &group_ios}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
     return out;
@@ -313,6 +331,7 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
 struct StrategyTotals {
   int last_phase = -1;
   uint64_t ios = 0;
+  LatencyHistogram latency;
   uint64_t sqes = 0;
   bool device_available = false;
   uint64_t device_requests = 0;
@@ -328,6 +347,7 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
     // period under the current strategy.
     StrategyTotals& t = by_strategy[view.split_strategy];
     t.ios = s.total.ios;
+    t.latency = s.total.latency;
     t.sqes = s.total.sqes;
     t.device_available = s.device.available;
     t.device_requests = s.device.requests;
@@ -338,6 +358,7 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
       StrategyTotals& t = by_strategy[p.strategy];
       t.last_phase = static_cast<int>(i);
       t.ios += p.total.ios;
+      t.latency.Merge(p.total.latency);
       t.sqes += p.total.sqes;
       if (p.device.available) {
         t.device_available = true;
@@ -365,6 +386,9 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   for (const auto& [name, t] : order) {
     const Labels labels = With(workload, "strategy", *name);
     AddCounter(f.split_ios, labels, static_cast<double>(t->ios));
+    ClientMetric& latency = f.split_latency.metric.emplace_back();
+    latency.label = labels;
+    latency.histogram = ToPrometheusHistogram(t->latency);
     AddCounter(f.split_pieces, labels, static_cast<double>(t->sqes));
     AddGauge(f.pieces_per_io, labels,
              t->ios != 0
@@ -443,6 +467,13 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     intended.histogram = ToPrometheusHistogram(s.total.intended_latency);
   }
   AddSloSeries(s.slo, workload, f);
+  for (const GroupSnapshot& g : s.groups) {
+    const Labels group = With(workload, "group", g.name);
+    AddCounter(f.group_ios, group, static_cast<double>(g.total.ios));
+    ClientMetric& m = f.group_latency.metric.emplace_back();
+    m.label = group;
+    m.histogram = ToPrometheusHistogram(g.total.latency);
+  }
 
   AddGauge(f.info,
            With(With(With(workload, "spec", view.spec_summary),

@@ -23,7 +23,8 @@
 //                                     workload verifies), any other errno
 //                                     ("ENOSPC", "errno_200") from its first
 //                                     occurrence
-//   ios_in_flight                     gauge
+//   ios_in_flight                     gauge: in flight right after the
+//                                     last reap (not the peak depth)
 //   io_uring_enter_calls_total        counter: submit and reap syscalls
 //   ios_per_syscall                   gauge: ios / enter calls, whole run
 //   sqes_total                        counter: SQEs (split pieces)
@@ -51,6 +52,13 @@
 //   split_pieces_per_io                            gauge
 //   device_requests_total, device_requests_per_sqe (only where the engine
 //                                     could read the targets' block devices)
+//   split_io_latency_seconds          histogram (same buckets)
+// Per job group (workload, group="hot"), workloads with spec.groups only:
+//   group_ios_total                   counter
+//   group_io_latency_seconds          histogram (same buckets)
+// Series budget: 144 per histogram (latency_buckets.h): one for the
+// workload, one per split strategy used (at most kMaxStrategiesPerWorkload),
+// one per group, one more for open-loop intended latency.
 //
 // At any instant label values come from bounded sets: workload ids
 // (running ones plus terminal ones younger than `finished_ttl`) and their

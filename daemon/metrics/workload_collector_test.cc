@@ -311,6 +311,44 @@ TEST(WorkloadCollectorTest, StrategySeriesSumPhasesPerStrategy) {
           R"(blkperf_device_requests_per_sqe{workload="w1",strategy="fixed:65536"} 1)"));
 }
 
+TEST(WorkloadCollectorTest, LatencyPerStrategyAndPerGroupAreHistograms) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  auto phase = [](std::string strategy, uint64_t latency_ns, uint64_t n) {
+    PhaseSnapshot p;
+    p.strategy = std::move(strategy);
+    p.total.ios = n;
+    p.total.latency.RecordN(latency_ns, n);
+    return p;
+  };
+  // none: 5 I/Os at 10 µs then 7 at 1.5 ms; fixed: 3 at 300 µs.
+  v.snapshot.phases = {phase("none", 10'000, 5), phase("fixed:4096", 300'000, 3),
+                       phase("none", 1'500'000, 7)};
+  GroupSnapshot hot{.name = "hot", .threads = {0}};
+  hot.total.ios = 4;
+  hot.total.latency.RecordN(20'000, 4);
+  GroupSnapshot paced{.name = "paced", .threads = {1}};
+  paced.total.ios = 2;
+  paced.total.latency.RecordN(2'000'000, 2);
+  v.snapshot.groups = {hot, paced};
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string none = R"(workload="w1",strategy="none")";
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_count{" + none +
+                          "} 12"));
+  // Below 1 ms (edge 999.424 µs): the 5 at 10 µs only.
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_bucket{" + none +
+                          R"(,le="0.0009994240000000001"} 5)"));
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_bucket{" + none +
+                          R"(,le="+Inf"} 12)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_io_latency_seconds_count{workload="w1",strategy="fixed:4096"} 3)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_ios_total{workload="w1",group="hot"} 4)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_count{workload="w1",group="paced"} 2)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_bucket{workload="w1",group="paced",le="0.001998848"} 0)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_bucket{workload="w1",group="paced",le="0.002228224"} 2)"));
+  // Without groups, no group series.
+  EXPECT_THAT(Samples(CollectText({View("w2", {Thread(0, 0, 1, 0)})})),
+              Not(Contains(HasSubstr("blkperf_group_"))));
+}
+
 TEST(WorkloadCollectorTest, BeforePhasesTheCurrentStrategyCarriesTheTotals) {
   WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
   v.snapshot.state = WorkloadState::kRamping;
@@ -506,7 +544,7 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   const std::set<std::string> allowed = {
       "workload", "target",         "cpu", "op",       "errno", "mode",
       "state",    "spec",           "rw",  "strategy", "run_id",
-      "split_strategy", "objective", "step", "percentile"};
+      "split_strategy", "objective", "step", "percentile", "group"};
   size_t series = 0;
   for (const auto& f : families) {
     EXPECT_TRUE(absl::StartsWith(f.name, "blkperf_")) << f.name;
@@ -521,10 +559,11 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   }
   // Per CPU: ios x2, bytes x2, errors x2 (EIO, short_transfer), inflight,
   // enter calls, per syscall, sqes, hits, misses, cpu x3 = 15. Per workload: histogram (finite
-  // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and 3 for
-  // its one strategy.
+  // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and for
+  // its one strategy 3 series and a histogram.
+  const size_t histogram = LatencyBucketBoundsNs().size() + 3;
   const size_t per_workload =
-      kThreads * 15 + (LatencyBucketBoundsNs().size() + 3) + 1 + 9 + 1 + 1 + 3;
+      kThreads * 15 + histogram + 1 + 9 + 1 + 1 + 3 + histogram;
   EXPECT_EQ(series, 2 * per_workload);
 }
 
