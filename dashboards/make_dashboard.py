@@ -23,6 +23,11 @@ DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 # workload outside any fleet run has no run_id label, which `.*` matches).
 SEL = 'instance=~"$instance", workload=~"$workload", run_id=~"$run"'
 RATE = "[$__rate_interval]"
+# prometheus.yml's scrape_interval, set as every query's Min step: Grafana
+# then takes $__rate_interval as max($__interval + 5s, 20s) whatever the
+# datasource's own "Scrape interval" says (Grafana's default, 15 s, would
+# make it 60 s: a 25 s run would never show its real IOPS).
+SCRAPE_INTERVAL = "5s"
 # How many hosts the "slowest hosts" panels list.
 TOP_K = 5
 
@@ -55,6 +60,7 @@ def target(expr, legend, ref, **extra):
         "datasource": DATASOURCE,
         "editorMode": "code",
         "expr": expr,
+        "interval": SCRAPE_INTERVAL,
         "legendFormat": legend,
         "range": True,
         "refId": ref,
@@ -446,13 +452,13 @@ LAYOUT = FLEET + [
         "iops",
         [target("max by (instance, workload, objective) "
                 f"(blkperf_slo_best_iops{{{SEL}}})",
-                "best {{workload}} {{objective}}", "A"),
+                "best {{workload}} @ {{instance}} {{objective}}", "A"),
          target("max by (instance, workload, objective) "
                 f"(blkperf_slo_knee_iops{{{SEL}}})",
-                "knee {{workload}}", "B"),
+                "knee {{workload}} @ {{instance}}", "B"),
          target("max by (instance, workload, objective) "
                 f"(blkperf_slo_max_iops{{{SEL}}})",
-                "closed loop {{workload}}", "C")]), 8, 8),
+                "closed loop {{workload}} @ {{instance}}", "C")]), 8, 8),
     (row("Daemon"), 24, 1),
     (stat(
         "Daemon up",

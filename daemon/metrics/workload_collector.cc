@@ -11,7 +11,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/log.h"
 #include "daemon/metrics/latency_buckets.h"
@@ -405,6 +404,20 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   }
 }
 
+// The target paths joined with ",", each backslash and comma inside a path
+// preceded by a backslash, so the label splits back into exactly the paths.
+std::string TargetLabel(const std::vector<std::string>& targets) {
+  std::string label;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i > 0) label += ',';
+    for (const char c : targets[i]) {
+      if (c == '\\' || c == ',') label += '\\';
+      label += c;
+    }
+  }
+  return label;
+}
+
 // Run ids come from clients: export only the documented form.
 bool IsRunId(absl::string_view id) {
   return !id.empty() && id.size() <= 64 &&
@@ -452,7 +465,7 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   const WorkloadSnapshot& s = view.snapshot;
   const Labels workload = WorkloadLabels(view);
   const Labels with_target =
-      With(workload, "target", absl::StrJoin(view.targets, ","));
+      With(workload, "target", TargetLabel(view.targets));
 
   for (const auto& [cpu, thread] : ThreadsByCpu(s)) {
     AddThreadSeries(view, with_target, cpu, thread, f);

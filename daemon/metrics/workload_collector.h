@@ -8,7 +8,8 @@
 //   exposer.RegisterCollectable(collector);
 //
 // Families (all prefixed blkperf_; per-CPU series carry workload, target,
-// cpu; `target` is the workload's target paths joined with ","; every
+// cpu; `target` is the workload's target paths joined with ",", a
+// backslash or comma inside a path preceded by a backslash; every
 // workload series also carries run_id when the workload has one):
 //   ios_total, bytes_total            counters, + op="read"|"write"|"trim"
 //   late_ios_total                    counter, open-loop workloads: I/Os a

@@ -349,6 +349,22 @@ TEST(WorkloadCollectorTest, LatencyPerStrategyAndPerGroupAreHistograms) {
               Not(Contains(HasSubstr("blkperf_group_"))));
 }
 
+TEST(WorkloadCollectorTest, TargetLabelEscapesCommasInPaths) {
+  // "/t/a,b" + "/t/c" and "/t/a" + "b,/t/c" must not read the same.
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 1, 0)});
+  v.targets = {"/t/a,b", "/t/c\\d"};
+  WorkloadCollector collector([v] { return std::vector{v}; }, {});
+  const auto families = collector.CollectAt(kNow);
+  const prometheus::MetricFamily* ios = Find(families, "blkperf_ios_total");
+  ASSERT_NE(ios, nullptr);
+  ASSERT_FALSE(ios->metric.empty());
+  std::string target;
+  for (const auto& l : ios->metric[0].label) {
+    if (l.name == "target") target = l.value;
+  }
+  EXPECT_EQ(target, "/t/a\\,b,/t/c\\\\d");
+}
+
 TEST(WorkloadCollectorTest, BeforePhasesTheCurrentStrategyCarriesTheTotals) {
   WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
   v.snapshot.state = WorkloadState::kRamping;

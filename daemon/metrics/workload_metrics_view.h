@@ -40,7 +40,8 @@ struct WorkloadMetricsView {
   // (one run id per workload, so it adds no series; an id not of that form
   // is exported as "invalid", never echoed).
   std::string run_id;
-  // Target paths as given; joined with "," they form the `target` label.
+  // Target paths as given; joined with "," (a backslash or comma inside a
+  // path preceded by a backslash) they form the `target` label.
   std::vector<std::string> targets;
   // The spec's op ("randread", "randrw", ...); the `rw` label of
   // blkperf_workload_info. It also decides which `op` series (read, write)
