@@ -123,6 +123,12 @@ struct Families {
   MetricFamily state{"blkperf_workload_state",
                      "1 for the workload's current state, 0 for the others.",
                      MetricType::Gauge};
+  MetricFamily finished{
+      "blkperf_workload_finished_timestamp_seconds",
+      "Ended workloads only: when the workload reached its final state "
+      "(Unix time); its series are final and stay until "
+      "--metrics_finished_ttl after it.",
+      MetricType::Gauge};
   MetricFamily elapsed{"blkperf_workload_elapsed_seconds",
                        "Measured time so far (ramp-up excluded).",
                        MetricType::Gauge};
@@ -190,6 +196,7 @@ struct Families {
                             &slo_step_met,
                             &info,
                             &state,
+                            &finished,
                             &elapsed,
                             &switches,
                             &split_ios,
@@ -497,6 +504,10 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     AddGauge(f.state,
              With(workload, "state", std::string(WorkloadStateName(state))),
              state == s.state ? 1.0 : 0.0);
+  }
+  if (IsTerminal(s.state) && view.finished_at != absl::InfinitePast()) {
+    AddGauge(f.finished, workload, absl::ToDoubleSeconds(
+                                       view.finished_at - absl::UnixEpoch()));
   }
   AddGauge(f.elapsed, workload, absl::ToDoubleSeconds(s.elapsed));
   AddStrategySeries(view, workload, f);

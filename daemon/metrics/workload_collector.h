@@ -45,6 +45,9 @@
 //   workload_info                     1, + spec, split_strategy, rw
 //   workload_state                    1 for the current state, 0 for the
 //                                     others, + state
+//   workload_finished_timestamp_seconds  gauge, ended workloads only: when
+//                                     it ended (Unix time); its series are
+//                                     final
 //   workload_elapsed_seconds          gauge: measured time so far
 //   split_strategy_switches_total     counter
 // Per workload and split strategy (workload, strategy), over the phases run

@@ -365,6 +365,17 @@ TEST(WorkloadCollectorTest, TargetLabelEscapesCommasInPaths) {
   EXPECT_EQ(target, "/t/a\\,b,/t/c\\\\d");
 }
 
+TEST(WorkloadCollectorTest, EndedWorkloadsSayWhenTheyEnded) {
+  WorkloadMetricsView running = View("w1", {Thread(0, 0, 1, 0)});
+  WorkloadMetricsView done = View("w2", {Thread(0, 0, 1, 0)});
+  done.snapshot.state = WorkloadState::kFinished;
+  done.finished_at = kNow - absl::Seconds(30);
+  const std::vector<std::string> s = Samples(CollectText({running, done}));
+  EXPECT_THAT(s, Contains(R"(blkperf_workload_finished_timestamp_seconds{workload="w2"} 1699999970)"));
+  EXPECT_THAT(s, Not(Contains(HasSubstr(
+                     R"(blkperf_workload_finished_timestamp_seconds{workload="w1")"))));
+}
+
 TEST(WorkloadCollectorTest, BeforePhasesTheCurrentStrategyCarriesTheTotals) {
   WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
   v.snapshot.state = WorkloadState::kRamping;

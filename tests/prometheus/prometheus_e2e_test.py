@@ -399,6 +399,12 @@ def check_p99(prom, workload, client_p99_s, at, failures):
 def check_finished_leave(prom, entries, at, failures):
     """Once every workload has ended (their series still exported for
     --metrics_finished_ttl), the live panels draw nothing rather than 0."""
+    ended = prom.query("blkperf_workload_finished_timestamp_seconds"
+                       '{job="blkperf"}', at=at)["result"]
+    log(f"--- after the end: {len(ended)} workloads with an end time")
+    if not ended or any(not prom.started <= float(r["value"][1]) <= at
+                        for r in ended):
+        failures.append(f"ended workloads' end times: {ended}")
     for where in ("panel:IOPS/A", "panel:Split strategy in force/A"):
         expr = substitute(dict(entries)[where])
         result = prom.query(expr, at=at)["result"]
