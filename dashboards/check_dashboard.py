@@ -222,6 +222,21 @@ def check_provisioning(c):
             "dashboard provisioning: want one file provider with a path")
 
 
+def check_min_step(c, d):
+    """Every query using $__rate_interval has prometheus.yml's scrape
+    interval as its Min step, so its window does not depend on the
+    datasource's Scrape interval setting."""
+    with open(os.path.join(HERE, "prometheus.yml")) as f:
+        scrape = yaml.safe_load(f)["global"]["scrape_interval"]
+    for p in d["panels"]:
+        for t in p.get("targets", []):
+            if "$__rate_interval" in t.get("expr", ""):
+                c.check(t.get("interval") == scrape,
+                        f"panel {p.get('title')}/{t.get('refId')}: Min step "
+                        f"{t.get('interval')!r}, not the scrape interval "
+                        f"{scrape!r}")
+
+
 def main():
     c = Checker()
     with open(os.path.join(HERE, "blkperf.json")) as f:
@@ -229,6 +244,7 @@ def main():
     entries = queries.load()
     listed = {expr for _, expr in entries}
     check_dashboard(c, dashboard, listed)
+    check_min_step(c, dashboard)
     # queries.txt lists exactly what the dashboard and the rules use.
     c.check(entries == queries.collect(),
             "queries.txt is stale: run python3 dashboards/queries.py")

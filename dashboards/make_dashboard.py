@@ -23,12 +23,25 @@ DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 # workload outside any fleet run has no run_id label, which `.*` matches).
 SEL = 'instance=~"$instance", workload=~"$workload", run_id=~"$run"'
 RATE = "[$__rate_interval]"
+# prometheus.yml's scrape_interval, set as every query's Min step: Grafana
+# then takes $__rate_interval as max($__interval + 5s, 20s) whatever the
+# datasource's own "Scrape interval" says (Grafana's default, 15 s, would
+# make it 60 s: a 25 s run would never show its real IOPS).
+SCRAPE_INTERVAL = "5s"
 # How many hosts the "slowest hosts" panels list.
 TOP_K = 5
 
 
 def rate_by(metric, by, selector=SEL):
     return f"sum by ({by}) (rate({metric}{{{selector}}}{RATE}))"
+
+
+def live(expr, by="instance, workload"):
+    """`expr` only while its workload ramps, runs or stops: a finished
+    workload's counters stay flat until --metrics_finished_ttl and would
+    draw as 0 IOPS after its end."""
+    return (f"({expr}) and on ({by}) (max by ({by}) (blkperf_workload_state"
+            f'{{{SEL}, state=~"ramping|running|stopping"}}) == 1)')
 
 
 def quantile(q, by="instance, workload, le",
@@ -47,6 +60,7 @@ def target(expr, legend, ref, **extra):
         "datasource": DATASOURCE,
         "editorMode": "code",
         "expr": expr,
+        "interval": SCRAPE_INTERVAL,
         "legendFormat": legend,
         "range": True,
         "refId": ref,
@@ -242,21 +256,24 @@ LAYOUT = FLEET + [
     (row("Throughput and latency"), 24, 1),
     (timeseries(
         "IOPS",
-        "Completed logical I/Os per second, by workload and direction.",
+        "Completed logical I/Os per second, by workload and direction, "
+        "while the workload runs (a finished one leaves the panel).",
         "iops",
-        [target(rate_by("blkperf_ios_total", "instance, workload, op"),
+        [target(live(rate_by("blkperf_ios_total", "instance, workload, op")),
                 "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
     (timeseries(
         "Bandwidth",
-        "Bytes per second moved by completed logical I/Os.",
+        "Bytes per second moved by completed logical I/Os, while the "
+        "workload runs.",
         "Bps",
-        [target(rate_by("blkperf_bytes_total", "instance, workload, op"),
+        [target(live(rate_by("blkperf_bytes_total", "instance, workload, op")),
                 "{{workload}} {{op}} @ {{instance}}", "A")]), 12, 8),
     (timeseries(
         "Latency percentiles",
         "Logical I/O latency percentiles from the exported histogram "
         "(histogram_quantile interpolates inside a bucket; the buckets are "
-        "4 per decade), and the exact mean.",
+        "the R20 numbers, 20 per decade, so within a few percent), and the "
+        "exact mean.",
         "s",
         [target(quantile("0.5"), "p50 {{workload}} @ {{instance}}", "A"),
          target(quantile("0.99"), "p99 {{workload}} @ {{instance}}", "B"),
@@ -276,9 +293,9 @@ LAYOUT = FLEET + [
     (timeseries(
         "IOPS per CPU",
         "Completed logical I/Os per second by the CPU of the submitter "
-        "thread.",
+        "thread, while the workload runs.",
         "iops",
-        [target(rate_by("blkperf_ios_total", "instance, workload, cpu"),
+        [target(live(rate_by("blkperf_ios_total", "instance, workload, cpu")),
                 "{{workload}} cpu {{cpu}} @ {{instance}}", "A")],
         stack=True), 12, 8),
     (timeseries(
@@ -314,11 +331,11 @@ LAYOUT = FLEET + [
     (row("Splitting"), 24, 1),
     (state_timeline(
         "Split strategy in force",
-        "Which split strategy each workload ran, over time. Switches are "
-        "also marked as annotations on every panel.",
-        [target("max by (instance, workload, split_strategy) "
-                f"(blkperf_workload_info{{{SEL}}})",
-                "{{workload}} {{split_strategy}}", "A")]), 24, 5),
+        "Which split strategy each workload ran, over time, until it "
+        "ended. Switches are also marked as annotations on every panel.",
+        [target(live("max by (instance, workload, split_strategy) "
+                     f"(blkperf_workload_info{{{SEL}}})"),
+                "{{workload}} @ {{instance}} {{split_strategy}}", "A")]), 24, 5),
     (timeseries(
         "Split pieces per I/O",
         "SQEs submitted per logical I/O under each split strategy.",
@@ -341,6 +358,19 @@ LAYOUT = FLEET + [
                         "instance, workload, strategy"),
                 "{{workload}} {{strategy}} @ {{instance}}", "A")],
         decimals=2), 12, 8),
+    (timeseries(
+        "Latency by split strategy",
+        "p50 and p99 of the I/Os completed under each split strategy "
+        "(blkperf_split_io_latency_seconds), so phases and A/B slices "
+        "compare without time-slicing.",
+        "s",
+        [target(quantile("0.5", by="instance, workload, strategy, le",
+                         metric="blkperf_split_io_latency_seconds_bucket"),
+                "p50 {{workload}} {{strategy}} @ {{instance}}", "A"),
+         target(quantile("0.99", by="instance, workload, strategy, le",
+                         metric="blkperf_split_io_latency_seconds_bucket"),
+                "p99 {{workload}} {{strategy}} @ {{instance}}", "B")]),
+     24, 8),
     (row("Errors and queue"), 24, 1),
     (timeseries(
         "I/O errors",
@@ -354,7 +384,10 @@ LAYOUT = FLEET + [
                 "{{workload}} {{errno}} @ {{instance}}", "A")]), 8, 8),
     (timeseries(
         "In-flight I/Os",
-        "Logical I/Os submitted and not yet completed.",
+        "Logical I/Os still in flight right after each submitter's last "
+        "reap: the depth the queue kept between reaps, not its peak (0 "
+        "when each reap completes everything submitted, e.g. qd 8 with "
+        "complete batch 8).",
         "short",
         [target(f"sum by (instance, workload) (blkperf_ios_in_flight{{{SEL}}})",
                 "{{workload}} @ {{instance}}", "A")]), 8, 8),
@@ -363,7 +396,7 @@ LAYOUT = FLEET + [
         "ramping, running, stopping, then finished, stopped or failed.",
         [target("max by (instance, workload, state) "
                 f"(blkperf_workload_state{{{SEL}}}) == 1",
-                "{{workload}} {{state}}", "A")]), 8, 8),
+                "{{workload}} @ {{instance}} {{state}}", "A")]), 8, 8),
     (row("Open loop and SLO search"), 24, 1),
     (timeseries(
         "Intended-time latency percentiles",
@@ -419,19 +452,20 @@ LAYOUT = FLEET + [
         "iops",
         [target("max by (instance, workload, objective) "
                 f"(blkperf_slo_best_iops{{{SEL}}})",
-                "best {{workload}} {{objective}}", "A"),
+                "best {{workload}} @ {{instance}} {{objective}}", "A"),
          target("max by (instance, workload, objective) "
                 f"(blkperf_slo_knee_iops{{{SEL}}})",
-                "knee {{workload}}", "B"),
+                "knee {{workload}} @ {{instance}}", "B"),
          target("max by (instance, workload, objective) "
                 f"(blkperf_slo_max_iops{{{SEL}}})",
-                "closed loop {{workload}}", "C")]), 8, 8),
+                "closed loop {{workload}} @ {{instance}}", "C")]), 8, 8),
     (row("Daemon"), 24, 1),
     (stat(
         "Daemon up",
         "Whether Prometheus could scrape each selected blkperfd.",
         "none",
-        [target('up{instance=~"$instance"}', "{{instance}}", "A")]), 6, 6),
+        [target('up{job="blkperf", instance=~"$instance"}', "{{instance}}",
+                "A")]), 6, 6),
     (timeseries(
         "Daemon CPU",
         "CPU time per second of the whole blkperfd process.",

@@ -11,3 +11,4 @@ fi
 "${PROMTOOL}" check config prometheus.yml
 "${PROMTOOL}" check rules blkperf_rules.yml
 "${PROMTOOL}" test rules prometheus_rules_test.yml
+/usr/bin/python3 check_rules.py blkperf_rules.yml prometheus_rules_test.yml

@@ -1,45 +1,49 @@
 #include "daemon/metrics/latency_buckets.h"
 
-#include <cmath>
 #include <limits>
 #include <vector>
 
 namespace blkperf {
 namespace {
 
-constexpr int kBucketsPerDecade = 4;
-constexpr double kFirstBoundNs = 1e3;  // 1 µs
-constexpr double kLastBoundNs = 1e10;  // 10 s
+// ISO 3's R20 series, times 100 (one decade).
+constexpr uint64_t kR20[] = {100, 112, 125, 140, 160, 180, 200,
+                             224, 250, 280, 315, 355, 400, 450,
+                             500, 560, 630, 710, 800, 900};
+constexpr uint64_t kFirstDecadeNs = 1000;          // 1 µs
+constexpr uint64_t kLastBoundNs = 10'000'000'000;  // 10 s
 
-// The engine bucket lower bound nearest to `target_ns`.
-uint64_t NearestEngineBound(double target_ns) {
-  const uint64_t target = static_cast<uint64_t>(std::llround(target_ns));
-  const int index = LatencyHistogram::BucketIndex(target);
-  const uint64_t below = LatencyHistogram::BucketLowerBound(index);
-  const uint64_t above = LatencyHistogram::BucketUpperBound(index) + 1;
-  return target - below <= above - target ? below : above;
-}
-
-std::vector<uint64_t> MakeBounds() {
-  std::vector<uint64_t> bounds;
-  const int decades =
-      static_cast<int>(std::lround(std::log10(kLastBoundNs / kFirstBoundNs)));
-  for (int k = 0; k <= decades * kBucketsPerDecade; ++k) {
-    const double target =
-        kFirstBoundNs *
-        std::pow(10.0, static_cast<double>(k) / kBucketsPerDecade);
-    const uint64_t bound = NearestEngineBound(target);
-    if (bounds.empty() || bound > bounds.back()) bounds.push_back(bound);
+std::vector<LatencyBucketBound> MakeBounds() {
+  std::vector<LatencyBucketBound> bounds;
+  for (uint64_t decade = kFirstDecadeNs; decade < kLastBoundNs;
+       decade *= 10) {
+    for (const uint64_t r : kR20) bounds.push_back({.nominal_ns = decade * r / 100});
+  }
+  bounds.push_back({.nominal_ns = kLastBoundNs});
+  for (LatencyBucketBound& b : bounds) {
+    b.edge_ns = LatencyHistogram::BucketLowerBound(
+        LatencyHistogram::BucketIndex(b.nominal_ns));
   }
   return bounds;
 }
 
 }  // namespace
 
-absl::Span<const uint64_t> LatencyBucketBoundsNs() {
-  static const std::vector<uint64_t>* const kBounds =
-      new std::vector<uint64_t>(MakeBounds());
+absl::Span<const LatencyBucketBound> LatencyBucketBounds() {
+  static const std::vector<LatencyBucketBound>* const kBounds =
+      new std::vector<LatencyBucketBound>(MakeBounds());
   return *kBounds;
+}
+
+absl::Span<const uint64_t> LatencyBucketBoundsNs() {
+  static const std::vector<uint64_t>* const kEdges = [] {
+    auto* edges = new std::vector<uint64_t>();
+    for (const LatencyBucketBound& b : LatencyBucketBounds()) {
+      edges->push_back(b.edge_ns);
+    }
+    return edges;
+  }();
+  return *kEdges;
 }
 
 prometheus::ClientMetric::Histogram ToPrometheusHistogram(

@@ -11,10 +11,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/log.h"
 #include "daemon/metrics/latency_buckets.h"
+#include "model/histogram.h"
 #include "model/snapshot.h"
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
@@ -46,7 +46,8 @@ struct Families {
                       "Failed logical I/Os by error kind.",
                       MetricType::Counter};
   MetricFamily inflight{"blkperf_ios_in_flight",
-                        "Logical I/Os submitted and not yet completed.",
+                        "Logical I/Os still in flight right after the "
+                        "submitter's last reap (not the peak depth).",
                         MetricType::Gauge};
   MetricFamily enter_calls{
       "blkperf_io_uring_enter_calls_total",
@@ -122,6 +123,12 @@ struct Families {
   MetricFamily state{"blkperf_workload_state",
                      "1 for the workload's current state, 0 for the others.",
                      MetricType::Gauge};
+  MetricFamily finished{
+      "blkperf_workload_finished_timestamp_seconds",
+      "Ended workloads only: when the workload reached its final state "
+      "(Unix time); its series are final and stay until "
+      "--metrics_finished_ttl after it.",
+      MetricType::Gauge};
   MetricFamily elapsed{"blkperf_workload_elapsed_seconds",
                        "Measured time so far (ramp-up excluded).",
                        MetricType::Gauge};
@@ -149,6 +156,19 @@ struct Families {
       "Device requests per SQE under each split strategy; above 1 means "
       "the kernel split the pieces further.",
       MetricType::Gauge};
+  MetricFamily split_latency{
+      "blkperf_split_io_latency_seconds",
+      "Latency of logical I/Os completed while each split strategy was in "
+      "force.",
+      MetricType::Histogram};
+  MetricFamily group_latency{
+      "blkperf_group_io_latency_seconds",
+      "Latency of logical I/Os completed by each job group's threads.",
+      MetricType::Histogram};
+  MetricFamily group_ios{
+      "blkperf_group_ios_total",
+      "Logical I/Os completed by each job group's threads.",
+      MetricType::Counter};
 
   std::vector<MetricFamily> Release() && {
     std::vector<MetricFamily> out;
@@ -176,13 +196,17 @@ struct Families {
                             &slo_step_met,
                             &info,
                             &state,
+                            &finished,
                             &elapsed,
                             &switches,
                             &split_ios,
                             &split_pieces,
                             &pieces_per_io,
                             &device_requests,
-                            &device_requests_per_sqe}) {
+                            &device_requests_per_sqe,
+                            &split_latency,
+                            &group_latency,
+                            &group_ios}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
     return out;
@@ -218,6 +242,22 @@ std::string ErrnoLabel(const ErrorCount& error) {
     return absl::StrCat("errno_", error.errno_value);
   }
   return error.name;
+}
+
+// The error counters of one CPU: the kinds every workload can hit (and
+// verify_mismatch where it verifies) from the start at 0, so that rate()
+// and increase() count a workload's first errors too; any other errno from
+// its first occurrence on.
+void AddErrorSeries(const WorkloadMetricsView& view, const Labels& labels,
+                    const ThreadSnapshot& t, Families& f) {
+  std::map<std::string, uint64_t> by_kind = {{"EIO", 0},
+                                             {"short_transfer", 0}};
+  if (view.verify) by_kind["verify_mismatch"] = 0;
+  for (const ErrorCount& e : t.errors) by_kind[ErrnoLabel(e)] += e.count;
+  for (const auto& [kind, count] : by_kind) {
+    AddCounter(f.errors, With(labels, "errno", kind),
+               static_cast<double>(count));
+  }
 }
 
 // Which `op` series the I/O counters carry: the directions the spec's op
@@ -276,14 +316,10 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
   if (view.open_loop) {
     AddCounter(f.late_ios, labels, static_cast<double>(t.late_ios));
   }
-  if (t.sync_ios != 0) {
+  if (view.syncs || t.sync_ios != 0) {
     AddCounter(f.sync_ios, labels, static_cast<double>(t.sync_ios));
   }
-  // ThreadSnapshot::Merge keeps one entry per errno, so labels are unique.
-  for (const ErrorCount& e : t.errors) {
-    AddCounter(f.errors, With(labels, "errno", ErrnoLabel(e)),
-               static_cast<double>(e.count));
-  }
+  AddErrorSeries(view, labels, t, f);
   AddGauge(f.inflight, labels, static_cast<double>(t.inflight));
   AddCounter(f.enter_calls, labels, static_cast<double>(t.enter_calls));
   AddGauge(f.ios_per_syscall, labels, t.IosPerCall());
@@ -301,6 +337,7 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
 struct StrategyTotals {
   int last_phase = -1;
   uint64_t ios = 0;
+  LatencyHistogram latency;
   uint64_t sqes = 0;
   bool device_available = false;
   uint64_t device_requests = 0;
@@ -316,6 +353,7 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
     // period under the current strategy.
     StrategyTotals& t = by_strategy[view.split_strategy];
     t.ios = s.total.ios;
+    t.latency = s.total.latency;
     t.sqes = s.total.sqes;
     t.device_available = s.device.available;
     t.device_requests = s.device.requests;
@@ -326,6 +364,7 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
       StrategyTotals& t = by_strategy[p.strategy];
       t.last_phase = static_cast<int>(i);
       t.ios += p.total.ios;
+      t.latency.Merge(p.total.latency);
       t.sqes += p.total.sqes;
       if (p.device.available) {
         t.device_available = true;
@@ -353,6 +392,9 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   for (const auto& [name, t] : order) {
     const Labels labels = With(workload, "strategy", *name);
     AddCounter(f.split_ios, labels, static_cast<double>(t->ios));
+    ClientMetric& latency = f.split_latency.metric.emplace_back();
+    latency.label = labels;
+    latency.histogram = ToPrometheusHistogram(t->latency);
     AddCounter(f.split_pieces, labels, static_cast<double>(t->sqes));
     AddGauge(f.pieces_per_io, labels,
              t->ios != 0
@@ -367,6 +409,20 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
                                    : 0.0);
     }
   }
+}
+
+// The target paths joined with ",", each backslash and comma inside a path
+// preceded by a backslash, so the label splits back into exactly the paths.
+std::string TargetLabel(const std::vector<std::string>& targets) {
+  std::string label;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i > 0) label += ',';
+    for (const char c : targets[i]) {
+      if (c == '\\' || c == ',') label += '\\';
+      label += c;
+    }
+  }
+  return label;
 }
 
 // Run ids come from clients: export only the documented form.
@@ -416,7 +472,7 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   const WorkloadSnapshot& s = view.snapshot;
   const Labels workload = WorkloadLabels(view);
   const Labels with_target =
-      With(workload, "target", absl::StrJoin(view.targets, ","));
+      With(workload, "target", TargetLabel(view.targets));
 
   for (const auto& [cpu, thread] : ThreadsByCpu(s)) {
     AddThreadSeries(view, with_target, cpu, thread, f);
@@ -431,6 +487,13 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     intended.histogram = ToPrometheusHistogram(s.total.intended_latency);
   }
   AddSloSeries(s.slo, workload, f);
+  for (const GroupSnapshot& g : s.groups) {
+    const Labels group = With(workload, "group", g.name);
+    AddCounter(f.group_ios, group, static_cast<double>(g.total.ios));
+    ClientMetric& m = f.group_latency.metric.emplace_back();
+    m.label = group;
+    m.histogram = ToPrometheusHistogram(g.total.latency);
+  }
 
   AddGauge(f.info,
            With(With(With(workload, "spec", view.spec_summary),
@@ -441,6 +504,10 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     AddGauge(f.state,
              With(workload, "state", std::string(WorkloadStateName(state))),
              state == s.state ? 1.0 : 0.0);
+  }
+  if (IsTerminal(s.state) && view.finished_at != absl::InfinitePast()) {
+    AddGauge(f.finished, workload, absl::ToDoubleSeconds(
+                                       view.finished_at - absl::UnixEpoch()));
   }
   AddGauge(f.elapsed, workload, absl::ToDoubleSeconds(s.elapsed));
   AddStrategySeries(view, workload, f);

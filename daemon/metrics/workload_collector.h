@@ -8,16 +8,24 @@
 //   exposer.RegisterCollectable(collector);
 //
 // Families (all prefixed blkperf_; per-CPU series carry workload, target,
-// cpu; `target` is the workload's target paths joined with ","; every
+// cpu; `target` is the workload's target paths joined with ",", a
+// backslash or comma inside a path preceded by a backslash; every
 // workload series also carries run_id when the workload has one):
 //   ios_total, bytes_total            counters, + op="read"|"write"|"trim"
 //   late_ios_total                    counter, open-loop workloads: I/Os a
 //                                     full queue held past their intended
 //                                     time
-//   sync_ios_total                    counter, where syncs completed
-//   io_errors_total                   counter, + errno ("EIO",
-//                                     "short_transfer", "verify_mismatch")
-//   ios_in_flight                     gauge
+//   sync_ios_total                    counter, from the start at 0 where
+//                                     the spec syncs (or once syncs
+//                                     completed)
+//   io_errors_total                   counter, + errno: "EIO" and
+//                                     "short_transfer" from the start at 0
+//                                     (and "verify_mismatch" where the
+//                                     workload verifies), any other errno
+//                                     ("ENOSPC", "errno_200") from its first
+//                                     occurrence
+//   ios_in_flight                     gauge: in flight right after the
+//                                     last reap (not the peak depth)
 //   io_uring_enter_calls_total        counter: submit and reap syscalls
 //   ios_per_syscall                   gauge: ios / enter calls, whole run
 //   sqes_total                        counter: SQEs (split pieces)
@@ -37,6 +45,9 @@
 //   workload_info                     1, + spec, split_strategy, rw
 //   workload_state                    1 for the current state, 0 for the
 //                                     others, + state
+//   workload_finished_timestamp_seconds  gauge, ended workloads only: when
+//                                     it ended (Unix time); its series are
+//                                     final
 //   workload_elapsed_seconds          gauge: measured time so far
 //   split_strategy_switches_total     counter
 // Per workload and split strategy (workload, strategy), over the phases run
@@ -45,12 +56,21 @@
 //   split_pieces_per_io                            gauge
 //   device_requests_total, device_requests_per_sqe (only where the engine
 //                                     could read the targets' block devices)
+//   split_io_latency_seconds          histogram (same buckets)
+// Per job group (workload, group="hot"), workloads with spec.groups only:
+//   group_ios_total                   counter
+//   group_io_latency_seconds          histogram (same buckets)
+// Series budget: 144 per histogram (latency_buckets.h): one for the
+// workload, one per split strategy used (at most kMaxStrategiesPerWorkload),
+// one per group, one more for open-loop intended latency.
 //
-// Label values come from bounded sets: workload ids (running ones plus
-// terminal ones younger than `finished_ttl`) and their run ids (one per
-// workload, at most 64 characters), CPUs, the op and error kinds, the six
-// states, at most kMaxStrategiesPerWorkload strategies per workload (the
-// most recently used) and at most kMaxSloSteps SLO steps.
+// At any instant label values come from bounded sets: workload ids
+// (running ones plus terminal ones younger than `finished_ttl`) and their
+// run ids (one per workload, at most 64 characters), CPUs, the op and error
+// kinds, the nine states, at most kMaxStrategiesPerWorkload strategies per workload (the
+// most recently used) and at most kMaxSloSteps SLO steps. Over time every
+// new workload brings new series (ids, run ids and paths are not reused),
+// which go `finished_ttl` after it ends.
 //
 // Every workload's io_latency_seconds has the same `le` set (the fixed
 // LatencyBucketBoundsNs(), whatever its data), on every daemon: so

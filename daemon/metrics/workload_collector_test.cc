@@ -160,6 +160,33 @@ TEST(WorkloadCollectorTest, ErrorsByErrnoWithPseudoErrnosNamed) {
                           R"(,errno="verify_mismatch"} 1)"));
 }
 
+TEST(WorkloadCollectorTest, ErrorFreeWorkloadExportsItsErrorCountersAtZero) {
+  // Without these, a counter would first appear with its full value and
+  // rate()/increase() would never count a workload's first errors.
+  WorkloadMetricsView v = View("w1", {Thread(0, 1, 10, 0)});
+  std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string l = R"(workload="w1",target="/dev/zram0",cpu="1")";
+  EXPECT_THAT(s,
+              Contains("blkperf_io_errors_total{" + l + R"(,errno="EIO"} 0)"));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="short_transfer"} 0)"));
+  EXPECT_THAT(s, Not(Contains(HasSubstr("verify_mismatch"))));
+  EXPECT_THAT(s, Not(Contains(HasSubstr("blkperf_sync_ios_total"))));
+
+  v.verify = true;
+  v.syncs = true;
+  v.snapshot.threads[0].errors = {{28, "ENOSPC", 4}};
+  s = Samples(CollectText({v}));
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="verify_mismatch"} 0)"));
+  EXPECT_THAT(s, Contains("blkperf_sync_ios_total{" + l + "} 0"));
+  // A rarer errno from its first occurrence on, beside the ones at 0.
+  EXPECT_THAT(s, Contains("blkperf_io_errors_total{" + l +
+                          R"(,errno="ENOSPC"} 4)"));
+  EXPECT_THAT(s,
+              Contains("blkperf_io_errors_total{" + l + R"(,errno="EIO"} 0)"));
+}
+
 TEST(WorkloadCollectorTest, LatencyHistogramIsCumulativeAndMatchesCountAndSum) {
   const WorkloadMetricsView v =
       View("w1", {Thread(0, 0, 300, 0), Thread(1, 1, 200, 0)});
@@ -206,9 +233,10 @@ TEST(WorkloadCollectorTest, LatencyHistogramIsCumulativeAndMatchesCountAndSum) {
   EXPECT_EQ(inf, count);
   EXPECT_DOUBLE_EQ(sum,
                    static_cast<double>(v.snapshot.total.latency.Sum()) / 1e9);
-  // Latencies are 20..119 µs: nothing below 17.664 µs, all below 178.176 µs.
+  // Latencies are 20..119 µs: nothing below 19.968 µs, all below 124.928 µs.
   const std::string text = Serialize({*latency});
-  EXPECT_THAT(text, HasSubstr(R"(le="1.7664e-05"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(le="1.9968e-05"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(le="0.000124928"} 500)"));
   EXPECT_THAT(text, HasSubstr(R"(le="0.000178176"} 500)"));
 }
 
@@ -281,6 +309,71 @@ TEST(WorkloadCollectorTest, StrategySeriesSumPhasesPerStrategy) {
       s,
       Contains(
           R"(blkperf_device_requests_per_sqe{workload="w1",strategy="fixed:65536"} 1)"));
+}
+
+TEST(WorkloadCollectorTest, LatencyPerStrategyAndPerGroupAreHistograms) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  auto phase = [](std::string strategy, uint64_t latency_ns, uint64_t n) {
+    PhaseSnapshot p;
+    p.strategy = std::move(strategy);
+    p.total.ios = n;
+    p.total.latency.RecordN(latency_ns, n);
+    return p;
+  };
+  // none: 5 I/Os at 10 µs then 7 at 1.5 ms; fixed: 3 at 300 µs.
+  v.snapshot.phases = {phase("none", 10'000, 5), phase("fixed:4096", 300'000, 3),
+                       phase("none", 1'500'000, 7)};
+  GroupSnapshot hot{.name = "hot", .threads = {0}};
+  hot.total.ios = 4;
+  hot.total.latency.RecordN(20'000, 4);
+  GroupSnapshot paced{.name = "paced", .threads = {1}};
+  paced.total.ios = 2;
+  paced.total.latency.RecordN(2'000'000, 2);
+  v.snapshot.groups = {hot, paced};
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string none = R"(workload="w1",strategy="none")";
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_count{" + none +
+                          "} 12"));
+  // Below 1 ms (edge 999.424 µs): the 5 at 10 µs only.
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_bucket{" + none +
+                          R"(,le="0.0009994240000000001"} 5)"));
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_bucket{" + none +
+                          R"(,le="+Inf"} 12)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_io_latency_seconds_count{workload="w1",strategy="fixed:4096"} 3)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_ios_total{workload="w1",group="hot"} 4)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_count{workload="w1",group="paced"} 2)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_bucket{workload="w1",group="paced",le="0.001998848"} 0)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_group_io_latency_seconds_bucket{workload="w1",group="paced",le="0.002228224"} 2)"));
+  // Without groups, no group series.
+  EXPECT_THAT(Samples(CollectText({View("w2", {Thread(0, 0, 1, 0)})})),
+              Not(Contains(HasSubstr("blkperf_group_"))));
+}
+
+TEST(WorkloadCollectorTest, TargetLabelEscapesCommasInPaths) {
+  // "/t/a,b" + "/t/c" and "/t/a" + "b,/t/c" must not read the same.
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 1, 0)});
+  v.targets = {"/t/a,b", "/t/c\\d"};
+  WorkloadCollector collector([v] { return std::vector{v}; }, {});
+  const auto families = collector.CollectAt(kNow);
+  const prometheus::MetricFamily* ios = Find(families, "blkperf_ios_total");
+  ASSERT_NE(ios, nullptr);
+  ASSERT_FALSE(ios->metric.empty());
+  std::string target;
+  for (const auto& l : ios->metric[0].label) {
+    if (l.name == "target") target = l.value;
+  }
+  EXPECT_EQ(target, "/t/a\\,b,/t/c\\\\d");
+}
+
+TEST(WorkloadCollectorTest, EndedWorkloadsSayWhenTheyEnded) {
+  WorkloadMetricsView running = View("w1", {Thread(0, 0, 1, 0)});
+  WorkloadMetricsView done = View("w2", {Thread(0, 0, 1, 0)});
+  done.snapshot.state = WorkloadState::kFinished;
+  done.finished_at = kNow - absl::Seconds(30);
+  const std::vector<std::string> s = Samples(CollectText({running, done}));
+  EXPECT_THAT(s, Contains(R"(blkperf_workload_finished_timestamp_seconds{workload="w2"} 1699999970)"));
+  EXPECT_THAT(s, Not(Contains(HasSubstr(
+                     R"(blkperf_workload_finished_timestamp_seconds{workload="w1")"))));
 }
 
 TEST(WorkloadCollectorTest, BeforePhasesTheCurrentStrategyCarriesTheTotals) {
@@ -478,7 +571,7 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   const std::set<std::string> allowed = {
       "workload", "target",         "cpu", "op",       "errno", "mode",
       "state",    "spec",           "rw",  "strategy", "run_id",
-      "split_strategy", "objective", "step", "percentile"};
+      "split_strategy", "objective", "step", "percentile", "group"};
   size_t series = 0;
   for (const auto& f : families) {
     EXPECT_TRUE(absl::StartsWith(f.name, "blkperf_")) << f.name;
@@ -491,12 +584,13 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
                     : 1;
     }
   }
-  // Per CPU: ios x2, bytes x2, errors, inflight, enter calls, per syscall,
-  // sqes, hits, misses, cpu x3 = 14. Per workload: histogram (finite
-  // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and 3 for
-  // its one strategy.
+  // Per CPU: ios x2, bytes x2, errors x2 (EIO, short_transfer), inflight,
+  // enter calls, per syscall, sqes, hits, misses, cpu x3 = 15. Per workload: histogram (finite
+  // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and for
+  // its one strategy 3 series and a histogram.
+  const size_t histogram = LatencyBucketBoundsNs().size() + 3;
   const size_t per_workload =
-      kThreads * 14 + (LatencyBucketBoundsNs().size() + 3) + 1 + 9 + 1 + 1 + 3;
+      kThreads * 15 + histogram + 1 + 9 + 1 + 1 + 3 + histogram;
   EXPECT_EQ(series, 2 * per_workload);
 }
 

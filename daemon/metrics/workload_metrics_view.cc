@@ -52,6 +52,12 @@ WorkloadMetricsView MakeWorkloadMetricsView(std::string id,
     view.open_loop = view.open_loop || g.rate_iops.value_or(0) != 0 ||
                      g.rate_bw.value_or(0) != 0;
   }
+  view.verify = spec.verify;
+  view.syncs = spec.fsync_every != 0 || spec.fdatasync_every != 0;
+  for (const JobGroupSpec& g : spec.groups) {
+    view.syncs = view.syncs || g.fsync_every.value_or(0) != 0 ||
+                 g.fdatasync_every.value_or(0) != 0;
+  }
   view.snapshot = std::move(snapshot);
   view.finished_at = finished_at;
   return view;

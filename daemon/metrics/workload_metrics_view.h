@@ -40,7 +40,8 @@ struct WorkloadMetricsView {
   // (one run id per workload, so it adds no series; an id not of that form
   // is exported as "invalid", never echoed).
   std::string run_id;
-  // Target paths as given; joined with "," they form the `target` label.
+  // Target paths as given; joined with "," (a backslash or comma inside a
+  // path preceded by a backslash) they form the `target` label.
   std::vector<std::string> targets;
   // The spec's op ("randread", "randrw", ...); the `rw` label of
   // blkperf_workload_info. It also decides which `op` series (read, write)
@@ -49,6 +50,12 @@ struct WorkloadMetricsView {
   // Whether it runs open loop (a rate, or an SLO search): it then exports
   // intended-time latency and late I/Os from the start.
   bool open_loop = false;
+  // Whether it verifies reads (spec.verify): verify_mismatch errors are then
+  // exported from the start, at 0.
+  bool verify = false;
+  // Whether it issues fsync/fdatasync: sync_ios_total is then exported from
+  // the start, at 0.
+  bool syncs = false;
   // Live figures, or the final ones once snapshot.state is terminal.
   WorkloadSnapshot snapshot;
   // When the workload reached its terminal state; absl::InfinitePast() while

@@ -48,5 +48,22 @@ TEST(WorkloadMetricsViewTest, StrategyFromSnapshotWhenTheEngineReportsOne) {
   EXPECT_EQ(v.split_strategy, "limits");
 }
 
+TEST(WorkloadMetricsViewTest, VerifyAndSyncsFromTheSpecAndItsGroups) {
+  WorkloadMetricsView v = MakeWorkloadMetricsView("w1", Spec(), {},
+                                                  absl::InfinitePast());
+  EXPECT_FALSE(v.verify);
+  EXPECT_FALSE(v.syncs);
+  WorkloadSpec spec = Spec();
+  spec.verify = true;
+  spec.fdatasync_every = 8;
+  v = MakeWorkloadMetricsView("w1", spec, {}, absl::InfinitePast());
+  EXPECT_TRUE(v.verify);
+  EXPECT_TRUE(v.syncs);
+  spec = Spec();
+  spec.groups.emplace_back().fsync_every = 4;
+  v = MakeWorkloadMetricsView("w1", spec, {}, absl::InfinitePast());
+  EXPECT_TRUE(v.syncs);
+}
+
 }  // namespace
 }  // namespace blkperf

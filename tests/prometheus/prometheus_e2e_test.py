@@ -15,7 +15,17 @@ SLO series), and then checks through Prometheus' HTTP API that
     expression returns data once the daemon is stopped;
   * the IOPS Prometheus computes with rate() over the run agrees with the
     workload's own reported IOPS within 5%;
-  * `promtool check metrics` finds no problem in the daemon's /metrics.
+  * `promtool check metrics` finds no problem in the daemon's /metrics;
+  * while the error-free workload runs, the daemon's /metrics already
+    carries its blkperf_io_errors_total series at 0, and its
+    blkperf_io_latency_seconds_bucket has at least MIN_LE distinct `le`
+    boundaries (Prometheus sees the same);
+  * the dashboard's p99 (histogram_quantile over the exported buckets, the
+    Latency panel's query) is within P99_TOLERANCE of the p99 the client
+    reports for the same workload.
+  * once every workload has ended, the IOPS and split-strategy panels show
+    none of them (their series stay exported, flat, for the TTL).
+A one-host fleet run (run_id set) at the end gives the fleet rules data.
 
 The daemon side is the real thing: `blkperfd serve --metrics_listen=...`
 (--blkperfd) driven by the `blkperf` client (--blkperf: `run`, `list`,
@@ -42,6 +52,12 @@ RAMP_S = 1
 SWITCH_AFTER_S = 8   # after the start, ramp included
 SWITCH_TO = "limits"
 IOPS_TOLERANCE = 0.05
+MIN_LE = 60          # distinct finite `le` boundaries per workload
+# histogram_quantile interpolates inside R20 buckets (at most 16 % wide,
+# latency_buckets.h); the client's p99 is the engine bucket's midpoint
+# (< 1 %).
+P99_TOLERANCE = 0.05
+FLEET_RUN_ID = "e2e-fleet"
 SLO_STEP_S = 1.5     # 3 steps (closed loop + 2 bisections) of this
 # Grafana's $__rate_interval is at least 4 scrape intervals; the test scrapes
 # every second.
@@ -171,6 +187,8 @@ class ServeDaemon:
         self.metrics_address = f"127.0.0.1:{metrics_port}"
         self.process = None
         self.server = None
+        self.live_metrics = ""
+        self.p99_s = 0.0
 
     def start(self):
         port_file = os.path.join(self.workdir, "grpc_port")
@@ -204,6 +222,8 @@ class ServeDaemon:
             listed = json.loads(self.client("--api_json", "list").stdout)
             return find_key(listed, ("workload_id", "workloadId"))
         workload = wait_for("the workload in `blkperf list`", running_id, 20)
+        time.sleep(max(0.0, started + RAMP_S + 2 - time.time()))
+        self.live_metrics = http_get(f"http://{self.metrics_address}/metrics")
         time.sleep(max(0.0, started + SWITCH_AFTER_S - time.time()))
         self.client("split", workload, SWITCH_TO)
         out, _ = run.communicate(timeout=RAMP_S + RUNTIME_S + 60)
@@ -211,7 +231,16 @@ class ServeDaemon:
         final = json.loads(out)
         total = find_key(final, ("total",))
         iops = float(total["iops"])
+        self.p99_s = float(find_key(total, ("p99_ns", "p99Ns"))) / 1e9
         return find_key(final, ("workload_id", "workloadId")) or workload, iops
+
+    def run_fleet(self):
+        """A short one-host fleet run: the fleet rules need a run_id."""
+        run = self.client("--json", "fleet", "run", f"--hosts={self.server}",
+                          f"--run_id={FLEET_RUN_ID}", "--direct=false",
+                          f"--target={self.workdir}/metrics_e2e.dat",
+                          "--runtime=4s")
+        return run.stdout
 
     def run_slo_search(self, target):
         """A short open-loop SLO search after the main workload: the
@@ -303,6 +332,88 @@ def check_iops(prom, workload, reported_iops, failures):
                         f"{IOPS_TOLERANCE:.0%}")
 
 
+def metric_samples(text, name, workload):
+    """(labels dict, value) of every `name` sample of `workload` in an
+    exposition text."""
+    samples = []
+    for line in text.splitlines():
+        if not line.startswith(name + "{"):
+            continue
+        labels_text, value = line[len(name) + 1:].rsplit("} ", 1)
+        labels = dict(kv.split("=", 1) for kv in labels_text.split('",'))
+        labels = {k: v.strip('"') for k, v in labels.items()}
+        if labels.get("workload") == workload:
+            samples.append((labels, float(value)))
+    return samples
+
+
+def check_live_metrics(text, workload, failures):
+    """The daemon's /metrics while the error-free workload ran."""
+    errors = metric_samples(text, "blkperf_io_errors_total", workload)
+    log(f"--- live /metrics: {len(errors)} blkperf_io_errors_total series "
+        f"of {workload}: {[(l['errno'], v) for l, v in errors]}")
+    if not any(l.get("errno") == "EIO" and v == 0 for l, v in errors):
+        failures.append(f"no blkperf_io_errors_total{{errno=\"EIO\"}} at 0 "
+                        f"for running workload {workload}")
+    if any(v != 0 for _, v in errors):
+        failures.append(f"error-free workload {workload} shows errors: {errors}")
+    les = {l["le"] for l, _ in metric_samples(
+        text, "blkperf_io_latency_seconds_bucket", workload) if l["le"] != "+Inf"}
+    log(f"--- live /metrics: {len(les)} distinct finite le of {workload}")
+    if len(les) < MIN_LE:
+        failures.append(f"{workload} has {len(les)} distinct le, "
+                        f"want >= {MIN_LE}")
+
+
+def check_prometheus_series(prom, workload, at, failures):
+    """What Prometheus stored of the same: errors at 0 from the start, and
+    the le set."""
+    sel = f'{{job="blkperf", workload="{workload}"}}'
+    first = prom.query(f"min(min_over_time(blkperf_io_errors_total{sel}[10m]))",
+                       at=at)["result"]
+    les = prom.query(f"count(count by (le) (blkperf_io_latency_seconds_bucket"
+                     f"{sel}))", at=at)["result"]
+    n_le = int(float(les[0]["value"][1])) if les else 0
+    log(f"--- Prometheus: errors min {first}, {n_le} le values (+Inf too)")
+    if not first or float(first[0]["value"][1]) != 0:
+        failures.append(f"Prometheus has no error series at 0 for {workload}")
+    if n_le < MIN_LE + 1:
+        failures.append(f"Prometheus has {n_le} le values for {workload}")
+
+
+def check_p99(prom, workload, client_p99_s, at, failures):
+    """The dashboard's whole-run p99 against the client's."""
+    expr = ("histogram_quantile(0.99, sum by (le) (blkperf_io_latency_seconds"
+            f'_bucket{{job="blkperf", workload="{workload}"}}))')
+    result = prom.query(expr, at=at)["result"]
+    p99 = float(result[0]["value"][1]) if result else float("nan")
+    ratio = p99 / client_p99_s if client_p99_s else float("nan")
+    log(f"--- p99: Prometheus {p99 * 1e6:.2f} us ({expr}), client "
+        f"{client_p99_s * 1e6:.2f} us, ratio {ratio:.4f}")
+    if not abs(ratio - 1) <= P99_TOLERANCE:
+        failures.append(f"dashboard p99 {p99} s vs the client's "
+                        f"{client_p99_s} s: off by more than "
+                        f"{P99_TOLERANCE:.0%}")
+
+
+def check_finished_leave(prom, entries, at, failures):
+    """Once every workload has ended (their series still exported for
+    --metrics_finished_ttl), the live panels draw nothing rather than 0."""
+    ended = prom.query("blkperf_workload_finished_timestamp_seconds"
+                       '{job="blkperf"}', at=at)["result"]
+    log(f"--- after the end: {len(ended)} workloads with an end time")
+    if not ended or any(not prom.started <= float(r["value"][1]) <= at
+                        for r in ended):
+        failures.append(f"ended workloads' end times: {ended}")
+    for where in ("panel:IOPS/A", "panel:Split strategy in force/A"):
+        expr = substitute(dict(entries)[where])
+        result = prom.query(expr, at=at)["result"]
+        log(f"--- after the end: {where} has {len(result)} series")
+        if result:
+            failures.append(f"{where} still shows finished workloads: "
+                            f"{result}")
+
+
 def check_metrics_text(promtool, metrics_address, failures):
     text = http_get(f"http://{metrics_address}/metrics")
     lint = subprocess.run([promtool, "check", "metrics"], input=text,
@@ -356,14 +467,20 @@ def main():
         workload, iops = daemon.run_workload(
             os.path.join(workdir, "metrics_e2e.dat"))
         log(f"--- workload {workload}: {iops:.1f} IOPS (its own result)")
+        check_live_metrics(daemon.live_metrics, workload, failures)
         slo = daemon.run_slo_search(os.path.join(workdir, "metrics_e2e.dat"))
         log(f"--- SLO search {slo} done")
+        daemon.run_fleet()
+        log(f"--- fleet run {FLEET_RUN_ID} done")
         time.sleep(3)  # final values scraped, rules evaluated on them
         check_metrics_text(args.promtool, daemon.metrics_address, failures)
         end = time.time()
         check_expressions(prom, entries, start, end, failures)
         check_rules(prom, failures)
         check_iops(prom, workload, iops, failures)
+        check_prometheus_series(prom, workload, end, failures)
+        check_p99(prom, workload, daemon.p99_s, end, failures)
+        check_finished_leave(prom, entries, end, failures)
 
         daemon.stop()
         down = [e for w, e in entries if w == "alert:BlkperfDaemonDown"]
