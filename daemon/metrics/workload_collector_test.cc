@@ -430,10 +430,19 @@ TEST(WorkloadCollectorTest, RepeatedIdIsExportedOnce) {
   const std::string text = CollectText(
       {View("w1", {Thread(0, 0, 1, 0)}), View("w1", {Thread(0, 0, 9, 0)})});
   std::set<std::string> unique;
+  int ios_lines = 0;
   for (const std::string& line : Samples(text)) {
     const std::string series = line.substr(0, line.rfind(' '));
     EXPECT_TRUE(unique.insert(series).second) << "duplicate series " << series;
+    if (absl::StartsWith(line, "blkperf_ios_total{") &&
+        absl::StrContains(line, "workload=\"w1\"")) {
+      ++ios_lines;
+    }
   }
+  // Something was exported: the workload's I/O counter, once per direction
+  // at most (an empty exposition would pass the loop above).
+  EXPECT_GE(ios_lines, 1) << text;
+  EXPECT_LE(ios_lines, 2) << text;
 }
 
 // The `le` values of every io_latency_seconds series in `text`, by series
