@@ -130,7 +130,8 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
   if ((spec.verify_pass || OpWrites(spec.op, spec.read_percent)) &&
       threads > 1) {
     return Invalid("threads",
-                   absl::StrCat(threads, ": verify with writes (or "
+                   absl::StrCat(threads,
+                                ": verify with writes (or "
                                 "verify_pass) runs one submitter thread, the "
                                 "only writer of the generation table"));
   }
@@ -142,16 +143,16 @@ absl::Status ValidateVerifyFields(const WorkloadSpec& spec) {
   if (spec.alignment != 0 && spec.alignment != spec.block_size) {
     return Invalid("alignment",
                    absl::StrCat(spec.alignment, " differs from block_size ",
-                                spec.block_size, ": verify checks whole "
+                                spec.block_size,
+                                ": verify checks whole "
                                 "blocks at multiples of the block size"));
   }
   return absl::OkStatus();
 }
 
-// Checks that need no target: ranges, batches, CPUs, times.
-absl::Status ValidateFields(const WorkloadSpec& spec,
-                            const EngineLimits& limits, const HostCpus& cpus) {
-  const std::vector<int>& online = cpus.online;
+// The target list: non-empty (or none with nop), no path twice, creates
+// allowed to write.
+absl::Status ValidateTargetList(const WorkloadSpec& spec) {
   if (spec.nop) {
     BLKPERF_RETURN_IF_ERROR(ValidateNopFields(spec));
   } else if (spec.targets.empty()) {
@@ -171,6 +172,12 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                        t.path, " is a write and needs allow_write"));
     }
   }
+  return absl::OkStatus();
+}
+
+// Mix, sizes, depth and batches against the limits.
+absl::Status ValidateSizeFields(const WorkloadSpec& spec,
+                                const EngineLimits& limits) {
   if (spec.read_percent > 100) {
     return Invalid("read_percent",
                    absl::StrCat(spec.read_percent, " is not in 0..100"));
@@ -183,10 +190,9 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   }
   if (spec.queue_depth == 0) return Invalid("queue_depth", "must be > 0");
   if (spec.queue_depth > limits.max_queue_depth) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("queue_depth ", spec.queue_depth,
-                     " exceeds the limit max_queue_depth ",
-                     limits.max_queue_depth));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "queue_depth ", spec.queue_depth, " exceeds the limit max_queue_depth ",
+        limits.max_queue_depth));
   }
   if (spec.submit_batch > spec.queue_depth) {
     return Invalid("submit_batch",
@@ -198,6 +204,13 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                    absl::StrCat(spec.complete_batch, " exceeds queue_depth ",
                                 spec.queue_depth));
   }
+  return absl::OkStatus();
+}
+
+// cpus (each once, online) and threads against them and the limit.
+absl::Status ValidateCpuFields(const WorkloadSpec& spec,
+                               const EngineLimits& limits,
+                               const HostCpus& cpus) {
   std::set<int> listed;
   for (size_t i = 0; i < spec.cpus.size(); ++i) {
     if (!listed.insert(spec.cpus[i]).second) {
@@ -206,10 +219,10 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                                   " is listed twice: one submitter thread per "
                                   "CPU"));
     }
-    if (!Contains(online, spec.cpus[i])) {
+    if (!Contains(cpus.online, spec.cpus[i])) {
       return Invalid(absl::StrCat("cpus[", i, "]"),
                      absl::StrCat(spec.cpus[i], " is not online (online: ",
-                                  CpuListText(online), ")"));
+                                  CpuListText(cpus.online), ")"));
     }
   }
   if (spec.threads != 0 && !spec.cpus.empty() &&
@@ -223,13 +236,20 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
     return Invalid("threads", absl::StrCat(threads, " exceeds the limit ",
                                            limits.max_threads));
   }
+  return absl::OkStatus();
+}
+
+// runtime (the workload must end, within the limit) and ramp_time.
+absl::Status ValidateTimeFields(const WorkloadSpec& spec,
+                                const EngineLimits& limits) {
   if (spec.runtime < absl::ZeroDuration()) {
     return Invalid("runtime", "must not be negative");
   }
   // An SLO search ends after its steps (SpecMaxDuration): runtime is moot.
   if (spec.runtime == absl::ZeroDuration() && spec.io_count == 0 &&
       !spec.slo.enabled) {
-    return Invalid("runtime", "is 0 and io_count is 0: the workload would never end");
+    return Invalid("runtime",
+                   "is 0 and io_count is 0: the workload would never end");
   }
   if (spec.runtime > limits.max_runtime) {
     return Invalid("runtime",
@@ -240,21 +260,35 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   if (spec.ramp_time < absl::ZeroDuration()) {
     return Invalid("ramp_time", "must not be negative");
   }
+  return absl::OkStatus();
+}
+
+// Polling and the SQ polling thread's CPU.
+absl::Status ValidateRingFields(const WorkloadSpec& spec,
+                                const HostCpus& cpus) {
   if (spec.polled == PollMode::kOn && !spec.direct) {
     return Invalid("polled", "on needs direct I/O (direct is false)");
   }
   if (spec.sqpoll_cpu >= 0 && !spec.sqpoll) {
     return Invalid("sqpoll_cpu", "is set but sqpoll is off");
   }
-  if (spec.sqpoll_cpu >= 0 && !Contains(online, spec.sqpoll_cpu)) {
+  if (spec.sqpoll_cpu >= 0 && !Contains(cpus.online, spec.sqpoll_cpu)) {
     return Invalid("sqpoll_cpu",
                    absl::StrCat(spec.sqpoll_cpu, " is not online (online: ",
-                                CpuListText(online), ")"));
+                                CpuListText(cpus.online), ")"));
   }
   if (spec.sqpoll_cpu < -1) {
-    return Invalid("sqpoll_cpu", absl::StrCat(spec.sqpoll_cpu,
-                                              " is not a CPU (-1 = any)"));
+    return Invalid("sqpoll_cpu",
+                   absl::StrCat(spec.sqpoll_cpu, " is not a CPU (-1 = any)"));
   }
+  return absl::OkStatus();
+}
+
+// The job groups resolved, their buffers within the limit, and what nop and
+// verify need of their shapes.
+absl::Status ValidateGroupResources(const WorkloadSpec& spec,
+                                    const EngineLimits& limits,
+                                    const HostCpus& cpus) {
   BLKPERF_ASSIGN_OR_RETURN(const std::vector<GroupShape> groups,
                            internal::ResolveGroups(spec, limits, cpus));
   const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
@@ -275,37 +309,45 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
       }
     }
   }
-  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
-  if (!spec.ab_strategies.empty()) {
-    if (spec.ab_strategies.size() < 2) {
-      return Invalid("ab_strategies", "needs at least two strategies to compare");
-    }
-    if (spec.ab_slice < kMinAbSlice) {
-      return Invalid("ab_slice",
-                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
-                                  " is below the minimum ",
-                                  absl::FormatDuration(kMinAbSlice),
-                                  ": shorter slices measure the switch, not "
-                                  "the strategies"));
-    }
-    const int64_t switches = spec.runtime / spec.ab_slice;
-    if (switches > kMaxAbSwitches) {
-      return Invalid("ab_slice",
-                     absl::StrCat(absl::FormatDuration(spec.ab_slice),
-                                  " over runtime ",
-                                  absl::FormatDuration(spec.runtime), " is ",
-                                  switches, " switches, more than the ",
-                                  kMaxAbSwitches,
-                                  " a workload records; lengthen ab_slice"));
-    }
-    if (spec.runtime < spec.ab_slice * static_cast<int64_t>(spec.ab_strategies.size())) {
-      return Invalid("ab_slice",
-                     absl::StrCat(absl::FormatDuration(spec.ab_slice), " x ",
-                                  spec.ab_strategies.size(),
-                                  " strategies does not fit in runtime ",
-                                  absl::FormatDuration(spec.runtime)));
-    }
+  return absl::OkStatus();
+}
+
+// A/B mode: at least two strategies, slices long enough and few enough.
+absl::Status ValidateAbFields(const WorkloadSpec& spec) {
+  if (spec.ab_strategies.empty()) return absl::OkStatus();
+  if (spec.ab_strategies.size() < 2) {
+    return Invalid("ab_strategies", "needs at least two strategies to compare");
   }
+  if (spec.ab_slice < kMinAbSlice) {
+    return Invalid("ab_slice",
+                   absl::StrCat(absl::FormatDuration(spec.ab_slice),
+                                " is below the minimum ",
+                                absl::FormatDuration(kMinAbSlice),
+                                ": shorter slices measure the switch, not "
+                                "the strategies"));
+  }
+  const int64_t switches = spec.runtime / spec.ab_slice;
+  if (switches > kMaxAbSwitches) {
+    return Invalid(
+        "ab_slice",
+        absl::StrCat(absl::FormatDuration(spec.ab_slice), " over runtime ",
+                     absl::FormatDuration(spec.runtime), " is ", switches,
+                     " switches, more than the ", kMaxAbSwitches,
+                     " a workload records; lengthen ab_slice"));
+  }
+  if (spec.runtime <
+      spec.ab_slice * static_cast<int64_t>(spec.ab_strategies.size())) {
+    return Invalid("ab_slice",
+                   absl::StrCat(absl::FormatDuration(spec.ab_slice), " x ",
+                                spec.ab_strategies.size(),
+                                " strategies does not fit in runtime ",
+                                absl::FormatDuration(spec.runtime)));
+  }
+  return absl::OkStatus();
+}
+
+// Sequential alignment and the stall timeout.
+absl::Status ValidateAlignmentAndTimeout(const WorkloadSpec& spec) {
   if (spec.alignment != 0 && (spec.op == Op::kRead || spec.op == Op::kWrite) &&
       spec.block_size % spec.alignment != 0) {
     return Invalid("alignment",
@@ -322,6 +364,22 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
                                 " is neither 0 (off) nor at least ",
                                 absl::FormatDuration(kMinIoTimeout)));
   }
+  return absl::OkStatus();
+}
+
+// Checks that need no target, step by step: the first failing step's
+// error is returned.
+absl::Status ValidateFields(const WorkloadSpec& spec,
+                            const EngineLimits& limits, const HostCpus& cpus) {
+  BLKPERF_RETURN_IF_ERROR(ValidateTargetList(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateSizeFields(spec, limits));
+  BLKPERF_RETURN_IF_ERROR(ValidateCpuFields(spec, limits, cpus));
+  BLKPERF_RETURN_IF_ERROR(ValidateTimeFields(spec, limits));
+  BLKPERF_RETURN_IF_ERROR(ValidateRingFields(spec, cpus));
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupResources(spec, limits, cpus));
+  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateAbFields(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateAlignmentAndTimeout(spec));
   return ValidateVerifyFields(spec);
 }
 
@@ -346,10 +404,10 @@ absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
   const uint32_t lbs = std::max<uint32_t>(target.logical_block_size, 1);
   if (strategy.kind == SplitStrategy::Kind::kFixed &&
       (strategy.fixed_bytes == 0 || strategy.fixed_bytes % lbs != 0)) {
-    return Invalid(field, absl::StrCat(SplitStrategyName(strategy),
-                                       ": piece size ", strategy.fixed_bytes,
-                                       " is not a multiple of ", target.path,
-                                       "'s logical block size ", lbs));
+    return Invalid(field,
+                   absl::StrCat(SplitStrategyName(strategy), ": piece size ",
+                                strategy.fixed_bytes, " is not a multiple of ",
+                                target.path, "'s logical block size ", lbs));
   }
   return absl::OkStatus();
 }
@@ -420,9 +478,9 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
             absl::StrCat("targets[", i, "].path ", t.path,
                          " does not exist (set create_size to create a file)"));
       }
-      return absl::Status(info.status().code(),
-                          absl::StrCat("targets[", i, "].path: ",
-                                       info.status().message()));
+      return absl::Status(
+          info.status().code(),
+          absl::StrCat("targets[", i, "].path: ", info.status().message()));
     }
     if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
       return Invalid(absl::StrCat("targets[", i, "].create_size"),
@@ -433,14 +491,14 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
         ValidateAgainstTarget(out, resolved.groups, i, *info));
     for (size_t k = 0; k < resolved.targets.size(); ++k) {
       if (SameIdentity(resolved.targets[k], *info)) {
-        return Invalid(absl::StrCat("targets[", i, "].path"),
-                       absl::StrCat(t.path, " is the same ",
-                                    info->kind == TargetKind::kBlockDevice
-                                        ? "device"
-                                        : "file (inode)",
-                                    " as targets[", k, "] ",
-                                    out.targets[k].path,
-                                    " (a hard link or a second name)"));
+        return Invalid(
+            absl::StrCat("targets[", i, "].path"),
+            absl::StrCat(t.path, " is the same ",
+                         info->kind == TargetKind::kBlockDevice
+                             ? "device"
+                             : "file (inode)",
+                         " as targets[", k, "] ", out.targets[k].path,
+                         " (a hard link or a second name)"));
       }
     }
     resolved.targets.push_back(*std::move(info));
@@ -468,11 +526,12 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   resolved.min_target_bytes = min_size;
   const uint64_t min_blocks = min_size / out.block_size;
   if (out.verify && resolved.writes && out.queue_depth >= min_blocks) {
-    return Invalid("queue_depth",
-                   absl::StrCat(out.queue_depth, " is not below the ",
-                                min_blocks, " blocks of the smallest target: "
-                                "verify never has two I/Os of one block in "
-                                "flight"));
+    return Invalid(
+        "queue_depth",
+        absl::StrCat(out.queue_depth, " is not below the ", min_blocks,
+                     " blocks of the smallest target: "
+                     "verify never has two I/Os of one block in "
+                     "flight"));
   }
   if (out.verify_pass) {
     // Every block once: round-robin over the targets, each from block 0.
