@@ -288,8 +288,9 @@ absl::Status ValidateRingFields(const WorkloadSpec& spec,
 // verify need of their shapes.
 absl::Status ValidateGroupResources(const WorkloadSpec& spec,
                                     const EngineLimits& limits,
-                                    const HostCpus& cpus) {
-  BLKPERF_ASSIGN_OR_RETURN(const std::vector<GroupShape> groups,
+                                    const HostCpus& cpus,
+                                    std::vector<GroupShape>* resolved) {
+  BLKPERF_ASSIGN_OR_RETURN(std::vector<GroupShape> groups,
                            internal::ResolveGroups(spec, limits, cpus));
   const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
   if (buffer_bytes > limits.max_buffer_bytes) {
@@ -309,6 +310,7 @@ absl::Status ValidateGroupResources(const WorkloadSpec& spec,
       }
     }
   }
+  *resolved = std::move(groups);
   return absl::OkStatus();
 }
 
@@ -368,15 +370,17 @@ absl::Status ValidateAlignmentAndTimeout(const WorkloadSpec& spec) {
 }
 
 // Checks that need no target, step by step: the first failing step's
-// error is returned.
+// error is returned. `groups` gets the resolved job groups (their defaults
+// filled in from the spec as given).
 absl::Status ValidateFields(const WorkloadSpec& spec,
-                            const EngineLimits& limits, const HostCpus& cpus) {
+                            const EngineLimits& limits, const HostCpus& cpus,
+                            std::vector<GroupShape>* groups) {
   BLKPERF_RETURN_IF_ERROR(ValidateTargetList(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateSizeFields(spec, limits));
   BLKPERF_RETURN_IF_ERROR(ValidateCpuFields(spec, limits, cpus));
   BLKPERF_RETURN_IF_ERROR(ValidateTimeFields(spec, limits));
   BLKPERF_RETURN_IF_ERROR(ValidateRingFields(spec, cpus));
-  BLKPERF_RETURN_IF_ERROR(ValidateGroupResources(spec, limits, cpus));
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupResources(spec, limits, cpus, groups));
   BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateAbFields(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateAlignmentAndTimeout(spec));
@@ -414,17 +418,16 @@ absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
 
 absl::Status ValidateSpecFields(const WorkloadSpec& spec,
                                 const EngineLimits& limits) {
-  return ValidateFields(spec, limits, CurrentHostCpus());
+  std::vector<GroupShape> groups;
+  return ValidateFields(spec, limits, CurrentHostCpus(), &groups);
 }
 
-absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
-                                         const EngineLimits& limits) {
-  const HostCpus cpus = CurrentHostCpus();
-  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, cpus));
+namespace {
 
-  ResolvedSpec resolved;
-  WorkloadSpec& out = resolved.spec;
-  out = spec;
+// The spec with its defaults filled in: alignment, batches, threads, CPUs,
+// polling without direct I/O, and the groups' CPUs in group order.
+WorkloadSpec WithDefaults(const WorkloadSpec& spec, const HostCpus& cpus) {
+  WorkloadSpec out = spec;
   if (out.alignment == 0) out.alignment = out.block_size;
   if (out.submit_batch == 0) {
     out.submit_batch = std::min(kDefaultBatch, out.queue_depth);
@@ -437,85 +440,88 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   if (out.polled == PollMode::kAuto && !out.direct) {
     out.polled = PollMode::kOff;
   }
-  // From the spec as given: a group's unset batches follow its own depth.
-  BLKPERF_ASSIGN_OR_RETURN(resolved.groups,
-                           internal::ResolveGroups(spec, limits, cpus));
   if (!out.groups.empty()) {
     out.cpus = SpecCpus(out);
     out.threads = static_cast<uint32_t>(out.cpus.size());
   }
-  for (size_t g = 0; g < resolved.groups.size(); ++g) {
-    const GroupShape& group = resolved.groups[g];
-    resolved.thread_group.insert(resolved.thread_group.end(), group.threads,
-                                 static_cast<uint16_t>(g));
-    resolved.writes = resolved.writes || group.writes;
-    resolved.shaped = resolved.shaped || group.shaped;
-    resolved.max_block_size =
-        std::max(resolved.max_block_size, group.max_block_size);
-    resolved.max_queue_depth =
-        std::max(resolved.max_queue_depth, group.queue_depth);
-  }
+  return out;
+}
 
-  for (size_t i = 0; i < out.targets.size(); ++i) {
-    const TargetSpec& t = out.targets[i];
-    if (resolved.writes && !t.allow_write) {
-      Op writer = out.op;
-      for (const GroupShape& g : resolved.groups) {
-        if (g.writes) {
-          writer = g.op;
-          break;
-        }
-      }
-      return absl::PermissionDeniedError(absl::StrCat(
-          "targets[", i, "] ", t.path, ": op ", OpName(writer),
-          " writes, and writing this target was not allowed (allow_write)"));
-    }
-    absl::StatusOr<TargetInfo> info =
-        t.fd >= 0 ? ProbeTargetFd(t.fd, t.path) : ProbeTarget(t.path);
-    if (!info.ok()) {
-      if (absl::IsNotFound(info.status())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("targets[", i, "].path ", t.path,
-                         " does not exist (set create_size to create a file)"));
-      }
-      return absl::Status(
-          info.status().code(),
-          absl::StrCat("targets[", i, "].path: ", info.status().message()));
-    }
-    if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
-      return Invalid(absl::StrCat("targets[", i, "].create_size"),
-                     absl::StrCat("applies to regular files only; ", t.path,
-                                  " is a block device"));
-    }
-    BLKPERF_RETURN_IF_ERROR(
-        ValidateAgainstTarget(out, resolved.groups, i, *info));
-    for (size_t k = 0; k < resolved.targets.size(); ++k) {
-      if (SameIdentity(resolved.targets[k], *info)) {
-        return Invalid(
-            absl::StrCat("targets[", i, "].path"),
-            absl::StrCat(t.path, " is the same ",
-                         info->kind == TargetKind::kBlockDevice
-                             ? "device"
-                             : "file (inode)",
-                         " as targets[", k, "] ", out.targets[k].path,
-                         " (a hard link or a second name)"));
+// What the groups add up to: each thread's group, writes, shaped loops,
+// the largest I/O and depth.
+void SummarizeGroups(ResolvedSpec* resolved) {
+  for (size_t g = 0; g < resolved->groups.size(); ++g) {
+    const GroupShape& group = resolved->groups[g];
+    resolved->thread_group.insert(resolved->thread_group.end(), group.threads,
+                                  static_cast<uint16_t>(g));
+    resolved->writes = resolved->writes || group.writes;
+    resolved->shaped = resolved->shaped || group.shaped;
+    resolved->max_block_size =
+        std::max(resolved->max_block_size, group.max_block_size);
+    resolved->max_queue_depth =
+        std::max(resolved->max_queue_depth, group.queue_depth);
+  }
+}
+
+// Target `i` probed (through its opened descriptor when it has one) and
+// checked: write permission, existence, create_size, the spec against its
+// limits, and not a second name of an earlier target.
+absl::StatusOr<TargetInfo> ProbeAndCheckTarget(const ResolvedSpec& resolved,
+                                               size_t i) {
+  const WorkloadSpec& out = resolved.spec;
+  const TargetSpec& t = out.targets[i];
+  if (resolved.writes && !t.allow_write) {
+    Op writer = out.op;
+    for (const GroupShape& g : resolved.groups) {
+      if (g.writes) {
+        writer = g.op;
+        break;
       }
     }
-    resolved.targets.push_back(*std::move(info));
+    return absl::PermissionDeniedError(absl::StrCat(
+        "targets[", i, "] ", t.path, ": op ", OpName(writer),
+        " writes, and writing this target was not allowed (allow_write)"));
   }
-  if (out.nop) {
-    out.targets = {TargetSpec{.path = "nop"}};
-    resolved.targets = {NopTargetInfo(out.block_size)};
+  absl::StatusOr<TargetInfo> info =
+      t.fd >= 0 ? ProbeTargetFd(t.fd, t.path) : ProbeTarget(t.path);
+  if (!info.ok()) {
+    if (absl::IsNotFound(info.status())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("targets[", i, "].path ", t.path,
+                       " does not exist (set create_size to create a file)"));
+    }
+    return absl::Status(
+        info.status().code(),
+        absl::StrCat("targets[", i, "].path: ", info.status().message()));
   }
-  uint64_t min_size = UINT64_MAX;
-  for (const TargetInfo& info : resolved.targets) {
-    min_size = std::min(min_size, info.size_bytes);
+  if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
+    return Invalid(absl::StrCat("targets[", i, "].create_size"),
+                   absl::StrCat("applies to regular files only; ", t.path,
+                                " is a block device"));
   }
+  BLKPERF_RETURN_IF_ERROR(
+      ValidateAgainstTarget(out, resolved.groups, i, *info));
+  for (size_t k = 0; k < resolved.targets.size(); ++k) {
+    if (SameIdentity(resolved.targets[k], *info)) {
+      return Invalid(
+          absl::StrCat("targets[", i, "].path"),
+          absl::StrCat(t.path, " is the same ",
+                       info->kind == TargetKind::kBlockDevice ? "device"
+                                                              : "file (inode)",
+                       " as targets[", k, "] ", out.targets[k].path,
+                       " (a hard link or a second name)"));
+    }
+  }
+  return info;
+}
+
+// Trims discard on devices and punch holes in files: one kind per run.
+absl::Status CheckTrimTargets(const ResolvedSpec& resolved) {
   for (size_t g = 0; g < resolved.groups.size(); ++g) {
     if (!OpTrims(resolved.groups[g].op)) continue;
     for (const TargetInfo& info : resolved.targets) {
       if (info.kind != resolved.targets[0].kind) {
-        return Invalid(internal::GroupFieldPrefix(out, g) + "op",
+        return Invalid(internal::GroupFieldPrefix(resolved.spec, g) + "op",
                        absl::StrCat(OpName(resolved.groups[g].op),
                                     ": the targets mix block devices and "
                                     "files; trims discard on devices and "
@@ -523,9 +529,20 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
       }
     }
   }
-  resolved.min_target_bytes = min_size;
+  return absl::OkStatus();
+}
+
+// The smallest target bounds the offsets; verify needs more blocks than
+// the depth, and a verify pass reads every block once.
+absl::Status ApplyTargetSizes(ResolvedSpec* resolved) {
+  WorkloadSpec& out = resolved->spec;
+  uint64_t min_size = UINT64_MAX;
+  for (const TargetInfo& info : resolved->targets) {
+    min_size = std::min(min_size, info.size_bytes);
+  }
+  resolved->min_target_bytes = min_size;
   const uint64_t min_blocks = min_size / out.block_size;
-  if (out.verify && resolved.writes && out.queue_depth >= min_blocks) {
+  if (out.verify && resolved->writes && out.queue_depth >= min_blocks) {
     return Invalid(
         "queue_depth",
         absl::StrCat(out.queue_depth, " is not below the ", min_blocks,
@@ -538,6 +555,30 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
     out.io_count = min_blocks * out.targets.size();
     out.runtime = absl::ZeroDuration();
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) {
+  const HostCpus cpus = CurrentHostCpus();
+  ResolvedSpec resolved;
+  // The groups are resolved once, from the spec as given (a group's unset
+  // batches follow its own depth), while the fields are validated.
+  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, cpus, &resolved.groups));
+  resolved.spec = WithDefaults(spec, cpus);
+  SummarizeGroups(&resolved);
+  for (size_t i = 0; i < resolved.spec.targets.size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(TargetInfo info, ProbeAndCheckTarget(resolved, i));
+    resolved.targets.push_back(std::move(info));
+  }
+  if (resolved.spec.nop) {
+    resolved.spec.targets = {TargetSpec{.path = "nop"}};
+    resolved.targets = {NopTargetInfo(resolved.spec.block_size)};
+  }
+  BLKPERF_RETURN_IF_ERROR(CheckTrimTargets(resolved));
+  BLKPERF_RETURN_IF_ERROR(ApplyTargetSizes(&resolved));
   return resolved;
 }
 
