@@ -92,9 +92,9 @@ absl::StatusOr<std::vector<BlockSizeShare>> SharesFromProto(
     const google::protobuf::RepeatedPtrField<v1::BlockSizeShare>& shares,
     absl::string_view field) {
   if (static_cast<size_t>(shares.size()) > kMaxBlockSizeShares) {
-    return Invalid(field, absl::StrCat("has ", shares.size(),
-                                       " entries, more than ",
-                                       kMaxBlockSizeShares));
+    return Invalid(field,
+                   absl::StrCat("has ", shares.size(), " entries, more than ",
+                                kMaxBlockSizeShares));
   }
   std::vector<BlockSizeShare> out;
   for (int j = 0; j < shares.size(); ++j) {
@@ -102,16 +102,17 @@ absl::StatusOr<std::vector<BlockSizeShare>> SharesFromProto(
     const std::string entry = absl::StrCat(field, "[", j, "]");
     if (in.block_size() == 0) return Invalid(entry, "block_size must be > 0");
     if (in.percent() == 0 || in.percent() > 100) {
-      return Invalid(entry, absl::StrCat("percent ", in.percent(),
-                                         " is not in 1..100"));
+      return Invalid(
+          entry, absl::StrCat("percent ", in.percent(), " is not in 1..100"));
     }
     out.push_back({.block_size = in.block_size(), .percent = in.percent()});
   }
   return out;
 }
 
-void SharesToProto(const std::vector<BlockSizeShare>& shares,
-                   google::protobuf::RepeatedPtrField<v1::BlockSizeShare>* out) {
+void SharesToProto(
+    const std::vector<BlockSizeShare>& shares,
+    google::protobuf::RepeatedPtrField<v1::BlockSizeShare>* out) {
   for (const BlockSizeShare& s : shares) {
     v1::BlockSizeShare* share = out->Add();
     share->set_block_size(s.block_size);
@@ -359,16 +360,16 @@ absl::Status SloFromProto(const v1::SloSpec& in, SloSpec* slo) {
                    "is empty: give PERCENTILE<BOUND, e.g. p99<1ms");
   }
   slo->enabled = true;
-  BLKPERF_ASSIGN_OR_RETURN(slo->target,
-                           ParseSloTarget(in.objective(), "spec.slo.objective"));
+  BLKPERF_ASSIGN_OR_RETURN(
+      slo->target, ParseSloTarget(in.objective(), "spec.slo.objective"));
   if (in.has_precision()) slo->precision = in.precision();
   if (in.has_step()) {
     BLKPERF_ASSIGN_OR_RETURN(slo->step,
                              DurationFromProto(in.step(), "spec.slo.step"));
   }
   if (in.has_settle()) {
-    BLKPERF_ASSIGN_OR_RETURN(
-        slo->settle, DurationFromProto(in.settle(), "spec.slo.settle"));
+    BLKPERF_ASSIGN_OR_RETURN(slo->settle,
+                             DurationFromProto(in.settle(), "spec.slo.settle"));
   }
   return absl::OkStatus();
 }
@@ -393,16 +394,16 @@ absl::Status ShapeFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
       SharesFromProto(proto.write_bssplit(), "spec.write_bssplit"));
   if (proto.has_rate_iops()) spec->rate_iops = proto.rate_iops();
   if (proto.has_rate_bw()) spec->rate_bw = proto.rate_bw();
-  BLKPERF_ASSIGN_OR_RETURN(spec->arrivals,
-                           ArrivalsFromProto(proto.arrivals(), "spec.arrivals"));
+  BLKPERF_ASSIGN_OR_RETURN(
+      spec->arrivals, ArrivalsFromProto(proto.arrivals(), "spec.arrivals"));
   if (proto.has_fsync_every()) spec->fsync_every = proto.fsync_every();
   if (proto.has_fdatasync_every()) {
     spec->fdatasync_every = proto.fdatasync_every();
   }
   if (static_cast<size_t>(proto.groups_size()) > kMaxJobGroups) {
-    return Invalid("spec.groups", absl::StrCat("has ", proto.groups_size(),
-                                               " entries, more than ",
-                                               kMaxJobGroups));
+    return Invalid("spec.groups",
+                   absl::StrCat("has ", proto.groups_size(),
+                                " entries, more than ", kMaxJobGroups));
   }
   for (int i = 0; i < proto.groups_size(); ++i) {
     BLKPERF_ASSIGN_OR_RETURN(
@@ -410,7 +411,8 @@ absl::Status ShapeFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
         GroupFromProto(proto.groups(i), absl::StrCat("spec.groups[", i, "].")));
     spec->groups.push_back(std::move(group));
   }
-  if (proto.has_slo()) BLKPERF_RETURN_IF_ERROR(SloFromProto(proto.slo(), &spec->slo));
+  if (proto.has_slo())
+    BLKPERF_RETURN_IF_ERROR(SloFromProto(proto.slo(), &spec->slo));
   return absl::OkStatus();
 }
 
@@ -451,7 +453,8 @@ void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   proto->set_arrivals(ArrivalsToProto(spec.arrivals));
   proto->set_fsync_every(spec.fsync_every);
   proto->set_fdatasync_every(spec.fdatasync_every);
-  for (const JobGroupSpec& g : spec.groups) GroupToProto(g, proto->add_groups());
+  for (const JobGroupSpec& g : spec.groups)
+    GroupToProto(g, proto->add_groups());
   if (spec.slo.enabled) {
     v1::SloSpec* slo = proto->mutable_slo();
     slo->set_objective(SloTargetName(spec.slo.target));
@@ -463,8 +466,11 @@ void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
 
 }  // namespace
 
-absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
-  WorkloadSpec spec;
+namespace {
+
+// targets[]: non-empty, absolute paths without NUL bytes.
+absl::Status TargetsFromProto(const v1::WorkloadSpec& proto,
+                              WorkloadSpec* spec) {
   for (int i = 0; i < proto.targets_size(); ++i) {
     const v1::TargetSpec& t = proto.targets(i);
     const std::string field = absl::StrCat("spec.targets[", i, "].path");
@@ -477,98 +483,120 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
       return Invalid(
           field, absl::StrCat("\"", t.path(), "\" is not an absolute path"));
     }
-    spec.targets.push_back({.path = t.path(),
-                            .create_size = t.create_size(),
-                            .allow_write = t.allow_write()});
+    spec->targets.push_back({.path = t.path(),
+                             .create_size = t.create_size(),
+                             .allow_write = t.allow_write()});
   }
-  BLKPERF_ASSIGN_OR_RETURN(spec.op, OpFromProto(proto.op(), "spec.op"));
+  return absl::OkStatus();
+}
+
+// op, mix, sizes, depth, batches, threads and CPUs.
+absl::Status SizesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+  BLKPERF_ASSIGN_OR_RETURN(spec->op, OpFromProto(proto.op(), "spec.op"));
   if (proto.has_read_percent()) {
     if (proto.read_percent() > 100) {
       return Invalid("spec.read_percent",
                      absl::StrCat(proto.read_percent(), " is not in 0..100"));
     }
-    spec.read_percent = proto.read_percent();
+    spec->read_percent = proto.read_percent();
   }
   if (proto.has_block_size()) {
     if (proto.block_size() == 0)
       return Invalid("spec.block_size", "must be > 0");
-    spec.block_size = proto.block_size();
+    spec->block_size = proto.block_size();
   }
-  if (proto.has_alignment()) spec.alignment = proto.alignment();
+  if (proto.has_alignment()) spec->alignment = proto.alignment();
   if (proto.has_queue_depth()) {
     if (proto.queue_depth() == 0) {
       return Invalid("spec.queue_depth", "must be > 0");
     }
-    spec.queue_depth = proto.queue_depth();
+    spec->queue_depth = proto.queue_depth();
   }
-  if (proto.has_submit_batch()) spec.submit_batch = proto.submit_batch();
-  if (proto.has_complete_batch()) spec.complete_batch = proto.complete_batch();
-  if (proto.has_threads()) spec.threads = proto.threads();
+  if (proto.has_submit_batch()) spec->submit_batch = proto.submit_batch();
+  if (proto.has_complete_batch()) spec->complete_batch = proto.complete_batch();
+  if (proto.has_threads()) spec->threads = proto.threads();
   for (int i = 0; i < proto.cpus_size(); ++i) {
     if (proto.cpus(i) < 0) {
       return Invalid(absl::StrCat("spec.cpus[", i, "]"),
                      absl::StrCat(proto.cpus(i), " is not a CPU number"));
     }
-    spec.cpus.push_back(proto.cpus(i));
+    spec->cpus.push_back(proto.cpus(i));
   }
+  return absl::OkStatus();
+}
+
+// runtime, io_count (the workload must end) and ramp_time.
+absl::Status TimesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
   if (proto.has_runtime()) {
     BLKPERF_ASSIGN_OR_RETURN(
-        spec.runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
+        spec->runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
-  if (proto.has_io_count()) spec.io_count = proto.io_count();
+  if (proto.has_io_count()) spec->io_count = proto.io_count();
   // An SLO search ends after its steps, whatever the runtime.
-  if (proto.has_runtime() && spec.runtime == absl::ZeroDuration() &&
-      spec.io_count == 0 && !proto.has_slo()) {
+  if (proto.has_runtime() && spec->runtime == absl::ZeroDuration() &&
+      spec->io_count == 0 && !proto.has_slo()) {
     return Invalid("spec.runtime",
                    "is 0 and spec.io_count is 0: the workload would never end");
   }
   if (proto.has_ramp_time()) {
     BLKPERF_ASSIGN_OR_RETURN(
-        spec.ramp_time, DurationFromProto(proto.ramp_time(), "spec.ramp_time"));
+        spec->ramp_time,
+        DurationFromProto(proto.ramp_time(), "spec.ramp_time"));
   }
-  if (proto.has_direct()) spec.direct = proto.direct();
-  if (proto.has_seed()) spec.seed = proto.seed();
-  if (proto.has_fixed_buffers()) spec.fixed_buffers = proto.fixed_buffers();
+  return absl::OkStatus();
+}
+
+// Buffers, files, polling, the request cache and latency options.
+absl::Status RingFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+  if (proto.has_direct()) spec->direct = proto.direct();
+  if (proto.has_seed()) spec->seed = proto.seed();
+  if (proto.has_fixed_buffers()) spec->fixed_buffers = proto.fixed_buffers();
   if (proto.has_registered_files()) {
-    spec.registered_files = proto.registered_files();
+    spec->registered_files = proto.registered_files();
   }
-  if (proto.has_vectored()) spec.vectored = proto.vectored();
-  if (proto.has_nop()) spec.nop = proto.nop();
-  BLKPERF_ASSIGN_OR_RETURN(spec.buffer_layout,
+  if (proto.has_vectored()) spec->vectored = proto.vectored();
+  if (proto.has_nop()) spec->nop = proto.nop();
+  BLKPERF_ASSIGN_OR_RETURN(spec->buffer_layout,
                            BufferLayoutFromProto(proto.buffer_layout()));
-  BLKPERF_ASSIGN_OR_RETURN(spec.huge_pages,
+  BLKPERF_ASSIGN_OR_RETURN(spec->huge_pages,
                            HugePageModeFromProto(proto.huge_pages()));
-  BLKPERF_ASSIGN_OR_RETURN(spec.polled, PollModeFromProto(proto.polled()));
-  if (proto.has_sqpoll()) spec.sqpoll = proto.sqpoll();
+  BLKPERF_ASSIGN_OR_RETURN(spec->polled, PollModeFromProto(proto.polled()));
+  if (proto.has_sqpoll()) spec->sqpoll = proto.sqpoll();
   if (proto.has_sqpoll_cpu()) {
     if (proto.sqpoll_cpu() < -1) {
       return Invalid(
           "spec.sqpoll_cpu",
           absl::StrCat(proto.sqpoll_cpu(), " is not a CPU number (-1 = any)"));
     }
-    spec.sqpoll_cpu = proto.sqpoll_cpu();
+    spec->sqpoll_cpu = proto.sqpoll_cpu();
   }
-  BLKPERF_ASSIGN_OR_RETURN(spec.request_cache,
+  BLKPERF_ASSIGN_OR_RETURN(spec->request_cache,
                            RequestCacheModeFromProto(proto.request_cache()));
   if (proto.has_latency_tracking()) {
-    spec.latency_tracking = proto.latency_tracking();
+    spec->latency_tracking = proto.latency_tracking();
   }
-  BLKPERF_ASSIGN_OR_RETURN(spec.latency_mode,
+  BLKPERF_ASSIGN_OR_RETURN(spec->latency_mode,
                            LatencyModeFromProto(proto.latency_mode()));
   if (proto.has_io_timeout()) {
     BLKPERF_ASSIGN_OR_RETURN(
-        spec.io_timeout,
+        spec->io_timeout,
         DurationFromProto(proto.io_timeout(), "spec.io_timeout"));
   }
-  if (proto.has_verify()) spec.verify = proto.verify();
-  if (proto.has_verify_pass()) spec.verify_pass = proto.verify_pass();
-  if (proto.has_verify_dump()) spec.verify_dump = proto.verify_dump();
+  return absl::OkStatus();
+}
+
+// verify, errors, io_timeout's neighbours, the split strategy and A/B.
+absl::Status VerifyAndSplitFromProto(const v1::WorkloadSpec& proto,
+                                     WorkloadSpec* spec) {
+  if (proto.has_verify()) spec->verify = proto.verify();
+  if (proto.has_verify_pass()) spec->verify_pass = proto.verify_pass();
+  if (proto.has_verify_dump()) spec->verify_dump = proto.verify_dump();
   if (proto.has_continue_on_error()) {
-    spec.continue_on_error = proto.continue_on_error();
+    spec->continue_on_error = proto.continue_on_error();
   }
-  if (proto.has_force_async()) spec.force_async = proto.force_async();
+  if (proto.has_force_async()) spec->force_async = proto.force_async();
   if (!proto.split().empty()) {
-    BLKPERF_ASSIGN_OR_RETURN(spec.split,
+    BLKPERF_ASSIGN_OR_RETURN(spec->split,
                              ParseSplitStrategy(proto.split(), "spec.split"));
   }
   for (int i = 0; i < proto.ab_strategies_size(); ++i) {
@@ -576,16 +604,28 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
         SplitStrategy strategy,
         ParseSplitStrategy(proto.ab_strategies(i),
                            absl::StrCat("spec.ab_strategies[", i, "]")));
-    spec.ab_strategies.push_back(strategy);
+    spec->ab_strategies.push_back(strategy);
   }
   if (proto.has_ab_slice()) {
     BLKPERF_ASSIGN_OR_RETURN(
-        spec.ab_slice, DurationFromProto(proto.ab_slice(), "spec.ab_slice"));
-    if (spec.ab_slice == absl::ZeroDuration() && !spec.ab_strategies.empty()) {
-      return Invalid("spec.ab_slice",
-                     "is 0: A/B slices must be longer than 0");
+        spec->ab_slice, DurationFromProto(proto.ab_slice(), "spec.ab_slice"));
+    if (spec->ab_slice == absl::ZeroDuration() &&
+        !spec->ab_strategies.empty()) {
+      return Invalid("spec.ab_slice", "is 0: A/B slices must be longer than 0");
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
+  WorkloadSpec spec;
+  BLKPERF_RETURN_IF_ERROR(TargetsFromProto(proto, &spec));
+  BLKPERF_RETURN_IF_ERROR(SizesFromProto(proto, &spec));
+  BLKPERF_RETURN_IF_ERROR(TimesFromProto(proto, &spec));
+  BLKPERF_RETURN_IF_ERROR(RingFromProto(proto, &spec));
+  BLKPERF_RETURN_IF_ERROR(VerifyAndSplitFromProto(proto, &spec));
   BLKPERF_RETURN_IF_ERROR(ShapeFromProto(proto, &spec));
   return spec;
 }
