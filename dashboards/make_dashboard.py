@@ -482,10 +482,15 @@ LAYOUT = FLEET + [
                 "{{instance}}", "A")]), 9, 6),
 ]
 
+# A switch shows in the one step it fell in: the counter against its value
+# one step ($__interval, the annotation's step) earlier, so the steps tile
+# the time axis: at most one step late, never repeated, nothing after the
+# workload's end. (changes() over a window as short as the scrape interval
+# would see one sample and miss switches.)
 SWITCH_ANNOTATION = (
     "max by (instance, workload, split_strategy) ("
-    "(changes(blkperf_split_strategy_switches_total"
-    f"{{{SEL}}}[1m]) > 0) "
+    f"((blkperf_split_strategy_switches_total{{{SEL}}} - "
+    f"blkperf_split_strategy_switches_total{{{SEL}}} offset $__interval) > 0) "
     "* on (instance, workload) group_left (split_strategy) "
     f"blkperf_workload_info{{{SEL}}})")
 
@@ -537,7 +542,7 @@ def build():
              "name": "Annotations & Alerts", "type": "dashboard"},
             {"datasource": DATASOURCE, "enable": True, "hide": False,
              "iconColor": "orange", "name": "Split strategy switches",
-             "expr": SWITCH_ANNOTATION, "step": "15s",
+             "expr": SWITCH_ANNOTATION, "step": SCRAPE_INTERVAL,
              "titleFormat": "Split strategy switch",
              "textFormat": "{{workload}} @ {{instance}} now runs "
                            "{{split_strategy}}",
