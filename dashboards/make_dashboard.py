@@ -111,14 +111,14 @@ def timeseries(title, description, unit, targets, stack=False, min_zero=True,
                   "tooltip": {"mode": "multi", "sort": "desc"}})
 
 
-def state_timeline(title, description, targets):
+def state_timeline(title, description, targets, value_text="in force"):
     return panel(
         "state-timeline", title, description, targets,
         {"defaults": {
             "color": {"mode": "palette-classic"},
             "custom": {"fillOpacity": 70, "lineWidth": 0},
             "mappings": [{"type": "value",
-                          "options": {"1": {"text": "in force", "index": 0}}}],
+                          "options": {"1": {"text": value_text, "index": 0}}}],
         }, "overrides": []},
         {"showValue": "never", "mergeValues": True, "rowHeight": 0.8,
          "legend": {"displayMode": "list", "placement": "bottom",
@@ -376,7 +376,7 @@ LAYOUT = FLEET + [
         "I/O errors",
         "Failed logical I/Os per second by error kind; 0 while a workload "
         "has none.",
-        "short",
+        "cps",
         [target(rate_by("blkperf_io_errors_total", "instance, workload, errno")
                 + " or on (instance, workload) " +
                 "sum by (instance, workload) "
@@ -396,7 +396,8 @@ LAYOUT = FLEET + [
         "ramping, running, stopping, then finished, stopped or failed.",
         [target("max by (instance, workload, state) "
                 f"(blkperf_workload_state{{{SEL}}}) == 1",
-                "{{workload}} @ {{instance}} {{state}}", "A")]), 8, 8),
+                "{{workload}} @ {{instance}} {{state}}", "A")],
+        value_text="current"), 8, 8),
     (row("Open loop and SLO search"), 24, 1),
     (timeseries(
         "Intended-time latency percentiles",
@@ -419,7 +420,7 @@ LAYOUT = FLEET + [
         "I/Os late for a queue slot",
         "Open loop: I/Os per second issued after their intended time because "
         "every queue slot was taken (the device was behind the rate).",
-        "short",
+        "cps",
         [target(rate_by("blkperf_late_ios_total", "instance, workload"),
                 "{{workload}} @ {{instance}}", "A")]), 12, 8),
     (table(
