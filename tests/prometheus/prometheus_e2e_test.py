@@ -365,6 +365,10 @@ def check_live_metrics(text, workload, failures):
     if len(les) < MIN_LE:
         failures.append(f"{workload} has {len(les)} distinct le, "
                         f"want >= {MIN_LE}")
+    # The usual SLO bounds as written in docs/metrics.md.
+    for le in ("9.9328e-05", "0.000249856", "0.000999424", "0.009961472"):
+        if le not in les:
+            failures.append(f'{workload} has no le="{le}"')
 
 
 def check_prometheus_series(prom, workload, at, failures):
