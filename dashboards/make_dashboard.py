@@ -111,14 +111,14 @@ def timeseries(title, description, unit, targets, stack=False, min_zero=True,
                   "tooltip": {"mode": "multi", "sort": "desc"}})
 
 
-def state_timeline(title, description, targets):
+def state_timeline(title, description, targets, value_text="in force"):
     return panel(
         "state-timeline", title, description, targets,
         {"defaults": {
             "color": {"mode": "palette-classic"},
             "custom": {"fillOpacity": 70, "lineWidth": 0},
             "mappings": [{"type": "value",
-                          "options": {"1": {"text": "in force", "index": 0}}}],
+                          "options": {"1": {"text": value_text, "index": 0}}}],
         }, "overrides": []},
         {"showValue": "never", "mergeValues": True, "rowHeight": 0.8,
          "legend": {"displayMode": "list", "placement": "bottom",
@@ -376,7 +376,7 @@ LAYOUT = FLEET + [
         "I/O errors",
         "Failed logical I/Os per second by error kind; 0 while a workload "
         "has none.",
-        "short",
+        "cps",
         [target(rate_by("blkperf_io_errors_total", "instance, workload, errno")
                 + " or on (instance, workload) " +
                 "sum by (instance, workload) "
@@ -396,7 +396,8 @@ LAYOUT = FLEET + [
         "ramping, running, stopping, then finished, stopped or failed.",
         [target("max by (instance, workload, state) "
                 f"(blkperf_workload_state{{{SEL}}}) == 1",
-                "{{workload}} @ {{instance}} {{state}}", "A")]), 8, 8),
+                "{{workload}} @ {{instance}} {{state}}", "A")],
+        value_text="current"), 8, 8),
     (row("Open loop and SLO search"), 24, 1),
     (timeseries(
         "Intended-time latency percentiles",
@@ -419,7 +420,7 @@ LAYOUT = FLEET + [
         "I/Os late for a queue slot",
         "Open loop: I/Os per second issued after their intended time because "
         "every queue slot was taken (the device was behind the rate).",
-        "short",
+        "cps",
         [target(rate_by("blkperf_late_ios_total", "instance, workload"),
                 "{{workload}} @ {{instance}}", "A")]), 12, 8),
     (table(
@@ -482,10 +483,15 @@ LAYOUT = FLEET + [
                 "{{instance}}", "A")]), 9, 6),
 ]
 
+# A switch shows in the one step it fell in: the counter against its value
+# one step ($__interval, the annotation's step) earlier, so the steps tile
+# the time axis: at most one step late, never repeated, nothing after the
+# workload's end. (changes() over a window as short as the scrape interval
+# would see one sample and miss switches.)
 SWITCH_ANNOTATION = (
     "max by (instance, workload, split_strategy) ("
-    "(changes(blkperf_split_strategy_switches_total"
-    f"{{{SEL}}}[1m]) > 0) "
+    f"((blkperf_split_strategy_switches_total{{{SEL}}} - "
+    f"blkperf_split_strategy_switches_total{{{SEL}}} offset $__interval) > 0) "
     "* on (instance, workload) group_left (split_strategy) "
     f"blkperf_workload_info{{{SEL}}})")
 
@@ -537,7 +543,7 @@ def build():
              "name": "Annotations & Alerts", "type": "dashboard"},
             {"datasource": DATASOURCE, "enable": True, "hide": False,
              "iconColor": "orange", "name": "Split strategy switches",
-             "expr": SWITCH_ANNOTATION, "step": "15s",
+             "expr": SWITCH_ANNOTATION, "step": SCRAPE_INTERVAL,
              "titleFormat": "Split strategy switch",
              "textFormat": "{{workload}} @ {{instance}} now runs "
                            "{{split_strategy}}",

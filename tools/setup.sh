@@ -8,7 +8,7 @@ PACKAGES=(
   bazel-bootstrap bazel-rules-java
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   g++ libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  liburing-dev libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev
+  liburing-dev libabsl-dev prometheus-cpp-dev libcivetweb-dev libgtest-dev libgmock-dev
   libfuse3-dev
   libbenchmark-dev libyaml-dev
   fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time

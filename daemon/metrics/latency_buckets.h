@@ -17,9 +17,8 @@
 // largest engine bucket lower bound <= N; at most 1/64 below N, 0 where N is
 // itself an edge: every value up to 127 ns, and e.g. 1 µs, 2 µs, 4 µs,
 // 8 µs), so the bucket counts I/Os certainly faster than N. The `le` label is
-// that edge in seconds, as prometheus-cpp prints it (17 significant digits
-// at most, so a few carry binary noise, e.g. 1 ms is
-// le="0.0009994240000000001", the same on every scrape and host);
+// that edge in seconds (exposition.h writes it as the shortest decimal
+// that reads back the same, e.g. 1 ms is le="0.000999424");
 // docs/metrics.md lists every SLO bound with its edge and `le` string.
 //
 // Series budget: 141 + 1 (+Inf) buckets + _sum + _count = 144 series per

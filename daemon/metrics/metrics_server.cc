@@ -1,6 +1,8 @@
 #include "daemon/metrics/metrics_server.h"
 
 #include <exception>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -8,9 +10,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "CivetServer.h"
+#include "daemon/metrics/exposition.h"
 #include "daemon/metrics/process_collector.h"
 #include "daemon/metrics/workload_collector.h"
-#include "prometheus/exposer.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
 
 namespace blkperf {
 namespace {
@@ -43,9 +48,38 @@ absl::Status SplitHostPort(absl::string_view address, std::string* host,
 
 }  // namespace
 
+// GET /metrics: collects every collectable and writes the exposition text
+// (exposition.h) in one response.
+class MetricsServer::Handler final : public CivetHandler {
+ public:
+  explicit Handler(
+      std::vector<std::shared_ptr<prometheus::Collectable>> collectables)
+      : collectables_(std::move(collectables)) {}
+
+  bool handleGet(CivetServer* /*server*/, mg_connection* conn) override {
+    std::vector<prometheus::MetricFamily> families;
+    for (const auto& c : collectables_) {
+      for (prometheus::MetricFamily& f : c->Collect()) {
+        families.push_back(std::move(f));
+      }
+    }
+    const std::string body = ExpositionText(families);
+    mg_printf(conn,
+              "HTTP/1.1 200 OK\r\n"
+              "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+              "Content-Length: %zu\r\n\r\n",
+              body.size());
+    mg_write(conn, body.data(), body.size());
+    return true;
+  }
+
+ private:
+  const std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
+};
+
 MetricsServer::~MetricsServer() {
-  // The exposer's threads call the collectors; stop them first.
-  exposer_.reset();
+  // The server's threads call the collectors; stop them first.
+  server_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
@@ -57,27 +91,30 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
     return s;
   }
   std::unique_ptr<MetricsServer> server(new MetricsServer());
+  server->workloads_ = std::make_shared<WorkloadCollector>(
+      std::move(lister),
+      WorkloadCollector::Options{.finished_ttl = options.finished_ttl});
+  server->process_ =
+      std::make_shared<ProcessCollector>(std::move(options.daemon_version));
+  server->handler_ = std::make_unique<MetricsServer::Handler>(
+      std::vector<std::shared_ptr<prometheus::Collectable>>{
+          server->process_, server->workloads_});
   try {
-    server->exposer_ = std::make_unique<prometheus::Exposer>(
-        listen_address, options.http_threads);
+    server->server_ = std::make_unique<CivetServer>(std::vector<std::string>{
+        "listening_ports", listen_address, "num_threads",
+        std::to_string(options.http_threads)});
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat(
         "metrics_listen ", listen_address, ": cannot listen: ", e.what()));
   }
-  const std::vector<int> ports = server->exposer_->GetListeningPorts();
+  const std::vector<int> ports = server->server_->getListeningPorts();
   if (ports.empty()) {
     return absl::UnavailableError(
         absl::StrCat("metrics_listen ", listen_address, ": no listening port"));
   }
   server->port_ = ports.front();
   server->address_ = absl::StrCat(host, ":", server->port_);
-  server->workloads_ = std::make_shared<WorkloadCollector>(
-      std::move(lister),
-      WorkloadCollector::Options{.finished_ttl = options.finished_ttl});
-  server->process_ =
-      std::make_shared<ProcessCollector>(std::move(options.daemon_version));
-  server->exposer_->RegisterCollectable(server->process_);
-  server->exposer_->RegisterCollectable(server->workloads_);
+  server->server_->addHandler("/metrics", server->handler_.get());
   return server;
 }
 

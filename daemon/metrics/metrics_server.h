@@ -1,5 +1,6 @@
-// The daemon's Prometheus endpoint: serves GET /metrics over HTTP with
-// prometheus-cpp's pull exposer. Everything is collected at scrape time from
+// The daemon's Prometheus endpoint: serves GET /metrics over HTTP
+// (civetweb, as prometheus-cpp's pull exposer does, without its own
+// exposer_* metrics; the text from exposition.h). Everything is collected at scrape time from
 // a WorkloadLister and /proc/self (see workload_collector.h and
 // process_collector.h); the engine's hot path is never touched.
 //
@@ -22,9 +23,9 @@
 #include "absl/time/time.h"
 #include "daemon/metrics/workload_metrics_view.h"
 
+class CivetServer;
 namespace prometheus {
 class Collectable;
-class Exposer;
 }  // namespace prometheus
 
 namespace blkperf {
@@ -55,12 +56,16 @@ class MetricsServer {
   friend absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
       const std::string&, WorkloadLister, MetricsOptions);
   MetricsServer() = default;
+  class Handler;
 
   std::string address_;
   int port_ = 0;
   std::shared_ptr<prometheus::Collectable> workloads_;
   std::shared_ptr<prometheus::Collectable> process_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<Handler> handler_;
+  // Declared last: destroyed first, so no request runs while the handler
+  // and collectors go.
+  std::unique_ptr<CivetServer> server_;
 };
 
 // Serves /metrics on `listen_address`, "host:port" with a numeric IPv4 host

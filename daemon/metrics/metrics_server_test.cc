@@ -16,6 +16,7 @@ namespace blkperf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // GET `path` from 127.0.0.1:`port`; the whole response, headers included.
 std::string HttpGet(int port, const std::string& path) {
@@ -80,6 +81,11 @@ TEST(MetricsServerTest, ServesWorkloadAndDaemonMetricsAtScrapeTime) {
       HasSubstr(
           R"(blkperf_ios_total{workload="w1",target="/tmp/f",cpu="0",op="read"} 42)"));
   EXPECT_THAT(response, HasSubstr("blkperf_process_resident_memory_bytes "));
+  // The 1 ms bucket's edge as written, without binary noise.
+  EXPECT_THAT(response, HasSubstr(R"(,le="0.000999424"} 0)"));
+  EXPECT_THAT(response, HasSubstr("Content-Type: text/plain; version=0.0.4"));
+  // Only blkperf_ families: no unprefixed exposer_* of the HTTP library.
+  EXPECT_THAT(response, Not(HasSubstr("exposer_")));
   EXPECT_EQ(calls.load(), 1);
   HttpGet((*server)->port(), "/metrics");
   EXPECT_EQ(calls.load(), 2);

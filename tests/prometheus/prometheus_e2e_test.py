@@ -188,6 +188,7 @@ class ServeDaemon:
         self.process = None
         self.server = None
         self.live_metrics = ""
+        self.switch_time = 0.0
         self.p99_s = 0.0
 
     def start(self):
@@ -226,6 +227,7 @@ class ServeDaemon:
         self.live_metrics = http_get(f"http://{self.metrics_address}/metrics")
         time.sleep(max(0.0, started + SWITCH_AFTER_S - time.time()))
         self.client("split", workload, SWITCH_TO)
+        self.switch_time = time.time()
         out, _ = run.communicate(timeout=RAMP_S + RUNTIME_S + 60)
         assert run.returncode == 0, f"blkperf run failed: {out}"
         final = json.loads(out)
@@ -363,6 +365,10 @@ def check_live_metrics(text, workload, failures):
     if len(les) < MIN_LE:
         failures.append(f"{workload} has {len(les)} distinct le, "
                         f"want >= {MIN_LE}")
+    # The usual SLO bounds as written in docs/metrics.md.
+    for le in ("9.9328e-05", "0.000249856", "0.000999424", "0.009961472"):
+        if le not in les:
+            failures.append(f'{workload} has no le="{le}"')
 
 
 def check_prometheus_series(prom, workload, at, failures):
@@ -412,6 +418,24 @@ def check_finished_leave(prom, entries, at, failures):
         if result:
             failures.append(f"{where} still shows finished workloads: "
                             f"{result}")
+
+
+def check_switch_annotation(prom, entries, switch_time, start, end,
+                            failures):
+    """The split annotation marks the one switch once, in the step it fell
+    in (steps of $__interval, here 5 s; the switch reaches Prometheus at the
+    next 1 s scrape)."""
+    expr = substitute(dict(entries)["annotation:Split strategy switches"])
+    result = prom.query_range(expr, start, end, step="5s")
+    marks = sorted(float(t) for r in result for t, _ in r["values"])
+    log(f"--- split annotation: marks at {[round(t - switch_time, 1) for t in marks]}"
+        " s from the switch")
+    # switch_time is read after `blkperf split` returned: a scrape may see
+    # the switch a moment before it.
+    if len(marks) != 1 or not -1 <= marks[0] - switch_time <= 5 + 1.5:
+        failures.append(f"split annotation: want one mark within 6.5 s after "
+                        f"the switch, got {len(marks)} at "
+                        f"{[t - switch_time for t in marks]}")
 
 
 def check_metrics_text(promtool, metrics_address, failures):
@@ -481,6 +505,8 @@ def main():
         check_prometheus_series(prom, workload, end, failures)
         check_p99(prom, workload, daemon.p99_s, end, failures)
         check_finished_leave(prom, entries, end, failures)
+        check_switch_annotation(prom, entries, daemon.switch_time, start, end,
+                                failures)
 
         daemon.stop()
         down = [e for w, e in entries if w == "alert:BlkperfDaemonDown"]
