@@ -20,8 +20,8 @@ std::string FormatResultText(const RemoteResult& result) {
   if (!result.end_reason.empty()) {
     absl::StrAppend(&text, "ended: ", result.end_reason, "\n");
   }
-  return absl::StrCat(text, FormatTextReport(result.spec, result.targets,
-                                             result.snapshot));
+  return absl::StrCat(
+      text, FormatTextReport(result.spec, result.targets, result.snapshot));
 }
 
 std::string FormatWorkloadLine(const v1::Workload& workload) {
@@ -30,14 +30,15 @@ std::string FormatWorkloadLine(const v1::Workload& workload) {
   for (const v1::TargetSpec& t : workload.spec().targets()) {
     paths.push_back(t.path());
   }
-  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(workload.spec());
+  absl::StatusOr<WorkloadSpec> spec =
+      SpecFromProto(workload.spec(), SpecOrigin::kDaemonResult);
   std::string line = absl::StrFormat(
       "%-5s %-9s %s on %s", workload.workload_id(), WorkloadStateName(state),
       spec.ok() ? SpecSummary(*spec) : "(spec unreadable)",
       absl::StrJoin(paths, ","));
   if (workload.has_snapshot()) {
-    absl::StrAppend(&line, "  IOPS=",
-                    FormatCount(workload.snapshot().total().iops()));
+    absl::StrAppend(&line,
+                    "  IOPS=", FormatCount(workload.snapshot().total().iops()));
   }
   return line;
 }
@@ -52,7 +53,8 @@ std::string StatusLines::Next(const v1::WatchWorkloadResponse& response) {
                         "] ", current.status().message());
   }
   current->state = StateFromProto(workload.state());
-  if (current->split_strategy.empty()) current->split_strategy = workload.split();
+  if (current->split_strategy.empty())
+    current->split_strategy = workload.split();
   std::string line = absl::StrCat(workload.workload_id(), " ",
                                   FormatStatusLine(previous_, *current));
   previous_ = *std::move(current);

@@ -233,5 +233,19 @@ TEST(WorkloadLineTest, SummarizesTheSpec) {
   EXPECT_THAT(FormatWorkloadLine(w), ::testing::Not(HasSubstr("IOPS")));
 }
 
+TEST(WorkloadLineTest, ANopWorkloadsSpecReadsBack) {
+  // The daemon's resolved NOP spec names the stand-in target "nop".
+  v1::Workload w = Remote(SampleRun());
+  w.mutable_spec()->clear_targets();
+  w.mutable_spec()->add_targets()->set_path("nop");
+  w.mutable_spec()->set_nop(true);
+  const std::string line = FormatWorkloadLine(w);
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("unreadable"))) << line;
+  EXPECT_THAT(line, HasSubstr("on nop"));
+  absl::StatusOr<RemoteResult> result = ResultFromProto(w);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->spec.nop);
+}
+
 }  // namespace
 }  // namespace blkperf

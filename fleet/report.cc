@@ -267,7 +267,7 @@ std::string ShapeAndGroupsText(const v1::Workload& merged) {
                         : absl::StrCat("  (", total.status().message(), ")\n");
   // The group summaries need the spec; a spec this client cannot read
   // leaves them out, as the single-host report does for a missing group.
-  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(merged.spec());
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(merged.spec(), SpecOrigin::kDaemonResult);
   for (int g = 0; g < s.groups_size(); ++g) {
     const v1::GroupResult& group = s.groups(g);
     absl::StatusOr<ThreadSnapshot> t = ThreadFromProto(

@@ -12,7 +12,8 @@ namespace blkperf {
 absl::StatusOr<RemoteResult> ResultFromProto(const v1::Workload& workload) {
   RemoteResult result;
   result.id = workload.workload_id();
-  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(workload.spec());
+  absl::StatusOr<WorkloadSpec> spec =
+      SpecFromProto(workload.spec(), SpecOrigin::kDaemonResult);
   if (!spec.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload ", workload.workload_id(),

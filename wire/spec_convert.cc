@@ -469,17 +469,18 @@ void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
 namespace {
 
 // targets[]: non-empty, absolute paths without NUL bytes.
-absl::Status TargetsFromProto(const v1::WorkloadSpec& proto,
+absl::Status TargetsFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
                               WorkloadSpec* spec) {
+  const bool user_input = origin == SpecOrigin::kRequest;
   for (int i = 0; i < proto.targets_size(); ++i) {
     const v1::TargetSpec& t = proto.targets(i);
     const std::string field = absl::StrCat("spec.targets[", i, "].path");
-    if (t.path().empty()) return Invalid(field, "is empty");
-    if (t.path().find('\0') != std::string::npos) {
+    if (user_input && t.path().empty()) return Invalid(field, "is empty");
+    if (user_input && t.path().find('\0') != std::string::npos) {
       return Invalid(field, absl::StrCat("\"", absl::CHexEscape(t.path()),
                                          "\" contains a NUL byte"));
     }
-    if (t.path()[0] != '/') {
+    if (user_input && t.path()[0] != '/') {
       return Invalid(
           field, absl::StrCat("\"", t.path(), "\" is not an absolute path"));
     }
@@ -491,23 +492,26 @@ absl::Status TargetsFromProto(const v1::WorkloadSpec& proto,
 }
 
 // op, mix, sizes, depth, batches, threads and CPUs.
-absl::Status SizesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+absl::Status SizesFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
+                            WorkloadSpec* spec) {
+  const bool user_input = origin == SpecOrigin::kRequest;
   BLKPERF_ASSIGN_OR_RETURN(spec->op, OpFromProto(proto.op(), "spec.op"));
   if (proto.has_read_percent()) {
-    if (proto.read_percent() > 100) {
+    if (user_input && proto.read_percent() > 100) {
       return Invalid("spec.read_percent",
                      absl::StrCat(proto.read_percent(), " is not in 0..100"));
     }
     spec->read_percent = proto.read_percent();
   }
   if (proto.has_block_size()) {
-    if (proto.block_size() == 0)
+    if (user_input && proto.block_size() == 0) {
       return Invalid("spec.block_size", "must be > 0");
+    }
     spec->block_size = proto.block_size();
   }
   if (proto.has_alignment()) spec->alignment = proto.alignment();
   if (proto.has_queue_depth()) {
-    if (proto.queue_depth() == 0) {
+    if (user_input && proto.queue_depth() == 0) {
       return Invalid("spec.queue_depth", "must be > 0");
     }
     spec->queue_depth = proto.queue_depth();
@@ -516,7 +520,7 @@ absl::Status SizesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
   if (proto.has_complete_batch()) spec->complete_batch = proto.complete_batch();
   if (proto.has_threads()) spec->threads = proto.threads();
   for (int i = 0; i < proto.cpus_size(); ++i) {
-    if (proto.cpus(i) < 0) {
+    if (user_input && proto.cpus(i) < 0) {
       return Invalid(absl::StrCat("spec.cpus[", i, "]"),
                      absl::StrCat(proto.cpus(i), " is not a CPU number"));
     }
@@ -526,15 +530,18 @@ absl::Status SizesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
 }
 
 // runtime, io_count (the workload must end) and ramp_time.
-absl::Status TimesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+absl::Status TimesFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
+                            WorkloadSpec* spec) {
+  const bool user_input = origin == SpecOrigin::kRequest;
   if (proto.has_runtime()) {
     BLKPERF_ASSIGN_OR_RETURN(
         spec->runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
   if (proto.has_io_count()) spec->io_count = proto.io_count();
   // An SLO search ends after its steps, whatever the runtime.
-  if (proto.has_runtime() && spec->runtime == absl::ZeroDuration() &&
-      spec->io_count == 0 && !proto.has_slo()) {
+  if (user_input && proto.has_runtime() &&
+      spec->runtime == absl::ZeroDuration() && spec->io_count == 0 &&
+      !proto.has_slo()) {
     return Invalid("spec.runtime",
                    "is 0 and spec.io_count is 0: the workload would never end");
   }
@@ -547,7 +554,9 @@ absl::Status TimesFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
 }
 
 // Buffers, files, polling, the request cache and latency options.
-absl::Status RingFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
+absl::Status RingFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
+                           WorkloadSpec* spec) {
+  const bool user_input = origin == SpecOrigin::kRequest;
   if (proto.has_direct()) spec->direct = proto.direct();
   if (proto.has_seed()) spec->seed = proto.seed();
   if (proto.has_fixed_buffers()) spec->fixed_buffers = proto.fixed_buffers();
@@ -563,7 +572,7 @@ absl::Status RingFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
   BLKPERF_ASSIGN_OR_RETURN(spec->polled, PollModeFromProto(proto.polled()));
   if (proto.has_sqpoll()) spec->sqpoll = proto.sqpoll();
   if (proto.has_sqpoll_cpu()) {
-    if (proto.sqpoll_cpu() < -1) {
+    if (user_input && proto.sqpoll_cpu() < -1) {
       return Invalid(
           "spec.sqpoll_cpu",
           absl::StrCat(proto.sqpoll_cpu(), " is not a CPU number (-1 = any)"));
@@ -587,7 +596,8 @@ absl::Status RingFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
 
 // verify, errors, io_timeout's neighbours, the split strategy and A/B.
 absl::Status VerifyAndSplitFromProto(const v1::WorkloadSpec& proto,
-                                     WorkloadSpec* spec) {
+                                     SpecOrigin origin, WorkloadSpec* spec) {
+  const bool user_input = origin == SpecOrigin::kRequest;
   if (proto.has_verify()) spec->verify = proto.verify();
   if (proto.has_verify_pass()) spec->verify_pass = proto.verify_pass();
   if (proto.has_verify_dump()) spec->verify_dump = proto.verify_dump();
@@ -609,7 +619,7 @@ absl::Status VerifyAndSplitFromProto(const v1::WorkloadSpec& proto,
   if (proto.has_ab_slice()) {
     BLKPERF_ASSIGN_OR_RETURN(
         spec->ab_slice, DurationFromProto(proto.ab_slice(), "spec.ab_slice"));
-    if (spec->ab_slice == absl::ZeroDuration() &&
+    if (user_input && spec->ab_slice == absl::ZeroDuration() &&
         !spec->ab_strategies.empty()) {
       return Invalid("spec.ab_slice", "is 0: A/B slices must be longer than 0");
     }
@@ -619,13 +629,14 @@ absl::Status VerifyAndSplitFromProto(const v1::WorkloadSpec& proto,
 
 }  // namespace
 
-absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto) {
+absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto,
+                                           SpecOrigin origin) {
   WorkloadSpec spec;
-  BLKPERF_RETURN_IF_ERROR(TargetsFromProto(proto, &spec));
-  BLKPERF_RETURN_IF_ERROR(SizesFromProto(proto, &spec));
-  BLKPERF_RETURN_IF_ERROR(TimesFromProto(proto, &spec));
-  BLKPERF_RETURN_IF_ERROR(RingFromProto(proto, &spec));
-  BLKPERF_RETURN_IF_ERROR(VerifyAndSplitFromProto(proto, &spec));
+  BLKPERF_RETURN_IF_ERROR(TargetsFromProto(proto, origin, &spec));
+  BLKPERF_RETURN_IF_ERROR(SizesFromProto(proto, origin, &spec));
+  BLKPERF_RETURN_IF_ERROR(TimesFromProto(proto, origin, &spec));
+  BLKPERF_RETURN_IF_ERROR(RingFromProto(proto, origin, &spec));
+  BLKPERF_RETURN_IF_ERROR(VerifyAndSplitFromProto(proto, origin, &spec));
   BLKPERF_RETURN_IF_ERROR(ShapeFromProto(proto, &spec));
   return spec;
 }

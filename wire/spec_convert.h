@@ -24,7 +24,15 @@
 
 namespace blkperf {
 
-absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::WorkloadSpec& proto);
+// Where a wire spec comes from. A request's spec is user input and gets
+// every check above. A daemon's result carries the spec the daemon itself
+// resolved: it is data, decoded (enum numbers, durations, strategies) but
+// not checked again as input (a NOP workload's stand-in target "nop" is
+// not an absolute path, and need not be).
+enum class SpecOrigin { kRequest, kDaemonResult };
+
+absl::StatusOr<WorkloadSpec> SpecFromProto(
+    const v1::WorkloadSpec& proto, SpecOrigin origin = SpecOrigin::kRequest);
 
 // Writes every field of `spec` (optional ones included) to `*proto`, so a
 // resolved spec shows all its values. SpecFromProto(SpecToProto(s)) == s.

@@ -440,3 +440,33 @@ TEST(SpecFromProtoTest, MessagesGiveTheValue) {
 
 }  // namespace
 }  // namespace blkperf
+
+namespace blkperf {
+namespace {
+
+// A NOP workload's resolved spec, as the daemon returns it: its stand-in
+// target is "nop", which no request may name.
+TEST(SpecFromProtoTest, ADaemonResultIsDecodedNotCheckedAsInput) {
+  v1::WorkloadSpec resolved;
+  resolved.add_targets()->set_path("nop");
+  resolved.set_nop(true);
+  resolved.set_op(v1::OP_RANDREAD);
+  resolved.set_read_percent(100);
+  const absl::StatusOr<WorkloadSpec> as_request = SpecFromProto(resolved);
+  ASSERT_FALSE(as_request.ok());
+  EXPECT_EQ(as_request.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(as_request.status().message()),
+              testing::HasSubstr("spec.targets[0].path"));
+  const absl::StatusOr<WorkloadSpec> as_result =
+      SpecFromProto(resolved, SpecOrigin::kDaemonResult);
+  ASSERT_TRUE(as_result.ok()) << as_result.status();
+  ASSERT_EQ(as_result->targets.size(), 1u);
+  EXPECT_EQ(as_result->targets[0].path, "nop");
+  EXPECT_TRUE(as_result->nop);
+  // Undecodable data is still refused: an enum number this build lacks.
+  resolved.set_op(static_cast<v1::Op>(999));
+  EXPECT_FALSE(SpecFromProto(resolved, SpecOrigin::kDaemonResult).ok());
+}
+
+}  // namespace
+}  // namespace blkperf
