@@ -1,0 +1,449 @@
+#include "report/fio_json.h"
+
+#include <cmath>
+#include <ctime>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+
+namespace blkperf {
+namespace {
+
+// An object whose members keep their insertion order, rendered with fio's
+// layout ("key" : value, two spaces a level). Values are kept rendered.
+class JsonObject {
+ public:
+  JsonObject& Int(absl::string_view key, uint64_t value) {
+    return Raw(key, absl::StrCat(value));
+  }
+  // fio writes floats with "%f".
+  JsonObject& Float(absl::string_view key, double value) {
+    return Raw(key, absl::StrFormat("%f", std::isfinite(value) ? value : 0.0));
+  }
+  JsonObject& Str(absl::string_view key, absl::string_view value) {
+    return Raw(key, Quote(value));
+  }
+  JsonObject& Obj(absl::string_view key, const JsonObject& value) {
+    members_.emplace_back(std::string(key), value.members_, false);
+    return *this;
+  }
+  JsonObject& StrArray(absl::string_view key,
+                       const std::vector<std::string>& values) {
+    std::vector<std::string> quoted;
+    for (const std::string& v : values) quoted.push_back(Quote(v));
+    return Raw(key, absl::StrCat("[", absl::StrJoin(quoted, ", "), "]"));
+  }
+  JsonObject& ObjArray(absl::string_view key,
+                       const std::vector<JsonObject>& values) {
+    Member m(std::string(key), {}, true);
+    for (const JsonObject& v : values) m.elements.push_back(v.members_);
+    members_.push_back(std::move(m));
+    return *this;
+  }
+  JsonObject& Raw(absl::string_view key, std::string rendered) {
+    Member m(std::string(key), {}, false);
+    m.rendered = std::move(rendered);
+    members_.push_back(std::move(m));
+    return *this;
+  }
+
+  std::string Render() const {
+    std::string out;
+    RenderMembers(members_, 0, &out);
+    return out;
+  }
+
+  static std::string Quote(absl::string_view text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        absl::StrAppendFormat(&out, "\\u%04x", c);
+      } else {
+        out += c;
+      }
+    }
+    return out + "\"";
+  }
+
+ private:
+  struct Member {
+    Member(std::string k, std::vector<Member> c, bool a)
+        : key(std::move(k)), children(std::move(c)), is_array(a) {}
+    std::string key;
+    std::string rendered;               // a scalar or array, when set
+    std::vector<Member> children;       // an object otherwise
+    bool is_array = false;              // an array of objects
+    std::vector<std::vector<Member>> elements;
+  };
+
+  static void RenderMembers(const std::vector<Member>& members, int depth,
+                            std::string* out) {
+    const std::string pad(2 * (depth + 1), ' ');
+    *out += "{\n";
+    for (size_t i = 0; i < members.size(); ++i) {
+      const Member& m = members[i];
+      absl::StrAppend(out, pad, Quote(m.key), " : ");
+      if (m.is_array) {
+        *out += "[";
+        for (size_t e = 0; e < m.elements.size(); ++e) {
+          if (e != 0) *out += ",";
+          absl::StrAppend(out, "\n", pad, "  ");
+          RenderMembers(m.elements[e], depth + 2, out);
+        }
+        absl::StrAppend(out, m.elements.empty() ? "" : "\n" + pad, "]");
+      } else if (!m.rendered.empty()) {
+        *out += m.rendered;
+      } else {
+        RenderMembers(m.children, depth + 1, out);
+      }
+      absl::StrAppend(out, i + 1 < members.size() ? ",\n" : "\n");
+    }
+    absl::StrAppend(out, std::string(2 * depth, ' '), "}");
+  }
+
+  std::vector<Member> members_;
+};
+
+// Sample standard deviation from the bucket counts (blkperf keeps no sum of
+// squares): each value taken at its bucket's midpoint, within 1/128 of it.
+double BucketStddev(const LatencyHistogram& h) {
+  if (h.Count() < 2) return 0;
+  const double mean = h.Mean();
+  double squares = 0;
+  for (const auto& [index, count] : h.NonEmptyBuckets()) {
+    const double d =
+        static_cast<double>(LatencyHistogram::BucketMidpoint(index)) - mean;
+    squares += d * d * static_cast<double>(count);
+  }
+  return std::sqrt(squares / static_cast<double>(h.Count() - 1));
+}
+
+// fio's add_ddir_lat_json: min, max, mean, stddev, N; percentiles (and bins
+// for json+) when asked and the histogram is not empty.
+JsonObject LatencyJson(const LatencyHistogram* h, bool percentiles,
+                       const FioJsonOptions& options) {
+  static const LatencyHistogram kEmpty;
+  if (h == nullptr) h = &kEmpty;
+  JsonObject o;
+  o.Int("min", h->Min()).Int("max", h->Max()).Float("mean", h->Mean());
+  o.Float("stddev", BucketStddev(*h)).Int("N", h->Count());
+  if (!percentiles || h->Count() == 0) return o;
+  JsonObject list;
+  const std::vector<uint64_t> values = FioPercentiles(*h, options.percentiles);
+  for (size_t i = 0; i < values.size(); ++i) {
+    list.Int(absl::StrFormat("%f", options.percentiles[i]), values[i]);
+  }
+  o.Obj("percentile", list);
+  if (options.plus) {
+    JsonObject bins;
+    for (const auto& [index, count] : h->NonEmptyBuckets()) {
+      bins.Int(absl::StrCat(FioBinValue(index)), count);
+    }
+    o.Obj("bins", bins);
+  }
+  return o;
+}
+
+// One direction's counts, and the latencies when they are its own.
+struct Direction {
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  const ThreadSnapshot* latency = nullptr;
+};
+
+// fio's add_ddir_status_json for read, write, trim (or mixed).
+JsonObject DirectionJson(const Direction& d, absl::Duration elapsed,
+                         const FioJsonOptions& options) {
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  const bool ran = d.ios != 0 && seconds > 0;
+  const uint64_t bw_bytes =
+      ran ? static_cast<uint64_t>(static_cast<double>(d.bytes) / seconds) : 0;
+  JsonObject o;
+  o.Int("io_bytes", d.bytes).Int("io_kbytes", d.bytes >> 10);
+  o.Int("bw_bytes", bw_bytes).Int("bw", bw_bytes / 1024);
+  o.Float("iops", ran ? static_cast<double>(d.ios) / seconds : 0.0);
+  o.Int("runtime", ran ? static_cast<uint64_t>(absl::ToInt64Milliseconds(elapsed)) : 0);
+  o.Int("total_ios", d.ios).Int("short_ios", 0).Int("drop_ios", 0);
+  const ThreadSnapshot* t = d.latency;
+  o.Obj("slat_ns", LatencyJson(t ? &t->submit_latency : nullptr, false, options));
+  o.Obj("clat_ns", LatencyJson(t ? &t->completion_latency : nullptr, true, options));
+  o.Obj("lat_ns", LatencyJson(t ? &t->latency : nullptr, false, options));
+  // Per-interval bandwidth and IOPS samples: blkperf's snapshot has no
+  // series, so fio's "no samples" values (listed in not_measured).
+  o.Int("bw_min", 0).Int("bw_max", 0).Float("bw_agg", 0).Float("bw_mean", 0);
+  o.Float("bw_dev", 0).Int("bw_samples", 0);
+  o.Int("iops_min", 0).Int("iops_max", 0).Float("iops_mean", 0);
+  o.Float("iops_stddev", 0).Int("iops_samples", 0);
+  return o;
+}
+
+// fio's percentages with its floor: a non-zero share below 0.01 % shows as
+// 0.01.
+double Share(uint64_t part, uint64_t whole) {
+  if (whole == 0 || part == 0) return 0;
+  return std::max(0.01, 100.0 * static_cast<double>(part) / whole);
+}
+
+// latency_ns / latency_us / latency_ms: the share of completion latencies
+// in each of fio's ranges (io_u_mark_latency), a bucket counted in the
+// range of its fio value.
+void LatencyRangesJson(const LatencyHistogram& clat, JsonObject* job) {
+  static constexpr uint64_t kEdges[] = {2,   4,   10,  20,  50,
+                                        100, 250, 500, 750, 1000};
+  uint64_t ns[10] = {}, us[10] = {}, ms[12] = {};
+  auto range = [](uint64_t v) {
+    int i = 0;
+    while (i < 9 && v >= kEdges[i]) ++i;
+    return i;
+  };
+  for (const auto& [index, count] : clat.NonEmptyBuckets()) {
+    const uint64_t v = FioBinValue(index);
+    if (v < 1000) {
+      ns[range(v)] += count;
+    } else if (v < 1000000) {
+      us[range(v / 1000)] += count;
+    } else {
+      const uint64_t m = v / 1000000;
+      ms[m >= 2000 ? 11 : m >= 1000 ? 10 : range(m)] += count;
+    }
+  }
+  JsonObject n, u, m;
+  for (int i = 0; i < 10; ++i) {
+    n.Float(absl::StrCat(kEdges[i]), Share(ns[i], clat.Count()));
+    u.Float(absl::StrCat(kEdges[i]), Share(us[i], clat.Count()));
+    m.Float(absl::StrCat(kEdges[i]), Share(ms[i], clat.Count()));
+  }
+  m.Float("2000", Share(ms[10], clat.Count()));
+  m.Float(">=2000", Share(ms[11], clat.Count()));
+  job->Obj("latency_ns", n).Obj("latency_us", u).Obj("latency_ms", m);
+}
+
+// iodepth_level / iodepth_submit / iodepth_complete with fio's keys; blkperf
+// does not record depth distributions (listed in not_measured).
+void DepthLevelsJson(JsonObject* job) {
+  JsonObject level, submit, complete;
+  for (int i = 0; i < 7; ++i) {
+    level.Float(i < 6 ? absl::StrCat(1 << i) : ">=64", 0);
+    const std::string key = i == 0   ? "0"
+                            : i < 6 ? absl::StrCat(1 << (i + 1))
+                                    : ">=64";
+    submit.Float(key, 0);
+    complete.Float(key, 0);
+  }
+  job->Obj("iodepth_level", level).Obj("iodepth_submit", submit);
+  job->Obj("iodepth_complete", complete);
+}
+
+// What one fio job stands for: a job group, or the whole workload.
+struct JobView {
+  std::string name;
+  const ThreadSnapshot* total = nullptr;
+  Op op = Op::kRandRead;
+  uint32_t read_percent = 50;
+  uint32_t block_size = 4096;
+  uint32_t queue_depth = 32;
+  uint32_t threads = 1;
+  std::vector<int> cpus;
+  uint32_t random_percent = 100;
+  uint64_t rate_iops = 0;
+};
+
+std::string FioRw(Op op) {
+  switch (op) {
+    case Op::kRandRW: return "randrw";
+    default: return std::string(OpName(op));
+  }
+}
+
+JsonObject JobOptionsJson(const WorkloadSpec& spec,
+                          const std::vector<TargetInfo>& targets,
+                          const JobView& job) {
+  std::vector<std::string> paths;
+  for (const TargetInfo& t : targets) paths.push_back(t.path);
+  JsonObject o;
+  o.Str("name", job.name);
+  if (!paths.empty()) o.Str("filename", absl::StrJoin(paths, ":"));
+  o.Str("rw", FioRw(job.op));
+  if (job.op == Op::kRandRW) o.Str("rwmixread", absl::StrCat(job.read_percent));
+  o.Str("bs", absl::StrCat(job.block_size));
+  o.Str("iodepth", absl::StrCat(job.queue_depth));
+  if (spec.submit_batch != 0) {
+    o.Str("iodepth_batch_submit", absl::StrCat(spec.submit_batch));
+  }
+  if (spec.complete_batch != 0) {
+    o.Str("iodepth_batch_complete_min", absl::StrCat(spec.complete_batch));
+  }
+  o.Str("numjobs", absl::StrCat(job.threads));
+  if (!job.cpus.empty()) o.Str("cpus_allowed", absl::StrJoin(job.cpus, ","));
+  if (OpIsRandom(job.op) && job.random_percent != 100) {
+    o.Str("percentage_random", absl::StrCat(job.random_percent));
+  }
+  if (job.rate_iops != 0) o.Str("rate_iops", absl::StrCat(job.rate_iops));
+  o.Str("runtime", absl::StrCat(absl::ToInt64Seconds(spec.runtime)));
+  if (spec.ramp_time > absl::ZeroDuration()) {
+    o.Str("ramp_time", absl::StrCat(absl::ToInt64Seconds(spec.ramp_time)));
+  }
+  o.Str("direct", spec.direct ? "1" : "0");
+  o.Str("fixedbufs", spec.fixed_buffers ? "1" : "0");
+  o.Str("registerfiles", spec.registered_files ? "1" : "0");
+  if (spec.polled == PollMode::kOn) o.Str("hipri", "1");
+  if (spec.sqpoll) o.Str("sqthread_poll", "1");
+  return o;
+}
+
+// The job's "blkperf" object: what a reader must know to read the fio keys.
+JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool by_direction) {
+  JsonObject o;
+  o.Str("latency_mode", LatencyModeName(spec.latency_mode));
+  o.Str("latency_semantics",
+        spec.latency_mode == LatencyMode::kPerIo
+            ? "per_io: slat, clat and lat in fio's meaning (docs/fio.md)"
+            : "batch: clat of an early completion includes the wait for the "
+              "rest of its batch; not fio's clat (docs/numbers.md)");
+  o.Raw("latency_by_direction", by_direction ? "true" : "false");
+  o.Str("stddev", "from histogram buckets (each value within 1/128)");
+  o.StrArray("not_measured",
+             {"short_ios", "drop_ios", "bw_min", "bw_max", "bw_agg", "bw_mean",
+              "bw_dev", "bw_samples", "iops_min", "iops_max", "iops_mean",
+              "iops_stddev", "iops_samples", "sync.lat_ns", "ctx", "majf",
+              "minf", "iodepth_level", "iodepth_submit", "iodepth_complete",
+              "latency_target", "latency_window", "disk_util"});
+  return o;
+}
+
+JsonObject JobJson(const WorkloadSpec& spec,
+                   const std::vector<TargetInfo>& targets,
+                   const WorkloadSnapshot& s, const JobView& job,
+                   const FioJsonOptions& options) {
+  const ThreadSnapshot& t = *job.total;
+  const uint64_t reads = t.read_ios, writes = t.write_ios, trims = t.trim_ios;
+  const int directions = (reads != 0) + (writes != 0) + (trims != 0);
+  const bool by_direction = directions <= 1;
+  auto own = [&](uint64_t ios) { return by_direction && ios != 0 ? &t : nullptr; };
+
+  JsonObject o;
+  o.Str("jobname", job.name).Int("groupid", 0);
+  o.Int("job_start", static_cast<uint64_t>(s.start.first_realtime_ns / 1000000));
+  o.Int("error", s.has_error ? static_cast<uint64_t>(s.error.errno_value) : 0);
+  o.Int("eta", 0);
+  o.Int("elapsed", static_cast<uint64_t>(
+                       absl::ToInt64Seconds(s.elapsed + spec.ramp_time +
+                                            absl::Milliseconds(500))));
+  o.Obj("job options", JobOptionsJson(spec, targets, job));
+  o.Obj("read", DirectionJson({reads, t.read_bytes, own(reads)}, s.elapsed, options));
+  o.Obj("write", DirectionJson({writes, t.write_bytes, own(writes)}, s.elapsed, options));
+  o.Obj("trim", DirectionJson({trims, t.trim_bytes, own(trims)}, s.elapsed, options));
+  JsonObject sync;
+  sync.Int("total_ios", t.sync_ios);
+  sync.Obj("lat_ns", LatencyJson(nullptr, false, options));
+  o.Obj("sync", sync);
+  if (!by_direction) {
+    o.Obj("mixed", DirectionJson({t.ios, t.bytes, &t}, s.elapsed, options));
+  }
+  // fio's group_reporting: run time and CPU time summed over the threads.
+  const double thread_seconds =
+      absl::ToDoubleSeconds(s.elapsed) * std::max<uint32_t>(job.threads, 1);
+  o.Int("job_runtime", static_cast<uint64_t>(thread_seconds * 1000));
+  o.Float("usr_cpu", thread_seconds > 0 ? 100 * t.user_cpu_seconds / thread_seconds : 0);
+  o.Float("sys_cpu", thread_seconds > 0 ? 100 * t.system_cpu_seconds / thread_seconds : 0);
+  o.Int("ctx", 0).Int("majf", 0).Int("minf", 0);
+  DepthLevelsJson(&o);
+  LatencyRangesJson(t.completion_latency, &o);
+  o.Int("latency_depth", job.queue_depth).Int("latency_target", 0);
+  o.Float("latency_percentile", 100.0).Int("latency_window", 0);
+  o.Obj("blkperf", BlkperfJobNotes(spec, by_direction));
+  return o;
+}
+
+std::vector<JobView> Jobs(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
+  std::vector<JobView> jobs;
+  if (spec.groups.empty() || s.groups.size() != spec.groups.size()) {
+    JobView v{.name = "blkperf", .total = &s.total, .op = spec.op,
+              .read_percent = spec.read_percent, .block_size = spec.block_size,
+              .queue_depth = spec.queue_depth,
+              .threads = static_cast<uint32_t>(std::max<size_t>(s.threads.size(), 1)),
+              .cpus = spec.cpus, .random_percent = spec.random_percent,
+              .rate_iops = spec.rate_iops};
+    jobs.push_back(std::move(v));
+    return jobs;
+  }
+  for (size_t i = 0; i < spec.groups.size(); ++i) {
+    const JobGroupSpec& g = spec.groups[i];
+    JobView v{.name = s.groups[i].name, .total = &s.groups[i].total,
+              .op = g.op.value_or(spec.op),
+              .read_percent = g.read_percent.value_or(spec.read_percent),
+              .block_size = g.block_size.value_or(spec.block_size),
+              .queue_depth = g.queue_depth.value_or(spec.queue_depth),
+              .threads = static_cast<uint32_t>(std::max<size_t>(g.cpus.size(), 1)),
+              .cpus = g.cpus,
+              .random_percent = g.random_percent.value_or(spec.random_percent),
+              .rate_iops = g.rate_iops.value_or(0)};
+    jobs.push_back(std::move(v));
+  }
+  return jobs;
+}
+
+}  // namespace
+
+uint64_t FioBinValue(int index) {
+  if (index < 128) return static_cast<uint64_t>(index);
+  const int shift = index / 64 - 1;
+  return LatencyHistogram::BucketLowerBound(index) + (uint64_t{1} << (shift - 1));
+}
+
+std::vector<uint64_t> FioPercentiles(const LatencyHistogram& h,
+                                     absl::Span<const double> percentiles) {
+  std::vector<uint64_t> values;
+  if (h.Count() == 0) return values;
+  const std::vector<std::pair<int, uint64_t>> buckets = h.NonEmptyBuckets();
+  size_t b = 0;
+  uint64_t running = 0;
+  for (double p : percentiles) {
+    const long double rank = static_cast<long double>(p) / 100.0L * h.Count();
+    // Consume buckets until the running count reaches the rank (at least
+    // one); the last consumed is the percentile's bucket.
+    while (b < buckets.size() &&
+           (b == 0 || static_cast<long double>(running) < rank)) {
+      running += buckets[b++].second;
+    }
+    values.push_back(FioBinValue(buckets[b - 1].first));
+  }
+  return values;
+}
+
+std::string FormatFioJson(const WorkloadSpec& spec,
+                          const std::vector<TargetInfo>& targets,
+                          const WorkloadSnapshot& snapshot,
+                          const FioJsonOptions& options) {
+  JsonObject root;
+  root.Str("fio version", "blkperf (fio-3 JSON layout; not fio)");
+  const int64_t ms = absl::ToUnixMillis(snapshot.taken);
+  root.Int("timestamp", static_cast<uint64_t>(ms / 1000));
+  root.Int("timestamp_ms", static_cast<uint64_t>(ms));
+  const time_t secs = static_cast<time_t>(ms / 1000);
+  char when[64] = "";
+  struct tm tm_local;
+  if (localtime_r(&secs, &tm_local) != nullptr) {
+    std::strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm_local);
+  }
+  root.Str("time", when);
+  JsonObject global;
+  global.Str("ioengine", "io_uring");
+  root.Obj("global options", global);
+  std::vector<JsonObject> jobs;
+  for (const JobView& job : Jobs(spec, snapshot)) {
+    jobs.push_back(JobJson(spec, targets, snapshot, job, options));
+  }
+  root.ObjArray("jobs", jobs);
+  root.ObjArray("disk_util", {});
+  return root.Render() + "\n";
+}
+
+}  // namespace blkperf
