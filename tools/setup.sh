@@ -11,7 +11,7 @@ PACKAGES=(
   liburing-dev libabsl-dev prometheus-cpp-dev libcivetweb-dev libgtest-dev libgmock-dev
   libfuse3-dev
   libbenchmark-dev libyaml-dev
-  fio prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
+  fio python3-six prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
   iproute2 systemd nodejs gdb openssl strace
 )
 

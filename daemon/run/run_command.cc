@@ -12,16 +12,19 @@
 #include "absl/flags/flag.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
+#include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "daemon/common/default_target.h"
 #include "daemon/engine/host/cpu_isolation.h"
 #include "daemon/engine/workload.h"
 #include "daemon/run/experiment_command.h"
 #include "daemon/run/stop_signal.h"
+#include "report/fio_json.h"
 #include "report/report.h"
 #include "wire/spec_convert.h"
 
-ABSL_FLAG(bool, json, false, "Print the result as JSON.");
+ABSL_FLAG(bool, json, false,
+          "Print the result as JSON (the same as --output_format=json).");
 ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),
           "Live status line interval on stderr; 0 = none.");
 
@@ -33,14 +36,40 @@ namespace {
 constexpr int kExitFailed = 1;
 constexpr int kExitFinishedWithErrors = 3;
 
-}  // namespace
-
-absl::StatusOr<WorkloadSpec> SpecFromRunFlags() {
-  BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto, SpecFromFlags());
-  return RunSpecFromProto(proto);
+std::string FormatResult(OutputFormat format,
+                         const std::vector<double>& percentiles,
+                         const ResolvedSpec& resolved,
+                         const WorkloadSnapshot& result) {
+  switch (format) {
+    case OutputFormat::kJson:
+      return FormatJsonReport(resolved.spec, resolved.targets, result);
+    case OutputFormat::kFioJson:
+    case OutputFormat::kFioJsonPlus:
+      return FormatFioJson(
+          resolved.spec, resolved.targets, result,
+          FioJsonOptions{.plus = format == OutputFormat::kFioJsonPlus,
+                         .percentiles = percentiles});
+    case OutputFormat::kText:
+      break;
+  }
+  return FormatTextReport(resolved.spec, resolved.targets, result);
 }
 
-absl::StatusOr<WorkloadSpec> RunSpecFromProto(const v1::WorkloadSpec& proto) {
+}  // namespace
+
+absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format) {
+  BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto, SpecFromFlags());
+  return RunSpecFromProto(proto, format);
+}
+
+absl::StatusOr<WorkloadSpec> RunSpecFromProto(v1::WorkloadSpec proto,
+                                              OutputFormat format) {
+  // fio's slat/clat are per-I/O: the fio formats default to per_io latency
+  // (an explicit --latency_mode=batch is kept, and the output says so).
+  if (IsFioFormat(format) &&
+      proto.latency_mode() == v1::LATENCY_MODE_UNSPECIFIED) {
+    proto.set_latency_mode(v1::LATENCY_MODE_PER_IO);
+  }
   BLKPERF_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecFromProto(proto));
   if (spec.targets.empty() && !spec.nop) {
     BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget(DataDirectory()));
@@ -52,7 +81,17 @@ absl::StatusOr<WorkloadSpec> RunSpecFromProto(const v1::WorkloadSpec& proto) {
 
 int RunCommand() {
   if (ExperimentRequested()) return RunExperiment(absl::GetFlag(FLAGS_json));
-  absl::StatusOr<WorkloadSpec> spec = SpecFromRunFlags();
+  absl::StatusOr<OutputFormat> format =
+      OutputFormatFromFlags(absl::GetFlag(FLAGS_json));
+  absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
+  if (!format.ok() || !percentiles.ok()) {
+    std::fprintf(stderr, "blkperfd run: %s\n",
+                 (format.ok() ? percentiles.status() : format.status())
+                     .ToString()
+                     .c_str());
+    return 2;
+  }
+  absl::StatusOr<WorkloadSpec> spec = SpecFromRunFlags(*format);
   if (!spec.ok()) {
     std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());
     return 2;
@@ -87,9 +126,7 @@ int RunCommand() {
   const WorkloadSnapshot result = (*workload)->Snapshot();
   const ResolvedSpec& resolved = (*workload)->spec();
   const std::string text =
-      absl::GetFlag(FLAGS_json)
-          ? FormatJsonReport(resolved.spec, resolved.targets, result)
-          : FormatTextReport(resolved.spec, resolved.targets, result);
+      FormatResult(*format, *percentiles, resolved, result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   if (result.state == WorkloadState::kFailed) return kExitFailed;

@@ -1,5 +1,5 @@
 // `blkperfd run`: one workload in the foreground, spec from flags, result
-// printed as a table (or JSON with --json).
+// printed as a table (or --output_format=json|fio-json|fio-json+).
 //
 //   blkperfd run                                  # default file target
 //   blkperfd run --target=/dev/zram0 --qd=128 --submit_batch=32 --cpus=0
@@ -11,17 +11,21 @@
 #define BLKPERF_DAEMON_RUN_RUN_COMMAND_H_
 
 #include "absl/status/statusor.h"
+#include "cli/output_format.h"
 #include "model/workload_spec.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {
 
-// The spec the run flags describe (field errors name the flag).
-absl::StatusOr<WorkloadSpec> SpecFromRunFlags();
+// The spec the run flags describe (field errors name the flag). The fio
+// output formats make per_io the default latency_mode.
+absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format);
 
 // The spec `proto` describes as `blkperfd run` runs it: the default target
 // when it names none, the verify state in the data directory.
-absl::StatusOr<WorkloadSpec> RunSpecFromProto(const v1::WorkloadSpec& proto);
+// The fio output formats make per_io the default latency_mode.
+absl::StatusOr<WorkloadSpec> RunSpecFromProto(
+    v1::WorkloadSpec proto, OutputFormat format = OutputFormat::kText);
 
 // Runs the workload the flags describe (an experiment with --vary, see
 // experiment_command.h); returns the process exit code.
