@@ -50,6 +50,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "client/compare_command.h"
 #include "client/describe.h"
@@ -57,6 +58,7 @@
 #include "client/result.h"
 #include "fleet/command.h"
 #include "proto/health.grpc.pb.h"
+#include "report/fio_json.h"
 #include "report/report.h"
 #include "wire/connection.h"
 #include "wire/message_json.h"
@@ -109,8 +111,9 @@ constexpr char kUsage[] =
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
     "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON)\n"
-    "output: text, --json (the report schema, as `blkperfd run --json`)\n"
-    "  or --api_json (the API's protobuf JSON)";
+    "output: text, --json (the report schema, as `blkperfd run --json`),\n"
+    "  --output_format=text|json|fio-json|fio-json+ (fio 3.x layouts,\n"
+    "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
 
 int Fail(const absl::Status& status) {
   std::cerr << "blkperf: " << status.message() << std::endl;
@@ -200,13 +203,32 @@ absl::StatusOr<v1::Workload> FullWorkload(Connection& c,
   return r->workload();
 }
 
-// Prints `workload` through daemon/report (text or --report_json).
+// Prints `workload` through report/ (text, --json, or
+// --output_format=json|fio-json|fio-json+).
 int PrintReport(const v1::Workload& workload) {
+  absl::StatusOr<OutputFormat> format =
+      OutputFormatFromFlags(ReportJson());
+  if (!format.ok()) return Fail(format.status());
+  absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
+  if (!percentiles.ok()) return Fail(percentiles.status());
   absl::StatusOr<RemoteResult> result = ResultFromProto(workload);
   if (!result.ok()) return Fail(result.status());
-  std::cout << (ReportJson() ? FormatJsonReport(result->spec, result->targets,
-                                                result->snapshot)
-                             : FormatResultText(*result));
+  switch (*format) {
+    case OutputFormat::kJson:
+      std::cout << FormatJsonReport(result->spec, result->targets,
+                                    result->snapshot);
+      break;
+    case OutputFormat::kFioJson:
+    case OutputFormat::kFioJsonPlus:
+      std::cout << FormatFioJson(
+          result->spec, result->targets, result->snapshot,
+          FioJsonOptions{.plus = *format == OutputFormat::kFioJsonPlus,
+                         .percentiles = *percentiles});
+      break;
+    case OutputFormat::kText:
+      std::cout << FormatResultText(*result);
+      break;
+  }
   return 0;
 }
 
@@ -257,6 +279,14 @@ int Probe(Connection& c, const std::string& path) {
 absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
   absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
   if (!spec.ok()) return spec.status();
+  absl::StatusOr<OutputFormat> format =
+      OutputFormatFromFlags(ReportJson());
+  if (!format.ok()) return format.status();
+  // fio's slat/clat are per-I/O: the fio formats default to per_io latency.
+  if (IsFioFormat(*format) &&
+      spec->latency_mode() == v1::LATENCY_MODE_UNSPECIFIED) {
+    spec->set_latency_mode(v1::LATENCY_MODE_PER_IO);
+  }
   v1::StartWorkloadRequest request;
   *request.mutable_spec() = *std::move(spec);
   return c.StartWorkload(request);
@@ -437,6 +467,14 @@ int Main(int argc, char** argv) {
   }
   if (command == "health") return Health();
   if (command == "compare") return CompareCommand(rest[0], rest[1]);
+  // Output flags are checked before connecting: a bad value is a usage error.
+  if (absl::Status format = OutputFormatFromFlags(ReportJson()).status();
+      !format.ok()) {
+    return Usage(std::string(format.message()));
+  }
+  if (absl::Status list = PercentileListFromFlags().status(); !list.ok()) {
+    return Usage(std::string(list.message()));
+  }
 
   // `run` handles SIGINT/SIGTERM on a thread of its own; block them before
   // gRPC starts threads so that every thread inherits the mask.

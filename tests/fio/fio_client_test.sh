@@ -1,0 +1,52 @@
+#!/bin/bash
+# `blkperf run|status --output_format=fio-json|fio-json+` against a real
+# `blkperfd serve` on loopback (port 0: the daemon picks a free one).
+#   fio_client_test.sh BLKPERFD BLKPERF FIO_JSON_CHECK_PY
+set -euo pipefail
+blkperfd=$(realpath "$1")
+blkperf=$(realpath "$2")
+check=$(realpath "$3")
+dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/fio_client.XXXXXX")
+daemon=""
+cleanup() {
+  if [[ -n $daemon ]]; then kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+truncate -s 64M "$dir/target.dat"
+"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port" \
+  --allow_read_paths="$dir/" --data_dir="$dir" 2> "$dir/daemon.log" &
+daemon=$!
+for _ in $(seq 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
+[[ -s $dir/port ]] || { echo "FAIL: no port file"; cat "$dir/daemon.log"; exit 1; }
+server=127.0.0.1:$(cat "$dir/port")
+
+echo "== blkperf run --output_format=fio-json+"
+"$blkperf" --server="$server" --quiet run --target="$dir/target.dat" \
+  --nodirect --runtime=2s --force_async --qd=8 --output_format=fio-json+ \
+  > "$dir/run.json"
+python3 "$check" acceptance "$dir/run.json"
+grep -q '"latency_mode" : "per_io"' "$dir/run.json" ||
+  { echo "FAIL: blkperf run's fio format did not default to per_io"; exit 1; }
+
+echo "== blkperf status w1 --output_format=fio-json"
+"$blkperf" --server="$server" status w1 --output_format=fio-json \
+  > "$dir/status.json"
+python3 - "$dir/run.json" "$dir/status.json" <<'PY'
+import json, sys
+run, status = (json.load(open(p))["jobs"][0]["read"] for p in sys.argv[1:])
+assert "bins" not in status["clat_ns"], "fio-json has bins"
+for k in ("total_ios", "io_bytes"):
+    assert run[k] == status[k] and run[k] > 0, (k, run[k], status[k])
+assert run["clat_ns"]["percentile"] == status["clat_ns"]["percentile"]
+print("status: the same totals and percentiles as run's report")
+PY
+
+echo "== a bad --output_format is a usage error"
+set +e
+"$blkperf" --server="$server" status w1 --output_format=xml > /dev/null 2> "$dir/err"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q "output_format 'xml'" "$dir/err" ||
+  { echo "FAIL: rc=$rc $(cat "$dir/err")"; exit 1; }
+echo PASS
