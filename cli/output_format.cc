@@ -76,6 +76,10 @@ absl::StatusOr<std::vector<double>> ParsePercentileList(absl::string_view text) 
   return list;
 }
 
+bool PercentileListFlagGiven() {
+  return !absl::GetFlag(FLAGS_percentile_list).empty();
+}
+
 absl::StatusOr<std::vector<double>> PercentileListFromFlags() {
   const std::string text = absl::GetFlag(FLAGS_percentile_list);
   if (text.empty()) {

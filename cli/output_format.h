@@ -47,6 +47,8 @@ absl::StatusOr<std::vector<double>> ParsePercentileList(absl::string_view text);
 // --percentile_list, or fio's default list (1 5 10 20 30 40 50 60 70 80 90
 // 95 99 99.5 99.9 99.95 99.99) when it is not given.
 absl::StatusOr<std::vector<double>> PercentileListFromFlags();
+// Whether --percentile_list was given (a job file's list yields to it).
+bool PercentileListFlagGiven();
 
 }  // namespace blkperf
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -234,7 +235,11 @@ absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec) {
 }
 
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
-  v1::WorkloadSpec spec;
+  return SpecFromFlagsOnto(v1::WorkloadSpec());
+}
+
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
+  v1::WorkloadSpec spec = std::move(base);
   if (const std::string file = absl::GetFlag(FLAGS_spec_file); !file.empty()) {
     std::ifstream in(file, std::ios::binary);
     if (!in) return BadFlag("spec_file", file, "cannot be read");

@@ -38,6 +38,9 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
 // or a value the flag cannot parse. Not thread-safe (flags are global).
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view flag,
                                                    absl::string_view value);
+// The same on top of `base` (e.g. an imported fio job file, fio/job_flags.h):
+// --spec_file merges into it, flags given override it.
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base);
 
 // "4096", "4k", "1m", "2g" (binary multiples). InvalidArgument naming `flag`.
 absl::StatusOr<uint64_t> ParseSizeFlag(absl::string_view text,

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -53,6 +54,8 @@
 #include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "client/compare_command.h"
+#include "fio/import.h"
+#include "fio/job_flags.h"
 #include "client/describe.h"
 #include "experiment/flags.h"
 #include "client/result.h"
@@ -100,6 +103,7 @@ constexpr char kUsage[] =
     "commands: caps | probe PATH | start | stop ID | status ID | list |\n"
     "          watch ID | split ID STRATEGY | run | health |\n"
     "          compare A.json B.json [--margin --confidence] |\n"
+    "          import-fio JOB.fio (print the spec a fio job file maps to) |\n"
     "          fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
@@ -110,7 +114,8 @@ constexpr char kUsage[] =
     "  --distribution=zipf:1.2 --random_percent --bssplit=4k/70:64k/30\n"
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
-    "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON)\n"
+    "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON),\n"
+    "  or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
     "output: text, --json (the report schema, as `blkperfd run --json`),\n"
     "  --output_format=text|json|fio-json|fio-json+ (fio 3.x layouts,\n"
     "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
@@ -277,7 +282,11 @@ int Probe(Connection& c, const std::string& path) {
 }
 
 absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
-  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  absl::StatusOr<std::optional<FioImport>> fio_job = FioJobFromFlags();
+  if (!fio_job.ok()) return fio_job.status();
+  if (*fio_job) PrintFioImportNotes(**fio_job, stderr);
+  absl::StatusOr<v1::WorkloadSpec> spec =
+      SpecFromFlagsOnto(*fio_job ? (*fio_job)->spec : v1::WorkloadSpec());
   if (!spec.ok()) return spec.status();
   absl::StatusOr<OutputFormat> format =
       OutputFormatFromFlags(ReportJson());
@@ -406,6 +415,20 @@ int Run(Connection& c, sigset_t signals) {
   return PrintFinal(c, *end);
 }
 
+// `import-fio JOB.fio`: the spec a fio job file maps to, as protobuf JSON
+// (read here; nothing is sent to a daemon). Exit 2 naming file, line and
+// option when the file cannot be imported exactly.
+int ImportFio(const std::string& path) {
+  absl::StatusOr<FioImport> imported = ImportFioJobWithFlags(path);
+  if (!imported.ok()) {
+    std::cerr << "blkperf: " << imported.status().message() << std::endl;
+    return 2;
+  }
+  PrintFioImportNotes(*imported, stderr);
+  std::cout << ToJson(imported->spec, /*one_line=*/false);
+  return 0;
+}
+
 int Health() {
   const std::string server = absl::GetFlag(FLAGS_server);
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
@@ -458,7 +481,7 @@ int Main(int argc, char** argv) {
   const std::map<std::string, size_t> arity = {
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
       {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0},
-      {"compare", 2}};
+      {"compare", 2}, {"import-fio", 1}};
   auto it = arity.find(command);
   if (it == arity.end()) return Usage("unknown command \"" + command + "\"");
   if (rest.size() != it->second) {
@@ -467,6 +490,7 @@ int Main(int argc, char** argv) {
   }
   if (command == "health") return Health();
   if (command == "compare") return CompareCommand(rest[0], rest[1]);
+  if (command == "import-fio") return ImportFio(rest[0]);
   // Output flags are checked before connecting: a bad value is a usage error.
   if (absl::Status format = OutputFormatFromFlags(ReportJson()).status();
       !format.ok()) {

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-SHARED = ("base", "model", "cli", "report", "wire", "experiment")
+SHARED = ("base", "model", "cli", "report", "wire", "experiment", "fio")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SKIP_DIRS = {"third_party", "node_modules", ".git"}
 

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "base/status_macros.h"
 #include "cli/output_format.h"
 #include "cli/spec_flags.h"
+#include "fio/job_flags.h"
 #include "daemon/common/default_target.h"
 #include "daemon/engine/host/cpu_isolation.h"
 #include "daemon/engine/workload.h"
@@ -57,8 +59,11 @@ std::string FormatResult(OutputFormat format,
 
 }  // namespace
 
-absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format) {
-  BLKPERF_ASSIGN_OR_RETURN(v1::WorkloadSpec proto, SpecFromFlags());
+absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format,
+                                              const FioImport* fio_job) {
+  BLKPERF_ASSIGN_OR_RETURN(
+      v1::WorkloadSpec proto,
+      SpecFromFlagsOnto(fio_job ? fio_job->spec : v1::WorkloadSpec()));
   return RunSpecFromProto(proto, format);
 }
 
@@ -84,14 +89,22 @@ int RunCommand() {
   absl::StatusOr<OutputFormat> format =
       OutputFormatFromFlags(absl::GetFlag(FLAGS_json));
   absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
-  if (!format.ok() || !percentiles.ok()) {
-    std::fprintf(stderr, "blkperfd run: %s\n",
-                 (format.ok() ? percentiles.status() : format.status())
-                     .ToString()
-                     .c_str());
+  absl::StatusOr<std::optional<FioImport>> fio_job = FioJobFromFlags();
+  for (const absl::Status& s :
+       {format.status(), percentiles.status(), fio_job.status()}) {
+    if (s.ok()) continue;
+    std::fprintf(stderr, "blkperfd run: %s\n", s.ToString().c_str());
     return 2;
   }
-  absl::StatusOr<WorkloadSpec> spec = SpecFromRunFlags(*format);
+  if (*fio_job) {
+    PrintFioImportNotes(**fio_job, stderr);
+    // The job file's percentile_list, unless --percentile_list says otherwise.
+    if (!(*fio_job)->percentiles.empty() && !PercentileListFlagGiven()) {
+      *percentiles = (*fio_job)->percentiles;
+    }
+  }
+  absl::StatusOr<WorkloadSpec> spec =
+      SpecFromRunFlags(*format, *fio_job ? &**fio_job : nullptr);
   if (!spec.ok()) {
     std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());
     return 2;

@@ -4,6 +4,7 @@
 //   blkperfd run                                  # default file target
 //   blkperfd run --target=/dev/zram0 --qd=128 --submit_batch=32 --cpus=0
 //   blkperfd run --target=/dev/zram0 --vary=qd=32,128 --rounds=10 --round=1s
+//   blkperfd run --fio_job=job.fio --output_format=fio-json+
 //
 // With no --target, runs the embedded default: a 1 GiB file created and
 // pre-filled in --data_dir, 4 KiB random reads, queue depth 32, 10 s.
@@ -12,14 +13,17 @@
 
 #include "absl/status/statusor.h"
 #include "cli/output_format.h"
+#include "fio/import.h"
 #include "model/workload_spec.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf {
 
-// The spec the run flags describe (field errors name the flag). The fio
-// output formats make per_io the default latency_mode.
-absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format);
+// The spec the run flags describe (field errors name the flag), on top of
+// the imported --fio_job when there is one. The fio output formats make
+// per_io the default latency_mode.
+absl::StatusOr<WorkloadSpec> SpecFromRunFlags(OutputFormat format,
+                                              const FioImport* fio_job);
 
 // The spec `proto` describes as `blkperfd run` runs it: the default target
 // when it names none, the verify state in the data directory.

@@ -42,6 +42,20 @@ assert run["clat_ns"]["percentile"] == status["clat_ns"]["percentile"]
 print("status: the same totals and percentiles as run's report")
 PY
 
+echo "== blkperf run --fio_job (the client reads the job file)"
+printf '[global]\nioengine=io_uring\ntime_based=1\nruntime=1\n[w]\nrw=randread\nbs=8k\niodepth=3\nfilename=%s\n' \
+  "$dir/target.dat" > "$dir/job.fio"
+"$blkperf" --server="$server" --quiet run --fio_job="$dir/job.fio" \
+  --output_format=fio-json > "$dir/fio_job.json" 2> "$dir/notes"
+python3 - "$dir/fio_job.json" <<'PY'
+import json, sys
+job = json.load(open(sys.argv[1]))["jobs"][0]
+assert job["job options"]["bs"] == "8192", job["job options"]
+assert job["job options"]["iodepth"] == "3", job["job options"]
+assert job["read"]["total_ios"] > 0
+print("run --fio_job: bs 8192, iodepth 3, %d reads" % job["read"]["total_ios"])
+PY
+
 echo "== a bad --output_format is a usage error"
 set +e
 "$blkperf" --server="$server" status w1 --output_format=xml > /dev/null 2> "$dir/err"
