@@ -425,7 +425,7 @@ int ImportFio(const std::string& path) {
     return 2;
   }
   PrintFioImportNotes(*imported, stderr);
-  std::cout << ToJson(imported->spec, /*one_line=*/false);
+  std::cout << MessageJson(imported->spec, JsonLayout::kIndented);
   return 0;
 }
 
