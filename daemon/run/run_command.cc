@@ -20,6 +20,7 @@
 #include "daemon/engine/host/cpu_isolation.h"
 #include "daemon/engine/workload.h"
 #include "daemon/run/experiment_command.h"
+#include "daemon/run/fio_logs.h"
 #include "daemon/run/stop_signal.h"
 #include "report/fio_json.h"
 #include "report/report.h"
@@ -109,6 +110,17 @@ int RunCommand() {
     std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());
     return 2;
   }
+  absl::StatusOr<std::optional<FioLogPlan>> log_plan = FioLogPlanFromFlags(*spec);
+  std::optional<FioLogWriter> logs;
+  if (log_plan.ok() && *log_plan) {
+    absl::StatusOr<FioLogWriter> opened = FioLogWriter::Open((*log_plan)->settings);
+    if (!opened.ok()) log_plan = opened.status();
+    else logs.emplace(*std::move(opened));
+  }
+  if (!log_plan.ok()) {
+    std::fprintf(stderr, "blkperfd run: %s\n", log_plan.status().ToString().c_str());
+    return 2;
+  }
   absl::StatusOr<std::unique_ptr<Workload>> workload =
       Workload::Start(*spec, EngineLimits{});
   if (!workload.ok()) {
@@ -126,7 +138,11 @@ int RunCommand() {
 
   const absl::Duration interval = absl::GetFlag(FLAGS_status_interval);
   const bool live = interval > absl::ZeroDuration() && isatty(STDERR_FILENO);
-  if (live) {
+  if (logs) {  // fio's logs: this thread snapshots each window instead
+    if (absl::Status s = RecordFioLogs(**workload, **log_plan, &*logs); !s.ok()) {
+      std::fprintf(stderr, "blkperfd run: %s\n", s.ToString().c_str());
+    }
+  } else if (live) {
     WorkloadSnapshot previous = (*workload)->Snapshot();
     while (!(*workload)->WaitFor(interval)) {
       WorkloadSnapshot current = (*workload)->Snapshot();
