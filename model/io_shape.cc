@@ -73,10 +73,13 @@ absl::StatusOr<OffsetDistribution> ParseOffsetDistribution(
     }
   } else if (name == "normal") {
     d.kind = OffsetDistribution::Kind::kNormal;
-    if (!(value > 0) || value > 10) {
-      return Invalid(field, text,
-                     "normal's SIGMA (a fraction of the target) must be in "
-                     "(0, 10]");
+    if (!(value > 0) || value > kMaxNormalSigma) {
+      return Invalid(
+          field, text,
+          "normal's SIGMA is the standard deviation as a fraction of the "
+          "target and must be in (0, 0.5] (wider is nearly uniform); it is "
+          "not fio's normal:DEV percentage: fio's normal:10 traces like "
+          "normal:0.088 (docs/spec.md)");
     }
   } else {
     return Invalid(field, text, kKnown);

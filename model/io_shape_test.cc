@@ -35,7 +35,11 @@ TEST(IoShapeTest, BadDistributionsNameTheFieldAndTheReason) {
       {"zipf:0", "(0, 100]"},
       {"zipf:-1", "(0, 100]"},
       {"pareto:1", "(0, 1)"},
-      {"normal:0", "(0, 10]"},
+      {"normal:0", "(0, 0.5]"},
+      // fio's normal:DEV is a percentage; here 10 target lengths would be
+      // nearly uniform: refused, naming fio's form.
+      {"normal:10", "fio's normal:DEV"},
+      {"normal:0.51", "(0, 0.5]"},
       {"gauss:1", "not one of"},
       {"zipf:nan", "not a number"},
   };

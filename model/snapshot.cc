@@ -58,6 +58,7 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
   submit_latency.Merge(other.submit_latency);
   completion_latency.Merge(other.completion_latency);
   intended_latency.Merge(other.intended_latency);
+  issue_lag.Merge(other.issue_lag);
 }
 
 void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
@@ -89,6 +90,7 @@ void ThreadSnapshot::Subtract(const ThreadSnapshot& earlier) {
   submit_latency.Subtract(earlier.submit_latency);
   completion_latency.Subtract(earlier.completion_latency);
   intended_latency.Subtract(earlier.intended_latency);
+  issue_lag.Subtract(earlier.issue_lag);
 }
 
 double ThreadSnapshot::Iops(absl::Duration elapsed) const {

@@ -98,8 +98,14 @@ struct ThreadSnapshot {
   // its reap, so queueing for a slot and a stalled device show in full.
   // Empty in closed loop.
   LatencyHistogram intended_latency;
-  // Open loop: measured I/Os issued after their intended time because the
-  // queue depth was full at that time.
+  // Open loop only, over the same I/Os: issue lag, from each I/O's intended
+  // issue time to the clock read right before the enter that submitted it
+  // (the generator's own lateness plus any wait for a queue slot). Per I/O
+  // exactly intended_latency = issue_lag + latency. Empty in closed loop.
+  LatencyHistogram issue_lag;
+  // Open loop: measured I/Os issued after their intended time because every
+  // queue slot was taken when it was due (a turn waited with the queue full
+  // past its intended time).
   uint64_t late_ios = 0;
   // Trims (in ios and bytes too) and syncs (not in ios).
   uint64_t trim_ios = 0;

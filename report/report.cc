@@ -147,6 +147,11 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"submit_latency\":", JsonLatency(t.submit_latency),
       ",\"completion_latency\":", JsonLatency(t.completion_latency),
       ",\"intended_latency\":", JsonLatency(t.intended_latency),
+      ",\"issue_lag\":", JsonLatency(t.issue_lag),
+      ",\"intended_tail\":",
+      t.intended_latency.Count() != 0
+          ? Quote(IntendedTailName(IntendedTailOf(t)))
+          : std::string("null"),
       ",\"late_ios\":", t.late_ios, ",\"trim_ios\":", t.trim_ios,
       ",\"trim_bytes\":", t.trim_bytes, ",\"sync_ios\":", t.sync_ios, "}");
 }
@@ -382,17 +387,70 @@ std::string Ns(uint64_t ns) { return FormatNanos(static_cast<double>(ns)); }
 
 }  // namespace
 
+IntendedTail IntendedTailOf(const ThreadSnapshot& t) {
+  if (t.intended_latency.Count() == 0) return IntendedTail::kNone;
+  if (t.issue_lag.Percentile(99) < t.latency.Percentile(99)) {
+    return IntendedTail::kServiceLatency;
+  }
+  // At least 1 % of the I/Os (the p99 tail) found the queue full.
+  return t.late_ios * 100 >= t.ios ? IntendedTail::kQueueFull
+                                   : IntendedTail::kGenerator;
+}
+
+absl::string_view IntendedTailName(IntendedTail tail) {
+  switch (tail) {
+    case IntendedTail::kNone:
+      return "";
+    case IntendedTail::kServiceLatency:
+      return "service_latency";
+    case IntendedTail::kQueueFull:
+      return "issue_lag_queue_full";
+    case IntendedTail::kGenerator:
+      return "issue_lag_generator";
+  }
+  return "";
+}
+
 std::string OpenLoopText(const ThreadSnapshot& t) {
   if (t.intended_latency.Count() == 0) return "";
   std::string out;
   AppendLatency("ilat", "intended time: from each I/O's scheduled issue "
-                "time, queueing included", t.intended_latency, &out);
+                "time to its reap; ilat = lag + lat per I/O",
+                t.intended_latency, &out);
+  AppendLatency("lag", "issue lag: from the scheduled issue time to "
+                "submission", t.issue_lag, &out);
   absl::StrAppend(
       &out, "  open loop: late=", t.late_ios, " of ", t.ios,
-      " I/Os issued after their intended time because the queue depth "
-      "was full (", Percent(static_cast<double>(t.late_ios),
-                           static_cast<double>(t.ios)),
+      " I/Os issued after their intended time because every queue slot "
+      "was taken when they were due (", Percent(static_cast<double>(t.late_ios),
+                                              static_cast<double>(t.ios)),
       "); lat above is the service time from submission\n");
+  const std::string ilat = Ns(t.intended_latency.Percentile(99));
+  const std::string lag = Ns(t.issue_lag.Percentile(99));
+  const std::string lat = Ns(t.latency.Percentile(99));
+  switch (IntendedTailOf(t)) {
+    case IntendedTail::kServiceLatency:
+      absl::StrAppend(&out, "  tail: ilat p99=", ilat,
+                      " is carried by service latency (lat p99=", lat,
+                      " >= lag p99=", lag, "): the device\n");
+      break;
+    case IntendedTail::kQueueFull:
+      absl::StrAppend(&out, "  tail: ilat p99=", ilat,
+                      " is carried by issue lag (lag p99=", lag,
+                      " > lat p99=", lat,
+                      "): I/Os waited for a queue slot, the device is "
+                      "behind the rate\n");
+      break;
+    case IntendedTail::kGenerator:
+      absl::StrAppend(&out, "  tail: ilat p99=", ilat,
+                      " is carried by issue lag (lag p99=", lag,
+                      " > lat p99=", lat,
+                      ") with the queue not full: the submitter itself "
+                      "issued late (short of CPU?), not the device\n");
+      break;
+    case IntendedTail::kNone:
+      break;
+  }
   return out;
 }
 

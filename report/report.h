@@ -31,10 +31,22 @@ std::string ShapeSummary(const WorkloadSpec& spec);
 // One job group: "randread bs=4.00KiB qd=8 cpus=0,1 distribution=zipf:1.2".
 std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& group);
 
+// Open loop: which part of the intended-time latency (ilat = issue lag +
+// service latency, per I/O) carries its tail, judged at p99: service
+// latency when its p99 is the larger, else issue lag, split by cause:
+// a full queue when at least 1 % of the I/Os were late, else the
+// generator (the submitter issued late with slots free). kNone in closed
+// loop. Names in JSON ("intended_tail"): "service_latency",
+// "issue_lag_queue_full", "issue_lag_generator".
+enum class IntendedTail { kNone, kServiceLatency, kQueueFull, kGenerator };
+IntendedTail IntendedTailOf(const ThreadSnapshot& t);
+absl::string_view IntendedTailName(IntendedTail tail);
+
 // Open loop only ("" when `total` has no intended-time latencies): the
-// "ilat" lines (min/mean/max and percentiles of the intended-time latency)
-// and "open loop: late=N of M I/Os ...", as FormatTextReport prints them
-// for the workload total. The fleet report prints its merged total with it.
+// "ilat" and "lag" lines (min/mean/max and percentiles of the intended-time
+// latency and of the issue lag), "open loop: late=N of M I/Os ..." and
+// "tail: ..." (IntendedTailOf), as FormatTextReport prints them for the
+// workload total. The fleet report prints its merged total with it.
 std::string OpenLoopText(const ThreadSnapshot& total);
 
 // One job group's two lines of FormatTextReport: "  group hot: <summary>\n"

@@ -49,6 +49,12 @@ absl::Status MergeInto(const v1::ThreadStats& stats, absl::string_view name,
         " open-loop I/Os: intended-time latency cannot be merged exactly "
         "without it"));
   }
+  if (!stats.has_issue_lag_histogram() && stats.issue_lag().count() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ".issue_lag_histogram is missing for ",
+        stats.issue_lag().count(),
+        " open-loop I/Os: issue lag cannot be merged exactly without it"));
+  }
   absl::StatusOr<ThreadSnapshot> t = ThreadFromProto(stats, name);
   if (!t.ok()) return t.status();
   merged->Merge(*t);

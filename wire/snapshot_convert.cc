@@ -221,6 +221,7 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   PercentilesToProto(t.completion_latency,
                      proto->mutable_completion_latency());
   PercentilesToProto(t.intended_latency, proto->mutable_intended_latency());
+  PercentilesToProto(t.issue_lag, proto->mutable_issue_lag());
   proto->set_late_ios(t.late_ios);
   proto->set_trim_ios(t.trim_ios);
   proto->set_trim_bytes(t.trim_bytes);
@@ -231,6 +232,7 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
     HistogramToProto(t.completion_latency,
                      proto->mutable_completion_histogram());
     HistogramToProto(t.intended_latency, proto->mutable_intended_histogram());
+    HistogramToProto(t.issue_lag, proto->mutable_issue_lag_histogram());
   }
 }
 
@@ -508,6 +510,8 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
        &t.completion_latency},
       {proto.has_intended_histogram(), proto.intended_histogram(),
        &t.intended_latency},
+      {proto.has_issue_lag_histogram(), proto.issue_lag_histogram(),
+       &t.issue_lag},
   };
   for (const auto& h : histograms) {
     if (!h.present) continue;
@@ -659,6 +663,7 @@ ThreadSnapshot IntervalDelta(const ThreadSnapshot& now,
   d.submit_latency.Subtract(before.submit_latency);
   d.completion_latency.Subtract(before.completion_latency);
   d.intended_latency.Subtract(before.intended_latency);
+  d.issue_lag.Subtract(before.issue_lag);
   return d;
 }
 

@@ -81,10 +81,16 @@ struct Families {
       "Open loop: latency of completed logical I/Os from their intended "
       "issue time (queueing for a slot included).",
       MetricType::Histogram};
+  MetricFamily issue_lag{
+      "blkperf_io_issue_lag_seconds",
+      "Open loop: issue lag of completed logical I/Os, from their intended "
+      "issue time to their submission (a wait for a queue slot or a late "
+      "generator); intended latency = issue lag + latency per I/O.",
+      MetricType::Histogram};
   MetricFamily late_ios{
       "blkperf_late_ios_total",
-      "Open loop: I/Os issued after their intended time because the queue "
-      "depth was full.",
+      "Open loop: I/Os issued after their intended time because every queue "
+      "slot was taken when they were due.",
       MetricType::Counter};
   MetricFamily sync_ios{"blkperf_sync_ios_total",
                         "fsync/fdatasync calls completed (not in ios).",
@@ -184,6 +190,7 @@ struct Families {
                             &submitter_cpu,
                             &latency,
                             &intended_latency,
+                            &issue_lag,
                             &late_ios,
                             &sync_ios,
                             &slo_done,
@@ -485,6 +492,9 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     ClientMetric& intended = f.intended_latency.metric.emplace_back();
     intended.label = with_target;
     intended.histogram = ToPrometheusHistogram(s.total.intended_latency);
+    ClientMetric& lag = f.issue_lag.metric.emplace_back();
+    lag.label = with_target;
+    lag.histogram = ToPrometheusHistogram(s.total.issue_lag);
   }
   AddSloSeries(s.slo, workload, f);
   for (const GroupSnapshot& g : s.groups) {

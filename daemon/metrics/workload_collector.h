@@ -12,9 +12,9 @@
 // backslash or comma inside a path preceded by a backslash; every
 // workload series also carries run_id when the workload has one):
 //   ios_total, bytes_total            counters, + op="read"|"write"|"trim"
-//   late_ios_total                    counter, open-loop workloads: I/Os a
-//                                     full queue held past their intended
-//                                     time
+//   late_ios_total                    counter, open-loop workloads: I/Os
+//                                     due while every queue slot was taken
+//                                     (issued after their intended time)
 //   sync_ios_total                    counter, from the start at 0 where
 //                                     the spec syncs (or once syncs
 //                                     completed)
@@ -36,6 +36,9 @@
 //   io_latency_seconds                histogram (see latency_buckets.h)
 //   io_intended_latency_seconds       histogram, open-loop workloads: from
 //                                     each I/O's intended issue time
+//   io_issue_lag_seconds              histogram, open-loop workloads: from
+//                                     each I/O's intended issue time to
+//                                     its submission
 // Per SLO-search workload (workload, + objective="p99<1ms"):
 //   slo_done, slo_best_iops, slo_knee_iops, slo_max_iops     gauges
 // and per step (workload, step="0".."31"): slo_step_asked_iops,

@@ -527,6 +527,7 @@ TEST(WorkloadCollectorTest, OpenLoopTrimsSyncsAndTheSloSearch) {
   t.late_ios = 4;
   t.sync_ios = 3;
   for (int i = 0; i < 37; ++i) t.intended_latency.Record(5'000'000);
+  for (int i = 0; i < 37; ++i) t.issue_lag.Record(4'000'000);
   WorkloadMetricsView v = View("w1", {t});
   v.op = "randwrite";
   v.open_loop = true;
@@ -546,6 +547,7 @@ TEST(WorkloadCollectorTest, OpenLoopTrimsSyncsAndTheSloSearch) {
   EXPECT_THAT(s, Contains("blkperf_late_ios_total{" + cpu + "} 4"));
   EXPECT_THAT(s, Contains("blkperf_sync_ios_total{" + cpu + "} 3"));
   EXPECT_THAT(s, Contains(R"(blkperf_io_intended_latency_seconds_count{workload="w1",target="/dev/zram0"} 37)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_io_issue_lag_seconds_count{workload="w1",target="/dev/zram0"} 37)"));
   const std::string objective = R"(workload="w1",objective="p99<1ms")";
   EXPECT_THAT(s, Contains("blkperf_slo_best_iops{" + objective + "} 4500"));
   EXPECT_THAT(s, Contains("blkperf_slo_max_iops{" + objective + "} 9000"));
@@ -557,6 +559,7 @@ TEST(WorkloadCollectorTest, OpenLoopTrimsSyncsAndTheSloSearch) {
   const std::string closed = CollectText({View("w2", {Thread(0, 0, 5, 5)})});
   EXPECT_THAT(closed, Not(HasSubstr("blkperf_late_ios_total")));
   EXPECT_THAT(closed, Not(HasSubstr("blkperf_io_intended_latency_seconds")));
+  EXPECT_THAT(closed, Not(HasSubstr("blkperf_io_issue_lag_seconds")));
   EXPECT_THAT(closed, Not(HasSubstr("blkperf_slo_")));
   EXPECT_THAT(closed, Not(HasSubstr(R"(op="trim")")));
 }

@@ -898,6 +898,14 @@ inline SubmitterThread::Finished SubmitterThread::FinishOther(
       if (done.timed && open_loop_) {
         stats_.intended_latency.Record(
             static_cast<uint64_t>(now_ns - req->intended_ns));
+        // Issue lag: its turn's submit stamp less its intended time, so
+        // per I/O intended_latency = issue_lag + latency exactly. Never
+        // negative: Prepare takes only I/Os already due.
+        const int64_t submit_ns =
+            turns_->stamps(CompletionTag<Request>(cqe.user_data).turn_slot())
+                .submit_ns;
+        stats_.issue_lag.Record(static_cast<uint64_t>(
+            std::max<int64_t>(0, submit_ns - req->intended_ns)));
       }
     } else {
       if (req->is_write) {
@@ -1176,9 +1184,12 @@ void SubmitterThread::Run(Cache& cache) {
     } else if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
       to_wait = std::min(complete_batch_, inflight_);
     }
-    // Shaped loop: a wait that starts with every slot taken (and submits
-    // nothing that could complete inline) lasts until the device frees one.
-    const bool full_wait = kShaped && prepped == 0 && inflight_ >= queue_depth_;
+    // Shaped loop: a wait that starts with every slot taken lasts until the
+    // device frees one, so an I/O due before it ends waits for a slot. This
+    // holds whether or not this turn filled the last slots (in sustained
+    // overload every turn refills the slots the last reap freed, then
+    // waits with the queue full).
+    const bool full_wait = kShaped && inflight_ >= queue_depth_;
     // The batch's stamps are taken right around the enter (io_turn.h); the
     // wait is bounded so stop, the end and io_timeout are seen in time.
     // Open loop submits, then waits for a completion or the next intended
@@ -1529,6 +1540,7 @@ void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
   stats_.submit_latency.SnapshotTo(&out->submit_latency);
   stats_.completion_latency.SnapshotTo(&out->completion_latency);
   stats_.intended_latency.SnapshotTo(&out->intended_latency);
+  stats_.issue_lag.SnapshotTo(&out->issue_lag);
   out->late_ios = stats_.late_ios.Get();
   out->trim_ios = stats_.trim_ios.Get();
   out->trim_bytes = stats_.trim_bytes.Get();

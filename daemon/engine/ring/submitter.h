@@ -126,6 +126,7 @@ struct alignas(64) ThreadStats {
   // The shaped loop's (open loop, trims, syncs); snapshot.h says what they
   // count.
   LiveLatencyHistogram intended_latency;
+  LiveLatencyHistogram issue_lag;
   SingleWriterCounter late_ios;
   SingleWriterCounter trim_ios;
   SingleWriterCounter trim_bytes;
@@ -542,8 +543,9 @@ class SubmitterThread {
   RatePacer pacer_;
   bool open_loop_ = false;
   uint32_t rate_generation_ = 0;
-  // Latest time the queue was seen full with I/O waiting for a slot: an
-  // I/O intended at or before it was late because of the queue depth.
+  // The reap stamp of the latest turn that waited with every slot taken:
+  // an I/O intended at or before it and issued after it was due while the
+  // queue was full, so it is late because of the queue depth.
   int64_t queue_full_seen_ns_ = 0;
   uint32_t writes_to_sync_ = 0;   // writes left before the next sync
   bool sync_pending_ = false;
