@@ -103,6 +103,10 @@ double ThreadSnapshot::BytesPerSecond(absl::Duration elapsed) const {
   return seconds > 0 ? static_cast<double>(bytes) / seconds : 0;
 }
 
+double ThreadSnapshot::MeanInflight(absl::Duration elapsed) const {
+  return Iops(elapsed) * latency.Mean() / 1e9;
+}
+
 double ThreadSnapshot::IosPerCall() const {
   return enter_calls > 0
              ? static_cast<double>(ios) / static_cast<double>(enter_calls)

@@ -121,6 +121,10 @@ struct ThreadSnapshot {
   double Iops(absl::Duration elapsed) const;
   double BytesPerSecond(absl::Duration elapsed) const;
   double IosPerCall() const;
+  // The queue depth achieved: the mean number of logical I/Os in flight
+  // over `elapsed`, by Little's law, iops x mean total latency (submission
+  // to reap). 0 without latencies (latency_tracking off).
+  double MeanInflight(absl::Duration elapsed) const;
 };
 
 // How the rings were actually set up, after feature probing and fallbacks.

@@ -137,6 +137,7 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"bytes_per_second\":", Number(t.BytesPerSecond(elapsed)),
       ",\"sqes\":", t.sqes, ",\"enter_calls\":", t.enter_calls,
       ",\"ios_per_call\":", Number(t.IosPerCall()),
+      ",\"mean_inflight\":", Number(t.MeanInflight(elapsed)),
       ",\"inflight\":", t.inflight,
       ",\"cache_hits\":", t.cache_hits, ",\"cache_misses\":", t.cache_misses,
       ",\"user_cpu_seconds\":", Number(t.user_cpu_seconds),
@@ -411,6 +412,24 @@ absl::string_view IntendedTailName(IntendedTail tail) {
   return "";
 }
 
+std::string RequestCacheText(RequestCacheMode mode, const ThreadSnapshot& t) {
+  if (mode == RequestCacheMode::kShared) {
+    // Every Get takes from the one pool under its lock: no "hit" exists,
+    // and no take allocates (the pool's objects are made at setup).
+    return absl::StrCat(
+        "  request cache: shared: ", t.cache_misses,
+        " requests taken from the shared pool (under its lock; its objects "
+        "were all made at setup, none per I/O)\n");
+  }
+  const uint64_t gets = t.cache_hits + t.cache_misses;
+  return absl::StrCat(
+      "  request cache: ", RequestCacheModeName(mode), " hits=", t.cache_hits,
+      " (thread's own cache) misses=", t.cache_misses,
+      " (taken from the shared pool; none allocates) (hit rate ",
+      Percent(static_cast<double>(t.cache_hits), static_cast<double>(gets)),
+      ")\n");
+}
+
 std::string OpenLoopText(const ThreadSnapshot& t) {
   if (t.intended_latency.Count() == 0) return "";
   std::string out;
@@ -649,6 +668,16 @@ std::string FormatTextReport(const WorkloadSpec& spec,
         "  write: IOPS=", FormatCount(t.write_ios / std::max(seconds, 1e-9)),
         " BW=", FormatBytes(t.write_bytes / std::max(seconds, 1e-9)), "/s\n");
   }
+  if (t.latency.Count() != 0 && !s.threads.empty()) {
+    const double per_thread =
+        t.MeanInflight(s.elapsed) / static_cast<double>(s.threads.size());
+    absl::StrAppend(
+        &out, "  depth: ", absl::StrFormat("%.2f", per_thread),
+        " I/Os in flight on average per thread",
+        spec.groups.empty() ? absl::StrCat(" of qd=", spec.queue_depth, " asked")
+                            : "",
+        " (Little's law: IOPS x mean lat)\n");
+  }
   absl::StrAppend(&out, "  IOs per syscall: ",
                   absl::StrFormat("%.2f", t.IosPerCall()), " (", t.enter_calls,
                   " io_uring_enter calls, ", t.sqes, " SQEs)\n");
@@ -662,24 +691,11 @@ std::string FormatTextReport(const WorkloadSpec& spec,
     AppendLatency("lat", "total = slat + clat", t.latency, &out);
     AppendLatency("slat", "submission", t.submit_latency, &out);
     AppendLatency("clat", "completion", t.completion_latency, &out);
-    if (spec.latency_mode == LatencyMode::kBatch) {
-      absl::StrAppend(
-          &out, "  (latency_mode batch: an enter that submits also waits for "
-                "complete_batch=", spec.complete_batch,
-          " completions; that wait counts as slat, and I/Os done during it "
-          "have clat 0. latency_mode per_io splits them as fio does.)\n");
-    }
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }
   absl::StrAppend(&out, ShapeText(t, seconds));
-  const uint64_t gets = t.cache_hits + t.cache_misses;
-  absl::StrAppend(&out, "  request cache: ",
-                  RequestCacheModeName(spec.request_cache),
-                  " hits=", t.cache_hits, " misses=", t.cache_misses,
-                  " (hit rate ", Percent(static_cast<double>(t.cache_hits),
-                                         static_cast<double>(gets)),
-                  ")\n");
+  absl::StrAppend(&out, RequestCacheText(spec.request_cache, t));
   absl::StrAppend(&out, "  split: ", s.split_strategy, "  pieces per I/O: ",
                   absl::StrFormat("%.2f", t.ios != 0 ? static_cast<double>(t.sqes) / t.ios : 0.0));
   if (s.device.available) {

@@ -31,6 +31,11 @@ std::string ShapeSummary(const WorkloadSpec& spec);
 // One job group: "randread bs=4.00KiB qd=8 cpus=0,1 distribution=zipf:1.2".
 std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& group);
 
+// The "request cache:" line: per_cpu's hits (the thread's own cache) and
+// misses (taken from the shared pool); shared's takes from the pool (it
+// has no hits). No take allocates: every request is made at setup.
+std::string RequestCacheText(RequestCacheMode mode, const ThreadSnapshot& t);
+
 // Open loop: which part of the intended-time latency (ilat = issue lag +
 // service latency, per I/O) carries its tail, judged at p99: service
 // latency when its p99 is the larger, else issue lag, split by cause:

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/histogram.h"
 #include "model/snapshot.h"
@@ -121,6 +122,66 @@ TEST(StatusLineTest, IntervalRateFromTwoSnapshots) {
   after.total.read_ios = after.total.ios;
   const std::string line = FormatStatusLine(before, after);
   EXPECT_TRUE(absl::StrContains(line, "IOPS=2.0k")) << line;
+}
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// An open-loop total of 1000 I/Os: service latency `lat_ns` each, issue
+// lag `lag_ns` each (so intended-time latency is their sum), `late` late.
+ThreadSnapshot OpenLoop(uint64_t lat_ns, uint64_t lag_ns, uint64_t late) {
+  ThreadSnapshot t;
+  t.ios = 1000;
+  t.late_ios = late;
+  for (int i = 0; i < 1000; ++i) {
+    t.latency.Record(lat_ns);
+    t.issue_lag.Record(lag_ns);
+    t.intended_latency.Record(lat_ns + lag_ns);
+  }
+  return t;
+}
+
+TEST(IntendedTailTest, NamesThePartThatCarriesTheTail) {
+  EXPECT_EQ(IntendedTailOf(ThreadSnapshot{}), IntendedTail::kNone);
+  EXPECT_EQ(IntendedTailOf(OpenLoop(5'000'000, 10'000, 0)),
+            IntendedTail::kServiceLatency);
+  // Lag carries it: with 1 % or more late, the full queue ...
+  EXPECT_EQ(IntendedTailOf(OpenLoop(100'000, 5'000'000, 10)),
+            IntendedTail::kQueueFull);
+  // ... else the generator itself.
+  EXPECT_EQ(IntendedTailOf(OpenLoop(100'000, 5'000'000, 9)),
+            IntendedTail::kGenerator);
+}
+
+TEST(OpenLoopTextTest, PrintsLagLateAndTheTail) {
+  EXPECT_EQ(OpenLoopText(ThreadSnapshot{}), "");
+  const std::string generator = OpenLoopText(OpenLoop(100'000, 5'000'000, 0));
+  EXPECT_THAT(generator, HasSubstr("  lag percentiles: "));
+  EXPECT_THAT(generator, HasSubstr("late=0 of 1000"));
+  EXPECT_THAT(generator, HasSubstr("carried by issue lag"));
+  EXPECT_THAT(generator, HasSubstr("not the device"));
+  const std::string device = OpenLoopText(OpenLoop(5'000'000, 10'000, 0));
+  EXPECT_THAT(device, HasSubstr("carried by service latency"));
+}
+
+TEST(RequestCacheTextTest, SharedSaysWhatThePoolDid) {
+  ThreadSnapshot t;
+  t.cache_misses = 500;
+  const std::string shared = RequestCacheText(RequestCacheMode::kShared, t);
+  EXPECT_THAT(shared, HasSubstr("500 requests taken from the shared pool"));
+  EXPECT_THAT(shared, Not(HasSubstr("hit rate")));
+  t.cache_hits = 1500;
+  const std::string own = RequestCacheText(RequestCacheMode::kPerCpu, t);
+  EXPECT_THAT(own, HasSubstr("hits=1500"));
+  EXPECT_THAT(own, HasSubstr("hit rate 75.0%"));
+}
+
+TEST(MeanInflightTest, IsLittlesLaw) {
+  ThreadSnapshot t;
+  t.ios = 100'000;  // over 1 s: 100k IOPS
+  for (int i = 0; i < 100'000; ++i) t.latency.Record(320'000);  // 320 us
+  EXPECT_NEAR(t.MeanInflight(absl::Seconds(1)), 32.0, 1e-9);
+  EXPECT_EQ(ThreadSnapshot{}.MeanInflight(absl::Seconds(1)), 0.0);
 }
 
 }  // namespace

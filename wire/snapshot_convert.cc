@@ -216,6 +216,7 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   proto->set_iops(t.Iops(elapsed));
   proto->set_bytes_per_second(t.BytesPerSecond(elapsed));
   proto->set_ios_per_call(t.IosPerCall());
+  proto->set_mean_inflight(t.MeanInflight(elapsed));
   PercentilesToProto(t.latency, proto->mutable_latency());
   PercentilesToProto(t.submit_latency, proto->mutable_submit_latency());
   PercentilesToProto(t.completion_latency,

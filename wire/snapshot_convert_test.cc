@@ -209,6 +209,8 @@ void ExpectSameThread(const ThreadSnapshot& a, const ThreadSnapshot& b) {
   EXPECT_TRUE(a.latency == b.latency);
   EXPECT_EQ(a.latency.Percentile(99), b.latency.Percentile(99));
   EXPECT_TRUE(a.intended_latency == b.intended_latency);
+  EXPECT_EQ(a.issue_lag.Count(), b.issue_lag.Count());
+  EXPECT_TRUE(a.issue_lag == b.issue_lag);
   EXPECT_EQ(a.late_ios, b.late_ios);
   EXPECT_EQ(a.trim_ios, b.trim_ios);
   EXPECT_EQ(a.trim_bytes, b.trim_bytes);
@@ -246,6 +248,7 @@ ThreadSnapshot Counters(int index, uint64_t ios, uint64_t latency_ns) {
     t.submit_latency.Record(latency_ns / 4 + i * 7);
     t.completion_latency.Record(latency_ns - latency_ns / 4 + i * 30);
     t.intended_latency.Record(2 * latency_ns + i * 41);
+    t.issue_lag.Record(latency_ns + i * 4);
   }
   t.late_ios = ios / 10;
   t.trim_ios = ios / 5;

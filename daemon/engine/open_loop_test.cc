@@ -133,6 +133,42 @@ TEST(OpenLoopFuseTest, StalledDeviceShowsInTheIntendedTimeTail) {
   // a few more while the backlog drained; far from all of them.
   EXPECT_GE(t.late_ios, 150u);
   EXPECT_LE(t.late_ios, t.ios / 2);
+  // The stall's tail is issue lag (the wait for a slot), over the same
+  // I/Os as the intended time.
+  ASSERT_EQ(t.issue_lag.Count(), t.ios);
+  EXPECT_GE(t.issue_lag.Percentile(99.9), 150'000'000u);
+}
+
+// Sustained overload: a device serving one read at a time in 500 us (about
+// 2000 a second) asked for 4000 at QD 16. Every turn refills the slots its
+// reap freed and waits with the queue full again, so nearly every I/O is
+// due while all 16 slots are taken: late, though no turn ever waits
+// without submitting. Per I/O, intended-time latency = issue lag + service
+// latency, so their means add up (to the histograms' rounding of means:
+// none, the sums are exact).
+TEST(OpenLoopFuseTest, SustainedOverloadCountsNearlyEveryIoLate) {
+  StallingFuseFile fuse({"--service_us=500"});
+  if (!fuse.ok()) GTEST_SKIP() << fuse.why();
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = fuse.path()});
+  spec.direct = false;
+  spec.queue_depth = 16;
+  spec.rate_iops = 4000;
+  spec.runtime = absl::Milliseconds(1500);
+  spec.io_timeout = absl::Seconds(5);
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  (*w)->Wait();
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  ASSERT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
+  const ThreadSnapshot& t = s.total;
+  ASSERT_GT(t.ios, 500u);
+  EXPECT_LT(t.ios, 4000u * 3 / 2 * 3 / 4) << "the device kept up";
+  EXPECT_GT(t.late_ios, t.ios * 3 / 4);
+  ASSERT_EQ(t.issue_lag.Count(), t.intended_latency.Count());
+  EXPECT_NEAR(t.issue_lag.Mean() + t.latency.Mean(),
+              t.intended_latency.Mean(), 1e-6 * t.intended_latency.Mean());
+  EXPECT_GT(t.issue_lag.Percentile(99), t.latency.Percentile(99));
 }
 
 // A device serving one read at a time, each in 500 us: a queue of capacity

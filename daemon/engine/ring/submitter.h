@@ -194,6 +194,10 @@ struct alignas(64) SubmitterControl {
   mutable IoWorkerCpu io_worker_cpu;
 };
 
+// The note a closed-loop run in latency_mode batch carries: its slat and
+// clat are not fio's (the enter that submits also waits for completions).
+std::string BatchLatencyNote(uint32_t complete_batch);
+
 // Queue limits of a target as the splitter wants them.
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target);
 
