@@ -62,12 +62,16 @@ int64_t FindPatternMismatch(uint64_t seed, uint64_t offset, const void* buf,
     if (ABSL_PREDICT_TRUE(DiffWords(seed, offset + byte, in + byte, n) == 0)) {
       continue;
     }
-    // Slow path: a block differs; find the word.
+    // Slow path: a block differs; find the word, then the byte in it.
     for (size_t i = 0; i < n; ++i) {
-      if (DiffWords(seed, offset + byte + i * kWord, in + byte + i * kWord,
-                    1) != 0) {
-        return static_cast<int64_t>(byte + i * kWord);
-      }
+      const size_t at = byte + i * kWord;
+      if (DiffWords(seed, offset + at, in + at, 1) == 0) continue;
+      unsigned char expected[kWord];
+      const uint64_t word = PatternWord(seed, offset + at);
+      std::memcpy(expected, &word, kWord);
+      size_t j = 0;
+      while (j + 1 < kWord && in[at + j] == expected[j]) ++j;
+      return static_cast<int64_t>(at + j);
     }
   }
   return -1;

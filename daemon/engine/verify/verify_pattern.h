@@ -40,8 +40,8 @@ constexpr uint64_t PatternWord(uint64_t seed, uint64_t offset) {
 void FillPattern(uint64_t seed, uint64_t offset, void* buf, size_t len);
 
 // Checks `buf`, read from target bytes [offset, offset + len), against the
-// pattern. Returns the byte offset within `buf` of the first 8-byte word that
-// differs, or -1 if every word matches.
+// pattern. Returns the byte offset within `buf` of the first byte that
+// differs, or -1 if every byte matches.
 // REQUIRES: offset % 8 == 0 and len % 8 == 0. `buf` needs no alignment.
 [[nodiscard]] int64_t FindPatternMismatch(uint64_t seed, uint64_t offset,
                                           const void* buf, size_t len);

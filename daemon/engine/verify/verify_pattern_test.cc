@@ -66,7 +66,7 @@ TEST(VerifyPatternTest, RoundTripsForManyLengthsOffsetsAndAlignments) {
   }
 }
 
-TEST(VerifyPatternTest, FindsSingleBitFlipAtItsWord) {
+TEST(VerifyPatternTest, FindsSingleBitFlipAtItsByte) {
   constexpr size_t kLen = 64 * 1024;
   Buffer buf(kLen, 0);
   // First word, block boundaries of the checker, a byte inside a word, the
@@ -77,7 +77,7 @@ TEST(VerifyPatternTest, FindsSingleBitFlipAtItsWord) {
       FillPattern(3, 8192, buf.data(), kLen);
       buf.data()[byte] ^= static_cast<unsigned char>(1u << bit);
       EXPECT_EQ(FindPatternMismatch(3, 8192, buf.data(), kLen),
-                static_cast<int64_t>(byte / 8 * 8))
+                static_cast<int64_t>(byte))
           << "flipped bit " << bit << " of byte " << byte;
     }
   }
@@ -87,8 +87,9 @@ TEST(VerifyPatternTest, ReportsTheFirstOfSeveralMismatches) {
   Buffer buf(8192, 0);
   FillPattern(3, 0, buf.data(), buf.size());
   buf.data()[6000] ^= 1;
-  buf.data()[1000] ^= 1;
-  EXPECT_EQ(FindPatternMismatch(3, 0, buf.data(), buf.size()), 1000);
+  buf.data()[1005] ^= 1;
+  buf.data()[1006] ^= 1;
+  EXPECT_EQ(FindPatternMismatch(3, 0, buf.data(), buf.size()), 1005);
 }
 
 TEST(VerifyPatternTest, DependsOnOffsetNotOnHowTheRangeIsSplit) {
