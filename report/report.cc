@@ -168,15 +168,20 @@ void AppendLatency(absl::string_view name, absl::string_view what,
   absl::StrAppend(out, "  ", name, " percentiles: ", LatencyLine(h), "\n");
 }
 
+}  // namespace
+
 std::string ErrorSitesText(const WorkloadSnapshot& s) {
   std::vector<std::string> parts;
   for (const ErrorSite& site : s.error_sites) {
-    parts.push_back(absl::StrCat(site.target, "@", site.offset));
+    // A verify mismatch's site is its first wrong byte, not the I/O's
+    // offset (ErrorSite.offset): say so where it is listed.
+    parts.push_back(absl::StrCat(site.target, "@", site.offset,
+                                 site.errno_value == kVerifyMismatchErrno
+                                     ? "(first wrong byte)"
+                                     : ""));
   }
   return absl::StrJoin(parts, " ");
 }
-
-}  // namespace
 
 std::string VerifyText(const VerifySummary& v) {
   if (!v.enabled) return "";
@@ -748,7 +753,8 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
   if (!s.error_sites.empty()) {
     absl::StrAppend(&out, "  failed I/Os: ", t.ErrorTotal(), " counted; the first ",
-                    s.error_sites.size(), " at (target@offset): ",
+                    s.error_sites.size(), " at (target@byte offset of the I/O, "
+                    "or of a verify mismatch's first wrong byte): ",
                     ErrorSitesText(s), "\n");
   }
   absl::StrAppend(&out, VerifyText(s.verify));

@@ -36,6 +36,11 @@ std::string GroupSummary(const WorkloadSpec& spec, const JobGroupSpec& group);
 // has no hits). No take allocates: every request is made at setup.
 std::string RequestCacheText(RequestCacheMode mode, const ThreadSnapshot& t);
 
+// The failed I/Os' sites, "target@offset" each, space-separated: the I/O's
+// byte offset, or for a verify mismatch its first wrong byte, marked
+// "(first wrong byte)".
+std::string ErrorSitesText(const WorkloadSnapshot& s);
+
 // Open loop: which part of the intended-time latency (ilat = issue lag +
 // service latency, per I/O) carries its tail, judged at p99: service
 // latency when its p99 is the larger, else issue lag, split by cause:

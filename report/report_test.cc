@@ -176,6 +176,14 @@ TEST(RequestCacheTextTest, SharedSaysWhatThePoolDid) {
   EXPECT_THAT(own, HasSubstr("hit rate 75.0%"));
 }
 
+TEST(ErrorSitesTextTest, MarksAVerifyMismatchAsItsFirstWrongByte) {
+  WorkloadSnapshot s;
+  s.error_sites.push_back({.errno_value = 5, .target = "/dev/x", .offset = 8192});
+  s.error_sites.push_back(
+      {.errno_value = kVerifyMismatchErrno, .target = "/dev/x", .offset = 12287});
+  EXPECT_EQ(ErrorSitesText(s), "/dev/x@8192 /dev/x@12287(first wrong byte)");
+}
+
 TEST(MeanInflightTest, IsLittlesLaw) {
   ThreadSnapshot t;
   t.ios = 100'000;  // over 1 s: 100k IOPS
