@@ -38,8 +38,11 @@
 #include "daemon/engine/ring/io_prep.h"
 #include "daemon/engine/ring/io_turn.h"
 #include "daemon/engine/ring/request_cache.h"
+#include "daemon/engine/ring/request.h"
 #include "daemon/engine/ring/ring_sizing.h"
 #include "daemon/engine/ring/start_gate.h"
+#include "daemon/engine/ring/submitter_control.h"
+#include "daemon/engine/ring/thread_stats.h"
 #include "daemon/engine/ring/turn_clock.h"
 #include "daemon/engine/ring/turn_log.h"
 #include "daemon/engine/shape/io_shaper.h"
@@ -52,147 +55,6 @@
 #include "model/snapshot.h"
 
 namespace blkperf::internal {
-
-// What a Request is (the shaped loop's accounting; the plain loop only uses
-// is_write).
-enum IoKind : uint8_t { kReadIo = 0, kWriteIo = 1, kTrimIo = 2, kSyncIo = 3 };
-inline constexpr int kIoKinds = 4;
-
-// A logical I/O in flight. Lives in arrays sized at setup; the request caches
-// hand out pointers to these, and the pointer, tagged (completion_tag.h), is
-// the SQE's user_data. A whole I/O that completes in full is accounted from
-// its tag alone, so only a piece, a failure, verify or the shaped loop reads
-// the fields below at completion.
-struct alignas(64) Request {
-  uint64_t offset = 0;     // device offset of the logical I/O
-  uint32_t length = 0;
-  uint16_t target = 0;     // index into the workload's targets
-  uint16_t buffer = 0;     // registered buffer slot of the submitter
-  bool is_write = false;
-  // 1, 0 and 0 whenever the request is free (a reap that reads the request
-  // resets them; only a split I/O's Prepare sets pieces_left).
-  uint32_t pieces_left = 1;
-  int32_t result = 0;      // first failing piece's negative errno, else 0
-  uint32_t done_bytes = 0; // bytes its completed pieces transferred
-  uint32_t verify_value = 0;  // verify: VerifyTracker::Begin's result
-  // Shaped loop only: its place in the open-loop schedule (rate_pacer.h),
-  // its kind, and whether a full queue held it past that time.
-  int64_t intended_ns = 0;
-  uint8_t kind = kReadIo;
-  uint8_t late = 0;
-};
-
-// A counter written by exactly one thread and read by others: relaxed load +
-// store (never a read-modify-write), so the writer pays a plain add.
-class SingleWriterCounter {
- public:
-  // Always inlined: a call from the I/O loop would run code on a page of
-  // its own (a page walk a turn after the kernel flushed the TLB).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(uint64_t n) {
-    value_.store(value_.load(std::memory_order_relaxed) + n,
-                 std::memory_order_relaxed);
-  }
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Set(uint64_t n) {
-    value_.store(n, std::memory_order_relaxed);
-  }
-  uint64_t Get() const { return value_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<uint64_t> value_{0};
-};
-
-// Errno slots: real errnos 1..kMaxErrno-1, then the two pseudo errnos.
-inline constexpr int kMaxErrno = 134;
-inline constexpr int kShortTransferSlot = kMaxErrno;
-inline constexpr int kVerifyMismatchSlot = kMaxErrno + 1;
-inline constexpr int kErrorSlots = kMaxErrno + 2;
-
-// Written only by the owning submitter. Its own cache lines.
-struct alignas(64) ThreadStats {
-  SingleWriterCounter ios;
-  SingleWriterCounter bytes;
-  SingleWriterCounter read_ios;
-  SingleWriterCounter read_bytes;
-  SingleWriterCounter write_ios;
-  SingleWriterCounter write_bytes;
-  SingleWriterCounter sqes;
-  SingleWriterCounter enter_calls;
-  SingleWriterCounter inflight;
-  SingleWriterCounter error_total;
-  std::array<SingleWriterCounter, kErrorSlots> errors;
-  LiveLatencyHistogram latency;
-  LiveLatencyHistogram submit_latency;
-  LiveLatencyHistogram completion_latency;
-  // The shaped loop's (open loop, trims, syncs); snapshot.h says what they
-  // count.
-  LiveLatencyHistogram intended_latency;
-  LiveLatencyHistogram issue_lag;
-  SingleWriterCounter late_ios;
-  SingleWriterCounter trim_ios;
-  SingleWriterCounter trim_bytes;
-  SingleWriterCounter sync_ios;
-};
-
-// One failed I/O's site, claimed by index by the submitter that saw it.
-struct ErrorSiteSlot {
-  int errno_value = 0;
-  uint16_t target = 0;
-  uint64_t offset = 0;
-  std::atomic<bool> ready{false};  // release-stored once the fields are set
-};
-
-// The workload-wide control block the submitters read (and only Workload
-// writes, apart from `first_error_claimed`).
-struct alignas(64) SubmitterControl {
-  // Set by Workload before `go`: absolute CLOCK_MONOTONIC nanoseconds.
-  int64_t measure_start_ns = 0;
-  int64_t end_ns = 0;  // 0: no time limit
-  // Opened once, by Workload, to release every submitter at the same moment.
-  StartGate go;
-  // Set before `go`: 0 starts I/O as soon as the gate opens; otherwise each
-  // submitter leaves the gate a little ahead and waits for this instant of
-  // CLOCK_MONOTONIC itself (start_instant.h), on its own CPU.
-  int64_t start_at_ns = 0;
-  std::atomic<bool> abort{false};  // setup failed elsewhere: exit without I/O
-  alignas(64) std::atomic<bool> stop{false};  // read once per loop turn
-  // The submitter whose error stops the workload claims this first.
-  alignas(64) std::atomic<bool> first_error_claimed{false};
-  FirstError first_error;  // written by the claimant, then published
-  std::atomic<bool> first_error_published{false};
-  // An error that ends the workload even under continue_on_error: an I/O
-  // outstanding past io_timeout, or a failed io_uring_enter. Claimed,
-  // written, then published, like first_error.
-  alignas(64) std::atomic<bool> fatal_claimed{false};
-  FirstError fatal_error;
-  std::atomic<bool> fatal_published{false};
-  // The first kMaxErrorSites failed I/Os: a submitter claims slot
-  // `error_sites_claimed++` on its error path (never on a successful I/O).
-  std::atomic<uint32_t> error_sites_claimed{0};
-  std::array<ErrorSiteSlot, kMaxErrorSites> error_sites;
-  SharedRequestPool<Request>* shared_requests = nullptr;
-  // Pieces per logical I/O the rings are sized for (every strategy a
-  // workload may switch to must fit).
-  uint32_t piece_capacity = 1;
-  // Live split-strategy switching: Workload writes split_strategies[g] and
-  // then publishes g with a release store; submitters poll the generation
-  // once per loop turn (one relaxed load of a read-mostly line) and rebuild
-  // their splitters when it changes. Entries are never rewritten.
-  alignas(64) std::atomic<uint32_t> split_generation{0};
-  std::array<SplitStrategy, kMaxAbSwitches + 1> split_strategies{};
-  // spec.verify: the generation tables (owned by Workload).
-  const VerifySetup* verify = nullptr;
-  // Open-loop rates of the shaped loop, per thread, by generation. Entry 0
-  // is unused (each thread starts at its own group's rate); later ones are
-  // the SLO search's steps, the same for every thread. Workload writes
-  // rates[g] then publishes g with a release store; submitters poll it
-  // once per loop turn and restart their schedule when it changes.
-  alignas(64) std::atomic<uint32_t> rate_generation{0};
-  std::array<RatePacer::Rate, kMaxSloSteps + 1> rates{};
-  // CPU of the submitters' io-wq and SQPOLL threads: sampled by whoever
-  // takes a snapshot (SampleIoWorkers, once for all submitters) and by each
-  // submitter before its ring goes; never on the I/O path.
-  mutable IoWorkerCpu io_worker_cpu;
-};
 
 // The note a closed-loop run in latency_mode batch carries: its slat and
 // clat are not fio's (the enter that submits also waits for completions).
