@@ -68,12 +68,14 @@ grep -q '^  lag percentiles: ' "$dir/over.txt" || fail "no lag line in the text 
 grep -q '^  tail: ilat p99=.* is carried by issue lag .*queue slot' "$dir/over.txt" ||
   fail "the text report does not say the full queue carries the tail"
 
-# Below capacity nothing is late and the tail is the device's.
+# Below capacity nothing is late: at 1000 a second 16 slots fill only if
+# some read takes 15 ms or more (the server starved of CPU on a loaded
+# host; then late I/Os are real), so without one late_ios must be 0.
 "$blkperfd" run --target="$mnt/data" --nodirect --qd=16 --rate_iops=1000 \
   --runtime=2s --json --data_dir="$dir/data" > "$dir/under.json"
-echo "under capacity: late_ios=$(json "$dir/under.json" 'r["total"]["late_ios"]') of $(json "$dir/under.json" 'r["total"]["ios"]')"
-[[ $(json "$dir/under.json" 'r["total"]["late_ios"] * 100 < r["total"]["ios"]') == True ]] ||
-  fail "late_ios counted below capacity"
+echo "under capacity: late_ios=$(json "$dir/under.json" 'r["total"]["late_ios"]') of $(json "$dir/under.json" 'r["total"]["ios"]'), slowest read $(json "$dir/under.json" 'r["total"]["latency"]["max_ns"]') ns"
+[[ $(json "$dir/under.json" 'r["total"]["latency"]["max_ns"] >= 15e6 or r["total"]["late_ios"] == 0') == True ]] ||
+  fail "late_ios counted below capacity with no read slow enough to fill the queue"
 
 set +e
 "$blkperfd" run --target="$mnt/data" --nodirect --distribution=normal:10 \
