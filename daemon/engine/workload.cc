@@ -810,6 +810,9 @@ absl::Status Workload::LaunchThreads() {
         // The last thread out: the devices' counters at the end, before
         // any reader can see the workload finished.
         RecordFinalDevices();
+        // No thread touches the verify tables any more: the next run may
+        // take them.
+        for (const auto& state : verify_states_) state->Unlock();
         finished_.Notify();
       });
     });

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -97,6 +98,29 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
     return absl::FailedPreconditionError(absl::StrCat(
         "verify state ", state->path_, " is not a regular file"));
   }
+  // One run at a time per state: held until Unlock or the object goes, so a
+  // pass cannot read a table a live writer is changing, and a write found in
+  // flight on load is one whose run has really ended. On an open file of
+  // its own (the same inode, reopened through /proc, not by name again): the
+  // mapping keeps `fd`'s open file alive after close, and with it any flock
+  // on it.
+  const int lock_fd = open(absl::StrCat("/proc/self/fd/", fd).c_str(),
+                           O_RDONLY | O_CLOEXEC);
+  if (lock_fd < 0) {
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat("open verify state ", state->path_));
+  }
+  absl::Cleanup close_lock = [lock_fd] { close(lock_fd); };
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "verify: the verify state of ", target_path, " (", state->path_,
+          ") is held by another run writing or verifying it now: wait for "
+          "that run to end"));
+    }
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat("lock verify state ", state->path_));
+  }
   const uint64_t want = kVerifyStateHeaderBytes + blocks * sizeof(uint32_t);
   bool compatible = false;
   StateHeader header{};
@@ -132,6 +156,8 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
                                    block_size);
   if (!mapped.ok()) return mapped;
   state->loaded_ = compatible;
+  std::move(close_lock).Cancel();
+  state->lock_fd_ = lock_fd;
   return state;
 }
 
@@ -186,10 +212,19 @@ absl::Status VerifyStateFile::Map(int fd, bool fresh,
   return absl::OkStatus();
 }
 
+void VerifyStateFile::Unlock() {
+  if (lock_fd_ < 0) return;
+  if (map_ != nullptr && !path_.empty()) msync(map_, map_bytes_, MS_SYNC);
+  close(lock_fd_);
+  lock_fd_ = -1;
+}
+
 VerifyStateFile::~VerifyStateFile() {
-  if (map_ == nullptr) return;
-  if (!path_.empty()) msync(map_, map_bytes_, MS_SYNC);
-  munmap(map_, map_bytes_);
+  if (map_ != nullptr) {
+    if (!path_.empty()) msync(map_, map_bytes_, MS_SYNC);
+    munmap(map_, map_bytes_);
+  }
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the run's lock
 }
 
 absl::Status FillTargetForVerify(int fd, absl::string_view path,

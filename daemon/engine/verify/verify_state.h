@@ -62,7 +62,9 @@ class VerifyStateFile {
   // object (nothing saved). Otherwise the directory is created if missing and
   // the file opened without following links and checked to be a regular
   // file. A loaded table has its in-flight marks resolved: a write in flight
-  // becomes kVerifyUncertain, a read mark is cleared.
+  // becomes kVerifyUncertain, a read mark is cleared. The file is locked
+  // (flock) for the object's life: FailedPrecondition, naming the target,
+  // while another run (of any process) holds it.
   static absl::StatusOr<std::unique_ptr<VerifyStateFile>> Open(
       absl::string_view state_dir, absl::string_view target_path,
       uint32_t block_size, uint64_t blocks, Mode mode);
@@ -75,6 +77,10 @@ class VerifyStateFile {
   uint64_t blocks() const { return blocks_; }
   const std::string& path() const { return path_; }  // "" when anonymous
   bool loaded() const { return loaded_; }            // an earlier run's state
+  // Ends this run's hold on the state (the lock Open took), once the run's
+  // I/O has ended: a finished workload kept for its results must not keep
+  // the next run out. The table stays mapped and readable.
+  void Unlock();
   // What happened on open worth a note (a new state replacing an
   // incompatible one, writes found in flight). Empty when nothing.
   const std::string& note() const { return note_; }
@@ -98,6 +104,7 @@ class VerifyStateFile {
   std::string path_;
   bool loaded_ = false;
   std::string note_;
+  int lock_fd_ = -1;  // the state file, flocked while this object lives
 };
 
 // Writes every whole block of the regular file open (writable) as `fd` as a

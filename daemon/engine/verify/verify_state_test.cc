@@ -61,6 +61,35 @@ TEST_F(VerifyStateTest, AWriteInFlightAtTheEndBecomesUncertain) {
   EXPECT_NE((*s)->note().find("1 block(s)"), std::string::npos);
 }
 
+// A state is one run's at a time: a second open (another run writing or
+// verifying the same target) is refused naming the target while the first
+// lives, and succeeds once it is gone.
+TEST_F(VerifyStateTest, ASecondRunIsRefusedWhileTheFirstHoldsTheState) {
+  auto first = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+                                     VerifyStateFile::kCreateOrLoad);
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (VerifyStateFile::Mode mode :
+       {VerifyStateFile::kLoad, VerifyStateFile::kCreateOrLoad}) {
+    auto second = VerifyStateFile::Open(dir_, "/t/held", 4096, 10, mode);
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(second.status().message().find("/t/held"), std::string::npos)
+        << second.status();
+    EXPECT_NE(second.status().message().find("held by another run"),
+              std::string::npos)
+        << second.status();
+  }
+  (*first)->Unlock();  // the run ended (kept for its results)
+  auto after_unlock = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+                                            VerifyStateFile::kLoad);
+  EXPECT_TRUE(after_unlock.ok()) << after_unlock.status();
+  after_unlock->reset();
+  first->reset();
+  auto again = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+                                     VerifyStateFile::kLoad);
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
 TEST_F(VerifyStateTest, LoadRefusesMissingOrOtherBlockSize) {
   auto missing = VerifyStateFile::Open(dir_, "/t/none", 4096, 10,
                                        VerifyStateFile::kLoad);
