@@ -16,7 +16,6 @@
 #include "absl/strings/str_join.h"
 #include "base/bounded_text.h"
 #include "base/clock.h"
-#include "base/echo.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "daemon/common/default_target.h"
