@@ -383,7 +383,8 @@ absl::StatusOr<OpenedTarget> AccessPolicy::OpenUnderRule(
         NewFile::Create(parent.valid() ? parent.get() : rule.dir->get(),
                         rel.substr(slash == std::string::npos ? 0 : slash + 1),
                         intent.create_size, intent.seed,
-                        absl::StrCat(field, ".path ", OneLine(path))));
+                        absl::StrCat(field, ".path ", OneLine(path)),
+                        intent.fill));
     opened.fd = UniqueFd(fcntl(file.fd(), F_DUPFD_CLOEXEC, 0));
     opened.created.emplace(std::move(file));
     return opened;

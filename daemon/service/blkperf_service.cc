@@ -305,6 +305,7 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
   out->set_max_block_size(manager_->engine_limits().max_block_size);
   out->set_max_threads(manager_->engine_limits().max_threads);
   out->set_max_armed(limits.max_armed);
+  out->set_max_create_bytes(limits.max_create_bytes);
   for (const std::string& rule : manager_->policy().WriteRuleTexts()) {
     response->add_allow_write(rule);
   }

@@ -155,6 +155,14 @@ absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
                        limits_.max_queue_depth));
     }
   }
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    if (spec.targets[i].create_size > limits_.max_create_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "spec.targets[", i, "].create_size ", spec.targets[i].create_size,
+          " exceeds the daemon limit --max_create_bytes=",
+          limits_.max_create_bytes));
+    }
+  }
   const absl::Duration total = SpecMaxDuration(spec);
   if (total > limits_.max_runtime) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -500,14 +508,38 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     release();
     return number.status();
   }
+  auto fill = std::make_shared<FillProgress>();
+  {
+    absl::MutexLock lock(&mu_);
+    reservation->id = absl::StrCat("w", *number);
+    reservation->owner = mode.owner;
+    reservation->spec = spec;
+    reservation->start_time = absl::Now();
+    reservation->fill = fill;
+    // A shutdown that began meanwhile cancels this fill too.
+    if (shutting_down_) fill->cancel.store(true);
+  }
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target)
-               : backend_->Start(spec, engine_limits_, policy_, default_target);
+      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target,
+                               fill.get())
+               : backend_->Start(spec, engine_limits_, policy_,
+                                 default_target, fill.get());
   if (!started.ok()) {
     release();
+    if (absl::IsCancelled(started.status())) {
+      absl::MutexLock lock(&mu_);
+      return absl::Status(
+          shutting_down_ ? absl::StatusCode::kUnavailable
+                         : absl::StatusCode::kCancelled,
+          absl::StrCat("workload w", *number,
+                       shutting_down_ ? " (the daemon is shutting down): "
+                                      : " (stopped while creating): ",
+                       started.status().message()));
+    }
     return started.status();
   }
 
+  RunningWorkload* const handle = started->get();
   auto entry = std::make_shared<Entry>();
   entry->owner = mode.owner;
   entry->on_end = &end_listener_;
@@ -538,11 +570,30 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     }
     entry->workload = *std::move(started);
   }
+  entry->id = absl::StrCat("w", *number);
+  absl::Status kept;
   {
     absl::MutexLock lock(&mu_);
+    // The point of no return: after a shutdown began or a stop of the
+    // creating workload, nothing is named and nothing runs on.
+    kept =
+        shutting_down_ ? absl::UnavailableError(
+                             "the daemon is shutting down and starts no new "
+                             "workloads; created files were discarded")
+        : fill->cancel.load()
+            ? absl::CancelledError(absl::StrCat(
+                  "workload ", entry->id,
+                  " was stopped while it was being set up; created files "
+                  "were discarded"))
+            : handle->Publish();
     starting_.erase(reservation);
-    entry->id = absl::StrCat("w", *number);
-    running_.push_back(entry);
+    if (kept.ok()) running_.push_back(entry);
+  }
+  if (!kept.ok()) {
+    // Stops; the entry's end joins it, and unnamed files vanish with their
+    // descriptors.
+    handle->RequestStop();
+    return kept;
   }
   KeepControlOffWorkloadCpus();
   BLKPERF_LOG(INFO) << "workload " << entry->id
@@ -766,9 +817,49 @@ absl::Status UnknownWorkload(absl::string_view id) {
 }
 }  // namespace
 
+WorkloadView WorkloadManager::StartingView(const Reservation& r) {
+  WorkloadView view;
+  view.id = r.id;
+  view.owner = r.owner;
+  view.start_time = r.start_time;
+  view.spec = r.spec;
+  view.run_id = r.run_id;
+  view.snapshot.state = WorkloadState::kCreating;
+  view.snapshot.taken = absl::Now();
+  const uint64_t total = r.fill->total_bytes.load();
+  view.snapshot.notes.push_back(
+      total == 0 ? std::string("setting up (opening targets)")
+                 : absl::StrCat("creating its target file: ",
+                                r.fill->filled_bytes.load(), " of ", total,
+                                " bytes filled (unnamed until it starts)"));
+  if (r.fill->cancel.load()) {
+    view.snapshot.notes.push_back(
+        "stop requested: the fill is cancelled and nothing will start");
+  }
+  return view;
+}
+
+std::optional<WorkloadView> WorkloadManager::FindStarting(
+    absl::string_view id, bool cancel_fill) {
+  absl::MutexLock lock(&mu_);
+  for (const Reservation& r : starting_) {
+    if (r.id.empty() || r.id != id) continue;
+    if (cancel_fill && !r.fill->cancel.exchange(true)) {
+      BLKPERF_LOG(INFO) << "workload " << r.id
+                        << ": stop requested while creating its files";
+    }
+    return StartingView(r);
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<WorkloadView> WorkloadManager::Stop(absl::string_view id) {
   std::shared_ptr<Entry> entry = Find(id);
-  if (entry == nullptr) return UnknownWorkload(id);
+  if (entry == nullptr) {
+    std::optional<WorkloadView> starting = FindStarting(id, true);
+    if (starting.has_value()) return *std::move(starting);
+    return UnknownWorkload(id);
+  }
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->workload != nullptr && !entry->stop_requested) {
@@ -782,7 +873,11 @@ absl::StatusOr<WorkloadView> WorkloadManager::Stop(absl::string_view id) {
 
 absl::StatusOr<WorkloadView> WorkloadManager::Get(absl::string_view id) {
   std::shared_ptr<Entry> entry = Find(id);
-  if (entry == nullptr) return UnknownWorkload(id);
+  if (entry == nullptr) {
+    std::optional<WorkloadView> starting = FindStarting(id, false);
+    if (starting.has_value()) return *std::move(starting);
+    return UnknownWorkload(id);
+  }
   return View(*entry, /*with_snapshot=*/true);
 }
 
@@ -804,12 +899,15 @@ absl::StatusOr<bool> WorkloadManager::HasEnded(absl::string_view id) {
 std::vector<WorkloadView> WorkloadManager::List(bool with_snapshots) {
   Reap();
   std::vector<std::shared_ptr<Entry>> entries;
+  std::vector<WorkloadView> views;
   {
     absl::MutexLock lock(&mu_);
     entries.assign(running_.begin(), running_.end());
     entries.insert(entries.end(), finished_.begin(), finished_.end());
+    for (const Reservation& r : starting_) {
+      if (!r.id.empty()) views.push_back(StartingView(r));
+    }
   }
-  std::vector<WorkloadView> views;
   for (const std::shared_ptr<Entry>& e : entries) {
     views.push_back(View(*e, with_snapshots));
   }
@@ -953,6 +1051,10 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     if (reaper_stop_) return;
     shutting_down_ = true;
     running = running_;
+    // Fills in progress stop within a chunk; their starts then refuse.
+    for (const Reservation& r : starting_) {
+      if (r.fill != nullptr) r.fill->cancel.store(true);
+    }
   }
   for (const std::shared_ptr<Entry>& e : running) {
     absl::MutexLock lock(&e->mu);

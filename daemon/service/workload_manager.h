@@ -40,6 +40,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +67,9 @@ struct ManagerLimits {
   uint32_t max_workloads = 4;
   uint32_t max_queue_depth = 4096;
   uint64_t max_buffer_bytes = 4ull << 30;
+  // Largest create_size of one target. Besides it, a create must leave 5 %
+  // of its file system free (NewFile::Create).
+  uint64_t max_create_bytes = 64ull << 30;
   // Longest ramp_time + runtime; also the longest an io_count-only workload
   // may run before the daemon stops it.
   absl::Duration max_runtime = absl::Hours(24);
@@ -234,6 +238,13 @@ class WorkloadManager {
     std::vector<TargetKey> targets;
     std::string run_id;
     bool armed = false;
+    // Set once numbered: a start in progress (creating its files) is listed
+    // under this id in state kCreating, and Stop cancels its fill.
+    std::string id;
+    std::string owner;
+    WorkloadSpec spec;
+    absl::Time start_time;
+    std::shared_ptr<FillProgress> fill;
   };
   // How a workload is launched: at once, or armed with a lease.
   struct LaunchMode {
@@ -276,6 +287,12 @@ class WorkloadManager {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<Entry> Find(absl::string_view id) ABSL_LOCKS_EXCLUDED(mu_);
   static WorkloadView View(Entry& entry, bool with_snapshot);
+  // A numbered start in progress, state kCreating, its fill in the notes.
+  static WorkloadView StartingView(const Reservation& r);
+  // The numbered start in progress `id`, if any.
+  std::optional<WorkloadView> FindStarting(absl::string_view id,
+                                           bool cancel_fill)
+      ABSL_LOCKS_EXCLUDED(mu_);
   static void FinalizeLocked(Entry& entry);
   // Finalizes ended workloads, stops overdue ones, moves ended ones to the
   // finished list and evicts beyond keep_finished.

@@ -6,9 +6,13 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "daemon/service/data_dir.h"
 #include "daemon/service/fake_backend.h"
 #include "gmock/gmock.h"
@@ -216,6 +220,82 @@ TEST_F(WorkloadManagerTest, MissingFilesNeedCreateSize) {
   // It is a target like any other now.
   EXPECT_EQ(manager_->Start(Spec("/data/new", {1})).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WorkloadManagerTest, CreateSizeOverTheLimitIsRefusedNamingTheFlag) {
+  ManagerLimits limits;
+  limits.max_create_bytes = 1 << 20;
+  Make(limits);
+  WorkloadSpec create = WriteSpec("/data/huge", {0});
+  create.targets[0].create_size = (1 << 20) + 4096;
+  const absl::Status s = manager_->Start(create).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("spec.targets[0].create_size 1052672"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_create_bytes=1048576"));
+  EXPECT_TRUE(fake_->created().empty());
+  create.targets[0].create_size = 1 << 20;
+  EXPECT_TRUE(manager_->Start(create).ok());
+}
+
+// Starts a create_size workload on another thread and waits until its fill
+// is under way (held by the fake).
+class CreatingWorkloadTest : public WorkloadManagerTest {
+ protected:
+  void StartCreating() {
+    fake_->hold_fills();
+    starter_ = std::thread([this] {
+      WorkloadSpec create = WriteSpec("/data/new", {0});
+      create.targets[0].create_size = 1 << 30;
+      result_ = manager_->Start(create).status();
+    });
+    const absl::Time give_up = absl::Now() + absl::Seconds(10);
+    while (fake_->fills_waiting() == 0 && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    ASSERT_EQ(fake_->fills_waiting(), 1);
+  }
+  void TearDown() override {
+    fake_->release_fills();
+    if (starter_.joinable()) starter_.join();
+  }
+  std::thread starter_;
+  absl::Status result_;
+};
+
+TEST_F(CreatingWorkloadTest, FillIsListedAndStopCancelsIt) {
+  ASSERT_NO_FATAL_FAILURE(StartCreating());
+  std::vector<WorkloadView> listed = manager_->List(true);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].id, "w1");
+  EXPECT_EQ(listed[0].snapshot.state, WorkloadState::kCreating);
+  ASSERT_FALSE(listed[0].snapshot.notes.empty());
+  EXPECT_THAT(listed[0].snapshot.notes[0],
+              HasSubstr("536870912 of 1073741824 bytes filled"));
+  // Its CPU and target are held meanwhile.
+  EXPECT_EQ(manager_->Start(Spec("/data/a", {0})).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<WorkloadView> stopped = manager_->Stop("w1");
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->snapshot.state, WorkloadState::kCreating);
+  starter_.join();
+  EXPECT_EQ(result_.code(), absl::StatusCode::kCancelled) << result_;
+  EXPECT_THAT(std::string(result_.message()), HasSubstr("w1"));
+  EXPECT_TRUE(fake_->created().empty()) << "a cancelled file was named";
+  EXPECT_TRUE(manager_->List(true).empty());
+  EXPECT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+}
+
+TEST_F(CreatingWorkloadTest, ShutdownCancelsTheFillAndStartsNothing) {
+  ASSERT_NO_FATAL_FAILURE(StartCreating());
+  const absl::Time start = absl::Now();
+  manager_->Shutdown(absl::Seconds(1));
+  starter_.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  EXPECT_EQ(result_.code(), absl::StatusCode::kUnavailable) << result_;
+  EXPECT_THAT(std::string(result_.message()), HasSubstr("shutting down"));
+  EXPECT_TRUE(fake_->created().empty()) << "a file was named after shutdown";
+  EXPECT_TRUE(fake_->workloads().empty()) << "a workload started";
 }
 
 TEST_F(WorkloadManagerTest, EngineFieldErrorsPassThrough) {
