@@ -230,14 +230,18 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                            const Caller& caller, const char* method,
                            std::string summary, const absl::Status& outcome,
                            std::string workload_id) const {
+  std::string note;
   if (!outcome.ok()) {
-    // Every refusal is logged, bounded as the authorizer's own refusals.
-    if (std::optional<std::string> note = authorizer_->AdmitRefusalLog()) {
-      BLKPERF_LOG(WARNING) << "refused " << method << " from "
-                           << BoundedText(context.peer()) << " "
-                           << BoundedText(caller.identity) << ": "
-                           << outcome.message() << *note;
-    }
+    // Every refusal is logged, bounded as the authorizer's own refusals, in
+    // stderr and the audit log alike: over the bound neither gets a line,
+    // and the next line admitted says how many were left out.
+    std::optional<std::string> admitted = authorizer_->AdmitRefusalLog();
+    if (!admitted.has_value()) return;
+    note = *std::move(admitted);
+    BLKPERF_LOG(WARNING) << "refused " << method << " from "
+                         << BoundedText(context.peer()) << " "
+                         << BoundedText(caller.identity) << ": "
+                         << outcome.message() << note;
   }
   AuditLog* audit = authorizer_->audit();
   if (audit == nullptr) return;
@@ -246,7 +250,7 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                 .role = RoleName(caller.role),
                 .method = method,
                 .summary = std::move(summary),
-                .outcome = outcome.ok() ? "OK" : outcome.ToString(),
+                .outcome = outcome.ok() ? "OK" : outcome.ToString() + note,
                 .workload_id = std::move(workload_id)});
 }
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "daemon/service/fake_backend.h"
 #include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
@@ -255,6 +257,43 @@ TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
     EXPECT_EQ(line.front(), '{');
     EXPECT_EQ(line.back(), '}');
   }
+}
+
+// Refusals made by handlers (not the role check) are bounded in the audit
+// log too: at most 100 a second, the next record saying how many were left
+// out.
+TEST_F(TlsTest, AuditLogBoundsHandlerRefusals) {
+  auto stub = StubAs("op1");
+  const absl::Time start = absl::Now();
+  constexpr int kCalls = 600;
+  for (int i = 0; i < kCalls; ++i) {
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id("w999999");
+    request.set_split("fixed:" + std::string(2000, '9'));
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    ASSERT_FALSE(stub->SetSplitStrategy(&context, request, &response).ok());
+  }
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  absl::SleepFor(absl::Milliseconds(1100));  // a new second: one more line
+  {
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id("w999999");
+    request.set_split("limits");
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    ASSERT_FALSE(stub->SetSplitStrategy(&context, request, &response).ok());
+  }
+  server_->Shutdown();
+  const std::string text = ReadTestFile(audit_path_);
+  std::vector<std::string> lines =
+      absl::StrSplit(text, '\n', absl::SkipEmpty());
+  const size_t bound = 100 * (static_cast<size_t>(seconds) + 2);
+  ASSERT_LT(bound, static_cast<size_t>(kCalls))
+      << "the calls took " << seconds << " s: the test proves nothing";
+  EXPECT_GE(lines.size(), 100u);
+  EXPECT_LE(lines.size(), bound) << "after " << seconds << " s";
+  EXPECT_THAT(lines.back(), HasSubstr("earlier refusals not logged"));
 }
 
 TEST(ListenTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecureListen) {
