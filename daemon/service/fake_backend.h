@@ -102,6 +102,16 @@ class FakeWorkloadState {
     absl::MutexLock lock(&mu_);
     finish_on_stop_ = value;
   }
+  // When true, dropping the workload waits until it finished, as
+  // ~Workload joins its submitters (a stalled one: forever).
+  void set_destroy_waits(bool value) {
+    absl::MutexLock lock(&mu_);
+    destroy_waits_ = value;
+  }
+  void WaitIfDestroyWaits() {
+    absl::MutexLock lock(&mu_);
+    if (destroy_waits_) mu_.Await(absl::Condition(&finished_));
+  }
 
   void RequestStop() {
     absl::MutexLock lock(&mu_);
@@ -156,6 +166,7 @@ class FakeWorkloadState {
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_on_stop_ ABSL_GUARDED_BY(mu_) = true;
+  bool destroy_waits_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t ios_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
   SplitStrategy split_ ABSL_GUARDED_BY(mu_);
@@ -334,6 +345,7 @@ class FakeBackend final : public WorkloadBackend {
         : state_(std::move(state)),
           backend_(backend),
           pending_(std::move(pending)) {}
+    ~Handle() override { state_->WaitIfDestroyWaits(); }
     const ResolvedSpec& resolved() const override { return state_->resolved(); }
     void RequestStop() override { state_->RequestStop(); }
     bool Finished() const override { return state_->Finished(); }

@@ -230,7 +230,9 @@ void BlkperfServer::Shutdown() {
     }
   }
   // Workloads first: watch streams then send their last message and end.
-  if (manager_ != nullptr) manager_->Shutdown(options_.shutdown_timeout);
+  if (manager_ != nullptr) {
+    abandoned_ = manager_->Shutdown(options_.shutdown_timeout);
+  }
   accept_loop_.reset();
   if (server_ != nullptr) {
     server_->Shutdown(
@@ -284,9 +286,18 @@ int RunServe(const ServeOptions& options) {
                     << ": stopping workloads and shutting down";
   const absl::Time begin = absl::Now();
   (*server)->Shutdown();
+  const size_t abandoned = (*server)->abandoned();
   server->reset();
-  BLKPERF_LOG(INFO) << "shut down cleanly in "
-                    << absl::FormatDuration(absl::Now() - begin);
+  if (abandoned == 0) {
+    BLKPERF_LOG(INFO) << "shut down cleanly in "
+                      << absl::FormatDuration(absl::Now() - begin);
+  } else {
+    BLKPERF_LOG(WARNING) << "shut down in "
+                         << absl::FormatDuration(absl::Now() - begin) << ", "
+                         << abandoned
+                         << " workload(s) abandoned with I/O still held by "
+                            "their device (see above)";
+  }
   return 0;
 }
 

@@ -1044,11 +1044,11 @@ void WorkloadManager::ReaperLoop() {
   }
 }
 
-void WorkloadManager::Shutdown(absl::Duration timeout) {
+size_t WorkloadManager::Shutdown(absl::Duration timeout) {
   std::vector<std::shared_ptr<Entry>> running;
   {
     absl::MutexLock lock(&mu_);
-    if (reaper_stop_) return;
+    if (reaper_stop_) return 0;
     shutting_down_ = true;
     running = running_;
     // Fills in progress stop within a chunk; their starts then refuse.
@@ -1065,6 +1065,7 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     }
   }
   const absl::Time deadline = absl::Now() + timeout;
+  size_t abandoned = 0;
   for (const std::shared_ptr<Entry>& e : running) {
     std::shared_ptr<RunningWorkload> workload;
     {
@@ -1074,8 +1075,8 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     if (workload == nullptr) continue;
     if (!workload->WaitFor(
             std::max(deadline - absl::Now(), absl::ZeroDuration()))) {
-      BLKPERF_LOG(WARNING) << "workload " << e->id << " did not drain within "
-                           << absl::FormatDuration(timeout);
+      Abandon(*e, timeout);
+      ++abandoned;
     }
   }
   Reap();
@@ -1084,6 +1085,36 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     reaper_stop_ = true;
   }
   if (reaper_.joinable()) reaper_.join();
+  return abandoned;
+}
+
+void WorkloadManager::Abandon(Entry& entry, absl::Duration timeout) {
+  // Leaked on purpose: joining would wait for the device (forever with
+  // io_timeout 0), and the kernel may still write into its buffers. The
+  // process is exiting; its end releases everything.
+  static auto* const kAbandoned =
+      new std::vector<std::shared_ptr<RunningWorkload>>;
+  static absl::Mutex abandoned_mu(absl::kConstInit);
+  absl::MutexLock lock(&entry.mu);
+  if (entry.workload == nullptr) return;
+  WorkloadSnapshot last = entry.workload->Snapshot();
+  {
+    absl::MutexLock leak_lock(&abandoned_mu);
+    kAbandoned->push_back(std::move(entry.workload));
+  }
+  const std::string why = absl::StrCat(
+      "abandoned at shutdown: its I/O did not drain within --shutdown_timeout=",
+      absl::FormatDuration(timeout),
+      " (a device holds it; io_timeout ", absl::FormatDuration(entry.spec.io_timeout),
+      "); the daemon exited without waiting for it");
+  BLKPERF_LOG(WARNING) << "workload " << entry.id << ": " << why;
+  last.state = WorkloadState::kStopped;
+  entry.notes.push_back(why);
+  BoundForKeeping(last);
+  entry.final_snapshot = std::move(last);
+  entry.end_time = absl::Now();
+  entry.waiting_for_go.store(false);
+  entry.ended.store(true);
 }
 
 }  // namespace blkperf

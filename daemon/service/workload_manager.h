@@ -212,9 +212,12 @@ class WorkloadManager {
   // Probes a target for ProbeTarget after checking --allow_read_paths.
   absl::StatusOr<TargetInfo> Probe(absl::string_view path);
 
-  // Refuses new workloads, stops every running one and waits up to
-  // `timeout` for them to drain. Idempotent.
-  void Shutdown(absl::Duration timeout);
+  // Refuses new workloads, cancels fills in progress, stops every running
+  // one and waits up to `timeout` for them to drain. A workload still not
+  // drained then (io_timeout 0 on a device that holds its I/O) is abandoned:
+  // logged, ended with a note saying so, and never joined, so the daemon can
+  // exit. Returns how many were abandoned. Idempotent.
+  size_t Shutdown(absl::Duration timeout);
 
   // CPUs used by running workloads, ascending.
   std::vector<int> BusyCpus();
@@ -294,6 +297,8 @@ class WorkloadManager {
                                            bool cancel_fill)
       ABSL_LOCKS_EXCLUDED(mu_);
   static void FinalizeLocked(Entry& entry);
+  // Shutdown: ends `entry` without joining its workload (see Shutdown).
+  static void Abandon(Entry& entry, absl::Duration timeout);
   // Finalizes ended workloads, stops overdue ones, moves ended ones to the
   // finished list and evicts beyond keep_finished.
   void Reap() ABSL_LOCKS_EXCLUDED(mu_);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "daemon/service/data_dir.h"
@@ -296,6 +297,36 @@ TEST_F(CreatingWorkloadTest, ShutdownCancelsTheFillAndStartsNothing) {
   EXPECT_THAT(std::string(result_.message()), HasSubstr("shutting down"));
   EXPECT_TRUE(fake_->created().empty()) << "a file was named after shutdown";
   EXPECT_TRUE(fake_->workloads().empty()) << "a workload started";
+}
+
+// A workload whose device holds its I/O (io_timeout 0) never drains: the
+// shutdown abandons it after the timeout instead of waiting forever in its
+// destructor, and says so.
+TEST_F(WorkloadManagerTest, ShutdownAbandonsAWorkloadThatNeverDrains) {
+  WorkloadSpec spec = Spec("/data/a", {0});
+  spec.io_timeout = absl::ZeroDuration();
+  ASSERT_TRUE(manager_->Start(spec).ok());
+  std::shared_ptr<FakeWorkloadState> stalled = fake_->last();
+  stalled->set_finish_on_stop(false);
+  stalled->set_destroy_waits(true);
+  absl::Notification done;
+  size_t abandoned = 0;
+  std::thread shutdown([&] {
+    abandoned = manager_->Shutdown(absl::Milliseconds(200));
+    std::vector<WorkloadView> kept = manager_->List(true);
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].snapshot.state, WorkloadState::kStopped);
+    ASSERT_FALSE(kept[0].snapshot.notes.empty());
+    EXPECT_THAT(kept[0].snapshot.notes.back(),
+                HasSubstr("abandoned at shutdown"));
+    manager_.reset();
+    done.Notify();
+  });
+  const bool ended = done.WaitForNotificationWithTimeout(absl::Seconds(10));
+  if (!ended) stalled->Finish();  // unblock, then fail
+  shutdown.join();
+  EXPECT_TRUE(ended) << "the shutdown waited for the stalled workload";
+  EXPECT_EQ(abandoned, 1u);
 }
 
 TEST_F(WorkloadManagerTest, EngineFieldErrorsPassThrough) {
