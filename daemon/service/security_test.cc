@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "daemon/service/accept_loop.h"
 #include "daemon/service/fake_backend.h"
 #include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
@@ -371,6 +372,25 @@ TEST(ListenTest, LocalCallersGetTheLocalRole) {
       stub->StartWorkload(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(status.error_message(), HasSubstr("needs role operator"));
+}
+
+// The socket file has its mode before the socket listens, whatever the
+// umask: no caller can connect in a window before a chmod.
+TEST(ListenTest, UnixSocketHasItsModeBeforeItListens) {
+  char dir[] = "/tmp/blkperf-sock-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/s.sock";
+  const mode_t old = umask(0);
+  absl::StatusOr<std::unique_ptr<AcceptLoop>> loop =
+      AcceptLoop::Bind("unix:" + path, 0660);
+  umask(old);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0660u);
+  loop->reset();
+  unlink(path.c_str());
+  rmdir(dir);
 }
 
 TEST(ListenTest, UnixSocketWithModeAndNoSecondDaemon) {

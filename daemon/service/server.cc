@@ -5,6 +5,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -139,7 +140,8 @@ absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
   if (!unix_path.empty()) {
     BLKPERF_RETURN_IF_ERROR(CheckUnixSocketFree(unix_path));
   }
-  BLKPERF_ASSIGN_OR_RETURN(accept_loop_, AcceptLoop::Bind(listen.listen));
+  BLKPERF_ASSIGN_OR_RETURN(
+      accept_loop_, AcceptLoop::Bind(listen.listen, listen.unix_socket_mode));
   port_ = accept_loop_->port();
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -158,7 +160,7 @@ absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
   accept_loop_->Start(std::move(acceptor));
   if (!unix_path.empty()) {
     address_ = listen.listen;
-    return SetUnixSocketMode(unix_path, listen.unix_socket_mode);
+    return absl::OkStatus();
   }
   address_ = absl::StrCat(HostOf(listen.listen), ":", port_);
   if (!listen.tls() && !IsLocalListen(listen.listen)) {
@@ -247,6 +249,10 @@ void BlkperfServer::Shutdown() {
 }
 
 int RunServe(const ServeOptions& options) {
+  // Nothing the daemon creates (data dir, state files, sockets, created
+  // targets) is wider than its owner because of an inherited umask; the
+  // places that need more say so explicitly (--unix_socket_mode).
+  umask(077);
   if (pipe2(g_signal_pipe, O_CLOEXEC) != 0) {
     BLKPERF_LOG(ERROR) << "serve: cannot create the signal pipe: "
                        << strerror(errno);
