@@ -64,7 +64,13 @@ class TlsTest : public ::testing::Test {
                                     {"op1", "DNS:op1.test"},
                                     {"op2", "DNS:op2.test"},
                                     {"admin-cn", ""},
-                                    {"stranger", "DNS:stranger.test"}}));
+                                    {"stranger", "DNS:stranger.test"},
+                                    // The same text as op1's DNS name, as
+                                    // other SAN types, and a DNS "local".
+                                    {"email-op1", "email:op1.test"},
+                                    {"uri-op1", "URI:op1.test"},
+                                    {"dns-local", "DNS:local"},
+                                    {"typed-email", "email:ops@op.test"}}));
     // A client certificate from another CA.
     if (!pki_->dir.empty() &&
         !(MakeTestCa(pki_->dir, "rogue-ca") &&
@@ -79,7 +85,8 @@ class TlsTest : public ::testing::Test {
     ASSERT_FALSE(pki_->dir.empty()) << "openssl could not make the test PKI";
     const std::string roles = pki_->dir + "/roles";
     std::ofstream(roles) << "viewer viewer.test\noperator op1.test\n"
-                            "operator op2.test\nadmin admin-cn\n";
+                            "operator op2.test\nadmin admin-cn\n"
+                            "operator email:ops@op.test\n";
     audit_path_ = TestDir("audit.log");
     unlink(audit_path_.c_str());
     ServeOptions options = BaseOptions();
@@ -169,7 +176,7 @@ TEST_F(TlsTest, UnknownIdentityIsDeniedByName) {
   v1::GetCapabilitiesResponse caps;
   const grpc::Status status = Caps(*StubAs("stranger"), &caps);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_THAT(status.error_message(), HasSubstr("\"stranger.test\""));
+  EXPECT_THAT(status.error_message(), HasSubstr("\"dns:stranger.test\""));
 }
 
 TEST_F(TlsTest, CapabilitiesNameTheCallerAndTheExposure) {
@@ -205,6 +212,29 @@ TEST_F(TlsTest, AViewerIsRefusedEveryOperatorMethod) {
     ++checked;
   }
   EXPECT_GE(checked, 6);  // start, stop, split, arm, go, abort
+}
+
+// A role names an identity with its type: an email or URI SAN whose text
+// is an operator's DNS name gets nothing, a DNS SAN "local" is not the
+// local identity, and a typed grant works for its type.
+TEST_F(TlsTest, IdentitiesAreTyped) {
+  v1::GetCapabilitiesResponse caps;
+  for (const char* name : {"email-op1", "uri-op1", "dns-local"}) {
+    const grpc::Status status = Caps(*StubAs(name), &caps);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << name << " got role " << caps.caller_role();
+  }
+  const grpc::Status status = Caps(*StubAs("dns-local"), &caps);
+  EXPECT_THAT(status.error_message(), HasSubstr("\"dns:local\""));
+  ASSERT_TRUE(Caps(*StubAs("typed-email"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "email:ops@op.test");
+  EXPECT_EQ(caps.caller_role(), "operator");
+  // Untyped grants (roles files before types) still name DNS SANs and a
+  // SAN-less certificate's CN.
+  ASSERT_TRUE(Caps(*StubAs("op1"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "op1.test");
+  ASSERT_TRUE(Caps(*StubAs("admin-cn"), &caps).ok());
+  EXPECT_EQ(caps.caller_role(), "admin");
 }
 
 TEST_F(TlsTest, OnlyTheOwnerOrAnAdminMayStopOrSteer) {
@@ -252,7 +282,7 @@ TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
   EXPECT_THAT(text, HasSubstr("\"identity\":\"op2.test\",\"role\":\"operator\","
                               "\"method\":\"StopWorkload\""));
   EXPECT_THAT(text, HasSubstr("\"outcome\":\"PERMISSION_DENIED: workload_id"));
-  EXPECT_THAT(text, HasSubstr("\"identity\":\"stranger.test\""));
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"dns:stranger.test\""));
   EXPECT_THAT(text, HasSubstr("\"method\":\"workload-end\""));
   for (const std::string& line : lines) {
     EXPECT_EQ(line.front(), '{');
