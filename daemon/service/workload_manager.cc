@@ -262,16 +262,21 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
     for (size_t i = 0; i < wanted.targets.size(); ++i) {
       const TargetKey& a = wanted.targets[i];
       for (const TargetKey& b : h.claims->targets) {
-        const bool same_file = a.path == b.path;
+        const bool same_file =
+            a.path == b.path || (!a.block && !b.block && a.st_ino != 0 &&
+                                 a.st_dev == b.st_dev && a.st_ino == b.st_ino);
         const bool same_device =
             a.block && b.block &&
             Overlaps(a.disk, a.partition, b.disk, b.partition);
         if (same_file || same_device) {
           return absl::FailedPreconditionError(absl::StrCat(
               "spec.targets[", i, "] ", a.display, " is in use by ", h.name,
-              same_file ? ""
-                        : absl::StrCat(" (its target ", b.display,
-                                       " is on the same device)")));
+              a.path == b.path ? ""
+              : same_file
+                  ? absl::StrCat(" (its target ", b.display,
+                                 " is the same file: a hard link)")
+                  : absl::StrCat(" (its target ", b.display,
+                                 " is on the same device)")));
         }
       }
     }
@@ -449,7 +454,9 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
                               .display = info.path,
                               .block = info.kind == TargetKind::kBlockDevice,
                               .disk = info.device_name,
-                              .partition = info.partition_name});
+                              .partition = info.partition_name,
+                              .st_dev = info.st_dev,
+                              .st_ino = info.st_ino});
   }
 
   std::list<Reservation>::iterator reservation;

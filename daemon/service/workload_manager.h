@@ -234,6 +234,10 @@ class WorkloadManager {
     bool block = false;
     std::string disk;       // TargetInfo::device_name
     std::string partition;  // TargetInfo::partition_name
+    // The file's identity (TargetInfo::st_dev, st_ino; 0 when not yet
+    // created): a hard link is the same file under another path.
+    uint64_t st_dev = 0;
+    uint64_t st_ino = 0;
   };
   struct Entry;
   struct Reservation {

@@ -103,6 +103,33 @@ TEST_F(WorkloadManagerTest, OverlappingTargetsAreFailedPrecondition) {
   EXPECT_THAT(std::string(b.status().message()), HasSubstr("w1"));
 }
 
+// Two paths of one inode (a hard link) are one target: a second write
+// workload on it is refused like one on the same path.
+TEST_F(WorkloadManagerTest, AHardLinkIsTheSameTarget) {
+  TargetInfo a;
+  a.path = a.resolved_path = "/data/linked";
+  a.size_bytes = 1 << 30;
+  a.logical_block_size = 512;
+  a.st_dev = 2049;
+  a.st_ino = 77;
+  fake_->Add(a);
+  TargetInfo link = a;
+  link.path = link.resolved_path = "/data/linked-hard";
+  fake_->Add(link);
+  ASSERT_TRUE(manager_->Start(WriteSpec("/data/linked", {0})).ok());
+  const absl::Status s =
+      manager_->Start(WriteSpec("/data/linked-hard", {1})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("hard link"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("w1"));
+  // Another inode on the same file system is fine.
+  TargetInfo other = a;
+  other.path = other.resolved_path = "/data/other";
+  other.st_ino = 78;
+  fake_->Add(other);
+  EXPECT_TRUE(manager_->Start(WriteSpec("/data/other", {2})).ok());
+}
+
 TEST_F(WorkloadManagerTest, PartitionsOverlapTheirDiskButNotEachOther) {
   ASSERT_TRUE(manager_->Start(Spec("/dev/fake0p1", {0})).ok());
   EXPECT_TRUE(manager_->Start(Spec("/dev/fake0p2", {1})).ok());
