@@ -22,7 +22,7 @@ expect_refused_quickly() {
   local what="$1"; shift
   local start end
   start=$(date +%s%N)
-  timeout 20 "$@" >"$DIR/out" 2>&1 && fail "$what: accepted: $(cat "$DIR/out")"
+  timeout 6 "$@" >"$DIR/out" 2>&1 && fail "$what: accepted: $(cat "$DIR/out")"
   end=$(date +%s%N)
   (( (end - start) / 1000000 < 5000 )) ||
     fail "$what: took $(( (end - start) / 1000000 )) ms: $(cat "$DIR/out")"
