@@ -471,6 +471,18 @@ grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
     return Done(context, s);
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
+  if (spec.ok()) {
+    // google.protobuf.Duration's rule: nanos within +-999,999,999 and of
+    // seconds' sign ({10 s, -5 ns} is not a duration).
+    const google::protobuf::Duration& lease = request->lease();
+    if (lease.nanos() > 999999999 || lease.nanos() < -999999999 ||
+        (lease.seconds() > 0 && lease.nanos() < 0) ||
+        (lease.seconds() < 0 && lease.nanos() > 0)) {
+      spec = absl::InvalidArgumentError(absl::StrCat(
+          "lease {seconds: ", lease.seconds(), ", nanos: ", lease.nanos(),
+          "} is not a valid duration"));
+    }
+  }
   absl::StatusOr<ArmResult> armed =
       spec.ok() ? manager_->Arm(*spec, request->run_id(),
                                 DurationFromProto(request->lease()),
