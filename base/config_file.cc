@@ -30,7 +30,8 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path,
                                            size_t max_bytes,
                                            absl::string_view flag) {
   const std::string what = absl::StrCat(flag, " ", BoundedText(path));
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  // O_NONBLOCK: a FIFO there must not block (it is refused below).
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (fd.get() < 0 && errno == ELOOP) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": is a symlink; name the file itself"));

@@ -6,6 +6,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/bounded_text.h"
 
 namespace blkperf::internal {
 
@@ -21,11 +22,17 @@ LogLine::LogLine(LogLevel level, const char* file, int line) {
           << absl::FormatTime("%m%d %H:%M:%E6S ", absl::Now(),
                               absl::LocalTimeZone())
           << base << ":" << line << "] ";
+  header_bytes_ = static_cast<size_t>(stream_.tellp());
 }
 
 LogLine::~LogLine() {
-  stream_ << '\n';
-  const std::string text = stream_.str();
+  // The message may carry client text (paths, ids): one line, escaped and
+  // bounded, so nothing a client sends can forge or flood a line.
+  const std::string whole = stream_.str();
+  std::string text = whole.substr(0, header_bytes_);
+  text += OneLine(absl::string_view(whole).substr(header_bytes_),
+                  kMaxLogLineBytes);
+  text.push_back('\n');
   // One write() so concurrent lines do not interleave.
   ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
   (void)ignored;

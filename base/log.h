@@ -1,4 +1,8 @@
 // Minimal leveled logging to stderr (Abseil 20220623 has no absl/log).
+// Each message is written as one line: control characters in it (a newline
+// in a client's file name, an escape sequence) are escaped and it is cut at
+// kMaxLogLineBytes (base/bounded_text.h), so no client text forges or floods
+// a line.
 //
 //   BLKPERF_LOG(INFO) << "listening on " << address;
 //
@@ -6,6 +10,7 @@
 #ifndef BLKPERF_BASE_LOG_H_
 #define BLKPERF_BASE_LOG_H_
 
+#include <cstddef>
 #include <sstream>
 
 namespace blkperf::internal {
@@ -28,6 +33,7 @@ class LogLine {
 
  private:
   std::ostringstream stream_;
+  size_t header_bytes_ = 0;  // "I1207 12:00:00.000000 file.cc:12] "
 };
 
 }  // namespace blkperf::internal

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_text.h"
 #include "base/units.h"
 
 namespace blkperf {
@@ -98,10 +99,10 @@ std::string FormatCapabilities(const v1::GetCapabilitiesResponse& c) {
 std::string FormatTargetInfo(const v1::TargetInfo& t) {
   std::string out;
   const bool device = t.kind() == v1::TARGET_KIND_BLOCK_DEVICE;
-  absl::StrAppend(&out, t.path(), ": ",
+  absl::StrAppend(&out, OneLine(t.path()), ": ",
                   device ? "block device" : "regular file",
                   t.path_is_symlink()
-                      ? absl::StrCat(" (symlink to ", t.resolved_path(), ")")
+                      ? absl::StrCat(" (symlink to ", OneLine(t.resolved_path()), ")")
                       : "",
                   ", ", FormatBytes(static_cast<double>(t.size_bytes())), " (",
                   t.size_bytes(), " bytes)\n");

@@ -51,6 +51,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "base/bounded_text.h"
 #include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "client/compare_command.h"
@@ -121,7 +122,7 @@ constexpr char kUsage[] =
     "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
 
 int Fail(const absl::Status& status) {
-  std::cerr << "blkperf: " << status.message() << std::endl;
+  std::cerr << "blkperf: " << TerminalText(status.message()) << std::endl;
   return 1;
 }
 
@@ -180,9 +181,10 @@ absl::StatusOr<v1::Workload> WatchToEnd(Connection& c, const std::string& id,
             std::cout << MessageJson(response, JsonLayout::kOneLine) << "\n"
                       << std::flush;
           } else if (tty) {
-            std::cerr << "\r\033[K" << lines.Next(response) << std::flush;
+            std::cerr << "\r\033[K" << OneLine(lines.Next(response), 4096)
+                      << std::flush;
           } else {
-            std::cerr << lines.Next(response) << std::endl;
+            std::cerr << OneLine(lines.Next(response), 4096) << std::endl;
           }
         }
         return true;
@@ -231,7 +233,7 @@ int PrintReport(const v1::Workload& workload) {
                          .percentiles = *percentiles});
       break;
     case OutputFormat::kText:
-      std::cout << FormatResultText(*result);
+      std::cout << TerminalText(FormatResultText(*result));
       break;
   }
   return 0;
@@ -256,7 +258,7 @@ int PrintFinal(Connection& c, const v1::Workload& watched) {
   }
   absl::StatusOr<v1::Workload> full = FullWorkload(c, watched.workload_id());
   if (!full.ok()) {
-    std::cerr << "blkperf: " << full.status().message()
+    std::cerr << "blkperf: " << TerminalText(full.status().message())
               << " (printing the watched result: per-thread and per-phase "
                  "percentiles missing)"
               << std::endl;
@@ -267,7 +269,7 @@ int PrintFinal(Connection& c, const v1::Workload& watched) {
 
 int Caps(Connection& c) {
   std::cout << (Json() ? MessageJson(c.capabilities(), JsonLayout::kIndented)
-                       : FormatCapabilities(c.capabilities()));
+                       : TerminalText(FormatCapabilities(c.capabilities())));
   return 0;
 }
 
@@ -277,7 +279,7 @@ int Probe(Connection& c, const std::string& path) {
   absl::StatusOr<v1::ProbeTargetResponse> r = c.ProbeTarget(request);
   if (!r.ok()) return Fail(r.status());
   std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
-                       : FormatTargetInfo(r->target()));
+                       : TerminalText(FormatTargetInfo(r->target())));
   return 0;
 }
 
@@ -305,7 +307,7 @@ int Start(Connection& c) {
   absl::StatusOr<v1::StartWorkloadResponse> r = StartFromFlags(c);
   if (!r.ok()) return Fail(r.status());
   std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
-                       : r->workload_id() + "\n");
+                       : OneLine(r->workload_id(), kMaxEchoBytes) + "\n");
   return 0;
 }
 
@@ -352,7 +354,7 @@ int List(Connection& c) {
     std::cout << "no workloads\n";
   } else {
     for (const v1::Workload& w : r->workloads()) {
-      std::cout << FormatWorkloadLine(w) << "\n";
+      std::cout << TerminalText(FormatWorkloadLine(w)) << "\n";
     }
   }
   return 0;
@@ -379,7 +381,8 @@ int Split(Connection& c, const std::string& id, const std::string& split) {
   absl::StatusOr<v1::SetSplitStrategyResponse> r = c.SetSplitStrategy(request);
   if (!r.ok()) return Fail(r.status());
   std::cout << (Json() ? MessageJson(*r, JsonLayout::kIndented)
-                       : absl::StrCat(id, ": split ", r->split(), "\n"));
+                       : absl::StrCat(id, ": split ", OneLine(r->split()),
+                                      "\n"));
   return 0;
 }
 
@@ -396,7 +399,10 @@ void StopOnSignals(Connection* c, std::string id, sigset_t signals) {
     v1::StopWorkloadRequest request;
     request.set_workload_id(id);
     absl::StatusOr<v1::StopWorkloadResponse> r = c->StopWorkload(request);
-    if (!r.ok()) std::cerr << "blkperf: " << r.status().message() << std::endl;
+    if (!r.ok()) {
+      std::cerr << "blkperf: " << TerminalText(r.status().message())
+                << std::endl;
+    }
   }
 }
 
@@ -404,7 +410,8 @@ int Run(Connection& c, sigset_t signals) {
   absl::StatusOr<v1::StartWorkloadResponse> started = StartFromFlags(c);
   if (!started.ok()) return Fail(started.status());
   const std::string id = started->workload_id();
-  std::cerr << "blkperf: started workload " << id << " on " << c.server()
+  std::cerr << "blkperf: started workload " << OneLine(id, kMaxEchoBytes)
+            << " on " << c.server()
             << std::endl;
   std::thread(StopOnSignals, &c, id, signals).detach();
   // --api_json: only the final result goes to stdout (live lines would be

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_text.h"
 #include "base/units.h"
 #include "report/report.h"
 #include "wire/snapshot_convert.h"
@@ -28,12 +29,13 @@ std::string FormatWorkloadLine(const v1::Workload& workload) {
   const WorkloadState state = StateFromProto(workload.state());
   std::vector<std::string> paths;
   for (const v1::TargetSpec& t : workload.spec().targets()) {
-    paths.push_back(t.path());
+    paths.push_back(OneLine(t.path()));
   }
   absl::StatusOr<WorkloadSpec> spec =
       SpecFromProto(workload.spec(), SpecOrigin::kDaemonResult);
   std::string line = absl::StrFormat(
-      "%-5s %-9s %s on %s", workload.workload_id(), WorkloadStateName(state),
+      "%-5s %-9s %s on %s", OneLine(workload.workload_id(), kMaxEchoBytes),
+      WorkloadStateName(state),
       spec.ok() ? SpecSummary(*spec) : "(spec unreadable)",
       absl::StrJoin(paths, ","));
   if (workload.has_snapshot()) {

@@ -247,5 +247,15 @@ TEST(WorkloadLineTest, ANopWorkloadsSpecReadsBack) {
   EXPECT_TRUE(result->spec.nop);
 }
 
+TEST(WorkloadLineTest, PathsCannotForgeLinesOrReachTheTerminal) {
+  v1::Workload w = Remote(SampleRun());
+  w.mutable_spec()->mutable_targets(0)->set_path(
+      "/rw/y\nE1207 13:00:00.000000 server.cc:1] FORGED\x1b[2J");
+  const std::string line = FormatWorkloadLine(w);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  EXPECT_THAT(line, HasSubstr("on /rw/y\\nE1207"));
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -15,6 +15,7 @@ absl::string_view WorkloadStateName(WorkloadState state) {
     case WorkloadState::kFinishedWithErrors: return "finished_with_errors";
     case WorkloadState::kArmed: return "armed";
     case WorkloadState::kAborted: return "aborted";
+    case WorkloadState::kCreating: return "creating";
   }
   return "unknown";
 }

@@ -31,6 +31,7 @@ enum class WorkloadState {
   kFinishedWithErrors,
   kArmed,     // set up (rings, buffers, targets), waiting for Go; no I/O yet
   kAborted,   // ended by an abort (fleet runs: AbortRun or the arm lease)
+  kCreating,  // filling its create_size files before any I/O (daemon only)
 };
 absl::string_view WorkloadStateName(WorkloadState state);
 inline bool IsTerminal(WorkloadState state) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_text.h"
 #include "base/units.h"
 #include "model/split_strategy.h"
 
@@ -69,7 +70,7 @@ std::string TargetLine(const TargetInfo& t) {
   const char* kind = t.kind == TargetKind::kBlockDevice ? "block device"
                      : t.kind == TargetKind::kNop       ? "no device: NOPs"
                                                         : "regular file";
-  std::string line = absl::StrCat(t.path, " (", kind, ", ",
+  std::string line = absl::StrCat(OneLine(t.path), " (", kind, ", ",
                                   FormatBytes(static_cast<double>(t.size_bytes)),
                                   ", logical block ", t.logical_block_size);
   if (!t.device_name.empty()) absl::StrAppend(&line, ", on ", t.device_name);

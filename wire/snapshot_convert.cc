@@ -65,6 +65,8 @@ WorkloadState StateFromProto(v1::WorkloadState state) {
       return WorkloadState::kArmed;
     case v1::WORKLOAD_STATE_ABORTED:
       return WorkloadState::kAborted;
+    case v1::WORKLOAD_STATE_CREATING:
+      return WorkloadState::kCreating;
     default:
       return WorkloadState::kRunning;
   }
@@ -90,6 +92,8 @@ v1::WorkloadState StateToProto(WorkloadState state) {
       return v1::WORKLOAD_STATE_ARMED;
     case WorkloadState::kAborted:
       return v1::WORKLOAD_STATE_ABORTED;
+    case WorkloadState::kCreating:
+      return v1::WORKLOAD_STATE_CREATING;
   }
   return v1::WORKLOAD_STATE_UNSPECIFIED;
 }

@@ -18,18 +18,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "base/echo.h"
+#include "base/bounded_text.h"
 #include "google/protobuf/duration.pb.h"
 #include "proto/blkperf.pb.h"
 
 namespace blkperf::internal {
 
 // InvalidArgument "--FLAG=VALUE: WHY", the value escaped and bounded
-// (base/echo.h): a flag value may come from anywhere, a terminal included.
+// (base/bounded_text.h): a flag value may come from anywhere, a terminal included.
 inline absl::Status BadFlag(absl::string_view flag, absl::string_view value,
                             absl::string_view why) {
   return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, "=", Echo(value), ": ", why));
+      absl::StrCat("--", flag, "=", OneLine(value), ": ", why));
 }
 
 inline void SetDuration(absl::Duration d, google::protobuf::Duration* out) {

@@ -47,18 +47,26 @@ std::string AuditLine(const AuditRecord& r) {
 absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(
     const std::string& path) {
   const std::string what = absl::StrCat("--audit_log ", BoundedText(path));
-  const int fd = open(path.c_str(),
-                      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                      0600);
+  // O_NONBLOCK: a FIFO there must not block the start (it is refused
+  // below, or here with ENXIO when it has no reader); cleared afterwards.
+  const int fd = open(
+      path.c_str(),
+      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+      0600);
   if (fd < 0) {
     if (errno == ELOOP) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": is a symlink; name the file itself"));
     }
+    if (errno == ENXIO) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": not a regular file"));
+    }
     return absl::ErrnoToStatus(errno, what);
   }
   struct stat st = {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) != 0) {
     close(fd);
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": not a regular file"));

@@ -1,14 +1,20 @@
 #include "daemon/security/audit_log.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "daemon/security/roles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -82,6 +88,37 @@ TEST(AuditLogTest, RefusesADirectory) {
   EXPECT_FALSE(log.ok());
   EXPECT_THAT(std::string(log.status().message()),
               HasSubstr("--audit_log \"/\""));
+}
+
+// A FIFO given as --audit_log (or --roles_file) is refused at once instead
+// of blocking the start forever waiting for a peer.
+TEST(AuditLogTest, RefusesAFifoWithoutBlocking) {
+  const std::string fifo = TempPath("audit_fifo");
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::Notification done;
+  absl::Status audit_status, roles_status;
+  std::thread opener([&] {
+    audit_status = AuditLog::Open(fifo).status();
+    roles_status = LoadRolesFile(fifo).status();
+    done.Notify();
+  });
+  const bool prompt = done.WaitForNotificationWithTimeout(absl::Seconds(5));
+  while (!done.HasBeenNotified()) {  // old code: unblock it, then fail
+    const int peer = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+    absl::SleepFor(absl::Milliseconds(50));
+    if (peer >= 0) close(peer);
+  }
+  opener.join();
+  unlink(fifo.c_str());
+  EXPECT_TRUE(prompt) << "opening a FIFO blocked";
+  EXPECT_EQ(audit_status.code(), absl::StatusCode::kInvalidArgument)
+      << audit_status;
+  EXPECT_THAT(std::string(audit_status.message()),
+              HasSubstr("not a regular file"));
+  EXPECT_EQ(roles_status.code(), absl::StatusCode::kInvalidArgument)
+      << roles_status;
+  EXPECT_THAT(std::string(roles_status.message()), HasSubstr("--roles_file"));
 }
 
 }  // namespace

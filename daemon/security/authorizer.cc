@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/bounded_text.h"
 #include "base/log.h"
@@ -59,6 +60,36 @@ class Processor final : public grpc::AuthMetadataProcessor {
 
 }  // namespace
 
+std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
+  std::vector<std::string> out;
+  const std::vector<std::string> dns = Values(auth, GRPC_PEER_DNS_PROPERTY_NAME);
+  const std::vector<std::string> uri = Values(auth, GRPC_PEER_URI_PROPERTY_NAME);
+  const std::vector<std::string> email =
+      Values(auth, GRPC_PEER_EMAIL_PROPERTY_NAME);
+  // Untyped names (roles files written before types) are DNS names, or URIs
+  // when they say "://"; never the non-TLS identities.
+  auto untyped = [](const std::string& name) {
+    return name != kLocalIdentity && name != kInsecureIdentity;
+  };
+  for (const std::string& d : dns) {
+    out.push_back(absl::StrCat("dns:", d));
+    if (untyped(d)) out.push_back(d);
+  }
+  for (const std::string& u : uri) {
+    out.push_back(absl::StrCat("uri:", u));
+    if (absl::StrContains(u, "://")) out.push_back(u);
+  }
+  for (const std::string& e : email) out.push_back(absl::StrCat("email:", e));
+  // The CN: typed always; untyped only when the certificate has no SAN (as
+  // before types).
+  const bool any_san = !Values(auth, GRPC_X509_SAN_PROPERTY_NAME).empty();
+  for (const std::string& cn : Values(auth, GRPC_X509_CN_PROPERTY_NAME)) {
+    out.push_back(absl::StrCat("cn:", cn));
+    if (!any_san && untyped(cn)) out.push_back(cn);
+  }
+  return out;
+}
+
 absl::Status CheckOwner(const Caller& caller, absl::string_view owner,
                         absl::string_view workload_id,
                         absl::string_view what) {
@@ -92,8 +123,7 @@ absl::StatusOr<Caller> Authorizer::Identify(
   if (transport != GRPC_SSL_TRANSPORT_SECURITY_TYPE) {
     return Caller{kInsecureIdentity, LocalRole(kInsecureIdentity)};
   }
-  std::vector<std::string> names = Values(auth, GRPC_X509_SAN_PROPERTY_NAME);
-  if (names.empty()) names = Values(auth, GRPC_X509_CN_PROPERTY_NAME);
+  const std::vector<std::string> names = CertificateNames(auth);
   if (names.empty()) {
     return absl::UnauthenticatedError(
         "no client certificate: this daemon requires TLS client "
@@ -106,7 +136,8 @@ absl::StatusOr<Caller> Authorizer::Identify(
   }
   return absl::PermissionDeniedError(absl::StrCat(
       "identity ", BoundedText(names.front()),
-      " (client certificate SAN, else CN) has no role in --roles_file"));
+      " (client certificate SAN, else CN, with its type) has no role in "
+      "--roles_file"));
 }
 
 absl::StatusOr<Caller> Authorizer::Authorize(
@@ -170,9 +201,7 @@ void Authorizer::Refused(absl::string_view peer,
   const std::string& note = *admitted;
   std::string identity;
   if (auth != nullptr) {
-    std::vector<std::string> names =
-        Values(*auth, GRPC_X509_SAN_PROPERTY_NAME);
-    if (names.empty()) names = Values(*auth, GRPC_X509_CN_PROPERTY_NAME);
+    const std::vector<std::string> names = CertificateNames(*auth);
     if (!names.empty()) identity = names.front();
   }
   BLKPERF_LOG(WARNING) << "refused " << BoundedText(full_method) << " from "

@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -49,6 +50,15 @@ namespace blkperf {
 inline constexpr char kLocalIdentity[] = "local";
 // Identity given to callers on an --insecure_listen port.
 inline constexpr char kInsecureIdentity[] = "insecure";
+
+// The names a verified client certificate may be granted a role under, in
+// the order tried: each DNS SAN as "dns:NAME" then untyped "NAME"; each URI
+// SAN as "uri:URI" (untyped too when it holds "://"); each email SAN as
+// "email:ADDR" only; the CN as "cn:CN" (untyped too only when the
+// certificate has no SAN). So an email or URI SAN never matches a DNS name,
+// and no certificate is ever "local" or "insecure". The first name the
+// roles file grants is the caller's identity.
+std::vector<std::string> CertificateNames(const grpc::AuthContext& auth);
 // Refusals logged (and audited) per second at most.
 inline constexpr int kMaxRefusalsLoggedPerSecond = 100;
 

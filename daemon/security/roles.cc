@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/bounded_text.h"
@@ -67,6 +68,32 @@ absl::StatusOr<Role> ParseRole(absl::string_view text,
                    " is not a role (viewer, operator or admin)"));
 }
 
+namespace {
+
+// A typed identity ("dns:", "uri:", "email:", "cn:") needs a name after its
+// type, and a type spelled in another case would silently match nothing.
+absl::Status CheckIdentityType(absl::string_view identity) {
+  const size_t colon = identity.find(':');
+  if (colon == absl::string_view::npos) return absl::OkStatus();
+  const absl::string_view type = identity.substr(0, colon);
+  for (const char* known : {"dns", "uri", "email", "cn"}) {
+    if (!absl::EqualsIgnoreCase(type, known)) continue;
+    if (type != known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "identity ", BoundedText(identity), ": write the type as \"", known,
+          ":\" (lower case)"));
+    }
+    if (colon + 1 == identity.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "identity ", BoundedText(identity), ": a name must follow \"",
+          known, ":\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<RoleMap> ParseRoles(absl::string_view text,
                                    absl::string_view source) {
   RoleMap roles;
@@ -93,6 +120,9 @@ absl::StatusOr<RoleMap> ParseRoles(absl::string_view text,
       return LineError(source, number,
                        absl::StrCat("identity longer than ", kMaxIdentityBytes,
                                     " bytes: ", BoundedText(identity)));
+    }
+    if (absl::Status typed = CheckIdentityType(identity); !typed.ok()) {
+      return LineError(source, number, typed.message());
     }
     auto [it, inserted] = first_line.emplace(std::string(identity), number);
     if (!inserted) {

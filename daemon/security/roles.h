@@ -10,11 +10,16 @@
 // (RequiredRole); a method missing from it is refused for everyone.
 //
 // Roles file (--roles_file), one grant per line, `#` starts a comment:
-//   # role      identity (the rest of the line: a certificate SAN, else CN)
-//   admin       alice.storage.example.com
-//   operator    spiffe://example.com/fleet-orchestrator
-//   viewer      Grafana Reader
+//   # role      identity (the rest of the line), with its type
+//   admin       dns:alice.storage.example.com
+//   operator    uri:spiffe://example.com/fleet-orchestrator
+//   operator    email:ops@example.com
+//   viewer      cn:Grafana Reader
 //   admin       local            # callers without TLS (loopback, unix socket)
+// Types: a certificate's DNS, URI and email SANs and its CN
+// (CertificateNames in authorizer.h). An untyped identity (files written
+// before types) names a DNS SAN, a URI SAN when it holds "://", or the CN of
+// a certificate without SANs; never an email SAN.
 //
 //   absl::StatusOr<RoleMap> roles = LoadRolesFile("/etc/blkperf/roles");
 //   if (!roles.ok()) ...  // InvalidArgument naming the line and the reason
@@ -46,8 +51,8 @@ inline constexpr size_t kMaxIdentityBytes = 256;
 inline constexpr size_t kMaxRolesFileBytes = 1 << 20;
 
 // Parses roles-file text. InvalidArgument "<source> line N: <reason>" for an
-// unknown role, a missing or over-long identity, or an identity granted
-// twice.
+// unknown role, a missing or over-long identity, a type not in lower case
+// or without a name ("DNS:x", "dns:"), or an identity granted twice.
 absl::StatusOr<RoleMap> ParseRoles(absl::string_view text,
                                    absl::string_view source);
 

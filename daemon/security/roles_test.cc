@@ -84,5 +84,20 @@ TEST(LoadRolesFileTest, NamesTheFlagForAMissingFile) {
               HasSubstr("--roles_file \"/nonexistent/roles\""));
 }
 
+TEST(RolesFileTest, TypedIdentitiesAndTheirMistakes) {
+  absl::StatusOr<RoleMap> roles = ParseRoles(
+      "admin dns:a.example\noperator email:o@example\nviewer cn:Some One\n"
+      "viewer uri:spiffe://x/y\n", "roles");
+  ASSERT_TRUE(roles.ok()) << roles.status();
+  EXPECT_EQ(roles->at("email:o@example"), Role::kOperator);
+  EXPECT_EQ(roles->at("cn:Some One"), Role::kViewer);
+  const absl::Status upper = ParseRoles("admin DNS:a.example\n", "roles").status();
+  EXPECT_EQ(upper.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(upper.message(), HasSubstr("line 1"));
+  EXPECT_THAT(upper.message(), HasSubstr("\"dns:\" (lower case)"));
+  EXPECT_THAT(ParseRoles("admin email:\n", "roles").status().message(),
+              HasSubstr("a name must follow"));
+}
+
 }  // namespace
 }  // namespace blkperf

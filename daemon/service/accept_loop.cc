@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -98,7 +99,7 @@ absl::StatusOr<int> BindTcp(const std::string& listen, int* port) {
 }
 
 absl::StatusOr<int> BindUnix(const std::string& listen,
-                             const std::string& path) {
+                             const std::string& path, mode_t mode) {
   sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) {
@@ -109,11 +110,20 @@ absl::StatusOr<int> BindUnix(const std::string& listen,
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return ListenError(listen, errno, "socket");
   unlink(path.c_str());  // a stale socket (CheckUnixSocketFree ran first)
-  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(fd, kBacklog) != 0) {
+  // The file bind() creates takes the socket's mode (less the umask): never
+  // wider than `mode`, whatever the umask. Then exactly `mode`, before
+  // listen(): no connection is possible in between.
+  if (fchmod(fd, mode) != 0 ||
+      bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
     const int error = errno;
     close(fd);
     return ListenError(listen, error, "bind");
+  }
+  if (chmod(path.c_str(), mode) != 0 || ::listen(fd, kBacklog) != 0) {
+    const int error = errno;
+    close(fd);
+    unlink(path.c_str());
+    return ListenError(listen, error, "chmod and listen");
   }
   return fd;
 }
@@ -127,11 +137,11 @@ rlim_t FileLimit() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AcceptLoop>> AcceptLoop::Bind(
-    const std::string& listen) {
+    const std::string& listen, mode_t unix_mode) {
   int port = 0;
   absl::StatusOr<int> fd =
       absl::StartsWith(listen, "unix:")
-          ? BindUnix(listen, listen.substr(5))
+          ? BindUnix(listen, listen.substr(5), unix_mode)
           : BindTcp(listen, &port);
   if (!fd.ok()) return fd.status();
   const int stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -25,6 +25,8 @@
 #include <string>
 #include <thread>
 
+#include <sys/types.h>
+
 #include "absl/status/statusor.h"
 
 namespace blkperf {
@@ -34,8 +36,11 @@ class AcceptLoop {
   // Binds and listens on `listen`: host:port (port 0 picks one) or
   // unix:/path (the caller checked the path is free; a stale socket file is
   // replaced). Unavailable naming --listen when the address is in use.
+  // A unix socket file gets `unix_mode` before listen(): created with it
+  // (fchmod before bind; whatever the umask) and set exactly before the
+  // first connection can be accepted.
   static absl::StatusOr<std::unique_ptr<AcceptLoop>> Bind(
-      const std::string& listen);
+      const std::string& listen, mode_t unix_mode = 0600);
   // Stops the loop and closes the listening socket.
   ~AcceptLoop();
   AcceptLoop(const AcceptLoop&) = delete;

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "base/echo.h"
+#include "base/bounded_text.h"
 #include "base/status_macros.h"
 #include "daemon/common/default_target.h"
 
@@ -145,7 +145,7 @@ int OpenBeneath(int dir_fd, const std::string& rel, uint64_t flags) {
 
 std::string RefusalPrefix(absl::string_view field, absl::string_view path,
                           bool write) {
-  return absl::StrCat(field, " ", Echo(path), ": refusing to ",
+  return absl::StrCat(field, " ", OneLine(path), ": refusing to ",
                       write ? "write" : "read", ": ");
 }
 
@@ -265,7 +265,7 @@ absl::Status AccessPolicy::CheckRead(absl::string_view field,
                                      const TargetInfo& info) const {
   if (Match(read_, info) != nullptr) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
-      field, " ", Echo(info.path),
+      field, " ", OneLine(info.path),
       ": reading is not allowed by the daemon's --allow_read_paths rules: ",
       RuleList(read_)));
 }
@@ -321,7 +321,7 @@ absl::StatusOr<OpenedTarget> AccessPolicy::Open(
     const OpenIntent& intent) const {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ".path \"", Echo(path), "\" is not an absolute path"));
+        field, ".path \"", OneLine(path), "\" is not an absolute path"));
   }
   const std::vector<Rule>& rules = intent.default_target ? own_
                                    : intent.write        ? write_
@@ -339,11 +339,11 @@ absl::StatusOr<OpenedTarget> AccessPolicy::Open(
   if (!opened.fd.valid()) {
     if (errno == ENOENT) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, ".path ", Echo(path),
+          field, ".path ", OneLine(path),
           " does not exist (set create_size to create a file)"));
     }
     return absl::ErrnoToStatus(errno,
-                               absl::StrCat(field, ".path ", Echo(path)));
+                               absl::StrCat(field, ".path ", OneLine(path)));
   }
   BLKPERF_RETURN_IF_ERROR(
       JudgeOpened(field, path, intent, rules, nullptr, opened.fd.get()));
@@ -374,7 +374,7 @@ absl::StatusOr<OpenedTarget> AccessPolicy::OpenUnderRule(
                                     O_PATH | O_DIRECTORY));
       if (!parent.valid()) {
         return absl::ErrnoToStatus(
-            errno, absl::StrCat(field, ".path ", Echo(path),
+            errno, absl::StrCat(field, ".path ", OneLine(path),
                                 ": its directory (no links followed)"));
       }
     }
@@ -383,19 +383,20 @@ absl::StatusOr<OpenedTarget> AccessPolicy::OpenUnderRule(
         NewFile::Create(parent.valid() ? parent.get() : rule.dir->get(),
                         rel.substr(slash == std::string::npos ? 0 : slash + 1),
                         intent.create_size, intent.seed,
-                        absl::StrCat(field, ".path ", Echo(path))));
+                        absl::StrCat(field, ".path ", OneLine(path)),
+                        intent.fill));
     opened.fd = UniqueFd(fcntl(file.fd(), F_DUPFD_CLOEXEC, 0));
     opened.created.emplace(std::move(file));
     return opened;
   }
   if (error_number == ENOENT) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".path ", Echo(path),
+        absl::StrCat(field, ".path ", OneLine(path),
                      " does not exist (set create_size to create a file)"));
   }
   if (error_number != 0) {
     return absl::ErrnoToStatus(error_number,
-                               absl::StrCat(field, ".path ", Echo(path)));
+                               absl::StrCat(field, ".path ", OneLine(path)));
   }
   BLKPERF_RETURN_IF_ERROR(
       JudgeOpened(field, path, intent, rules, &rule, opened.fd.get()));
@@ -410,7 +411,7 @@ absl::Status AccessPolicy::JudgeOpened(absl::string_view field,
   struct stat st;
   if (fstat(fd, &st) != 0) {
     return absl::ErrnoToStatus(errno,
-                               absl::StrCat(field, ".path ", Echo(path)));
+                               absl::StrCat(field, ".path ", OneLine(path)));
   }
   const std::string prefix = RefusalPrefix(field, path, intent.write);
   if (S_ISREG(st.st_mode)) {
@@ -423,7 +424,7 @@ absl::Status AccessPolicy::JudgeOpened(absl::string_view field,
     }
     if (intent.create_size > static_cast<uint64_t>(st.st_size)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          field, ".create_size ", intent.create_size, ": ", Echo(path),
+          field, ".create_size ", intent.create_size, ": ", OneLine(path),
           " exists with ", st.st_size,
           " bytes; an existing file is never extended or filled (it may be "
           "partial or someone else's): remove it or give a size it holds"));
@@ -447,7 +448,7 @@ absl::Status AccessPolicy::JudgeOpened(absl::string_view field,
         "inside an allowed directory allows nothing"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      field, ".path ", Echo(path),
+      field, ".path ", OneLine(path),
       " is neither a block device nor a regular file"));
 }
 

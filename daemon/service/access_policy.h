@@ -43,6 +43,8 @@ struct OpenIntent {
   // pattern of `seed`. An existing file smaller than this is refused.
   uint64_t create_size = 0;
   uint64_t seed = 0;
+  // The fill's progress and cancel flag (NewFile::Create); may be null.
+  FillProgress* fill = nullptr;
   // The daemon's own default target (<data_dir>/default-target.dat): judged
   // by that single built-in rule instead of the operator's lists.
   bool default_target = false;

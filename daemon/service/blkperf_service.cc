@@ -230,14 +230,18 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                            const Caller& caller, const char* method,
                            std::string summary, const absl::Status& outcome,
                            std::string workload_id) const {
+  std::string note;
   if (!outcome.ok()) {
-    // Every refusal is logged, bounded as the authorizer's own refusals.
-    if (std::optional<std::string> note = authorizer_->AdmitRefusalLog()) {
-      BLKPERF_LOG(WARNING) << "refused " << method << " from "
-                           << BoundedText(context.peer()) << " "
-                           << BoundedText(caller.identity) << ": "
-                           << outcome.message() << *note;
-    }
+    // Every refusal is logged, bounded as the authorizer's own refusals, in
+    // stderr and the audit log alike: over the bound neither gets a line,
+    // and the next line admitted says how many were left out.
+    std::optional<std::string> admitted = authorizer_->AdmitRefusalLog();
+    if (!admitted.has_value()) return;
+    note = *std::move(admitted);
+    BLKPERF_LOG(WARNING) << "refused " << method << " from "
+                         << BoundedText(context.peer()) << " "
+                         << BoundedText(caller.identity) << ": "
+                         << outcome.message() << note;
   }
   AuditLog* audit = authorizer_->audit();
   if (audit == nullptr) return;
@@ -246,7 +250,7 @@ void BlkperfService::Audit(const grpc::CallbackServerContext& context,
                 .role = RoleName(caller.role),
                 .method = method,
                 .summary = std::move(summary),
-                .outcome = outcome.ok() ? "OK" : outcome.ToString(),
+                .outcome = outcome.ok() ? "OK" : outcome.ToString() + note,
                 .workload_id = std::move(workload_id)});
 }
 
@@ -305,6 +309,7 @@ grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
   out->set_max_block_size(manager_->engine_limits().max_block_size);
   out->set_max_threads(manager_->engine_limits().max_threads);
   out->set_max_armed(limits.max_armed);
+  out->set_max_create_bytes(limits.max_create_bytes);
   for (const std::string& rule : manager_->policy().WriteRuleTexts()) {
     response->add_allow_write(rule);
   }
@@ -466,6 +471,18 @@ grpc::ServerUnaryReactor* BlkperfService::ArmWorkload(
     return Done(context, s);
   }
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(request->spec());
+  if (spec.ok()) {
+    // google.protobuf.Duration's rule: nanos within +-999,999,999 and of
+    // seconds' sign ({10 s, -5 ns} is not a duration).
+    const google::protobuf::Duration& lease = request->lease();
+    if (lease.nanos() > 999999999 || lease.nanos() < -999999999 ||
+        (lease.seconds() > 0 && lease.nanos() < 0) ||
+        (lease.seconds() < 0 && lease.nanos() > 0)) {
+      spec = absl::InvalidArgumentError(absl::StrCat(
+          "lease {seconds: ", lease.seconds(), ", nanos: ", lease.nanos(),
+          "} is not a valid duration"));
+    }
+  }
   absl::StatusOr<ArmResult> armed =
       spec.ok() ? manager_->Arm(*spec, request->run_id(),
                                 DurationFromProto(request->lease()),

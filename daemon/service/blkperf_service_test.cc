@@ -347,6 +347,23 @@ TEST_F(ServiceTest, ReflectionListsTheService) {
   }
 }
 
+// A lease that is no valid google.protobuf.Duration is refused, naming it.
+TEST_F(ServiceTest, AnInvalidLeaseDurationIsRefused) {
+  v1::ArmWorkloadRequest arm;
+  arm.set_api_version(v1::API_VERSION_CURRENT);
+  arm.set_run_id("fleet-bad-lease");
+  arm.mutable_spec()->add_targets()->set_path("/data/a");
+  arm.mutable_spec()->add_cpus(0);
+  arm.mutable_lease()->set_seconds(10);
+  arm.mutable_lease()->set_nanos(-5);
+  v1::ArmWorkloadResponse armed;
+  grpc::ClientContext context;
+  const grpc::Status status = stub_->ArmWorkload(&context, arm, &armed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("lease {seconds: 10, nanos: -5} is not a valid"));
+}
+
 // Fleet runs on the wire: Arm (idempotent by run id), GetClock, Go, AbortRun.
 TEST_F(ServiceTest, FleetArmGoAbortOverTheWire) {
   v1::ArmWorkloadRequest arm;

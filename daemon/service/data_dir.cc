@@ -15,9 +15,52 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace blkperf {
 namespace {
+
+// `dir` (an open directory, never a link) must be ours; wider than 0700 it
+// is narrowed to 0700, saying so.
+absl::Status MakePrivate(int dir, const std::string& what) {
+  struct stat st;
+  if (fstat(dir, &st) != 0) return absl::ErrnoToStatus(errno, what);
+  if (st.st_uid != geteuid()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " belongs to uid ", st.st_uid, ", not to this daemon (uid ",
+        geteuid(), "); give the daemon a directory of its own"));
+  }
+  if ((st.st_mode & 07777) == 0700) return absl::OkStatus();
+  if (fchmod(dir, 0700) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat(what, ": chmod 0700"));
+  }
+  BLKPERF_LOG(WARNING) << what << " had mode "
+                       << absl::StrFormat("%04o", st.st_mode & 07777)
+                       << "; set to 0700";
+  return absl::OkStatus();
+}
+
+// Opens directory `name` under `at` (AT_FDCWD: a path), creating it 0700,
+// never following a link in its last component; then MakePrivate.
+absl::StatusOr<UniqueFd> OpenPrivateDir(int at, const std::string& name,
+                                        const std::string& what) {
+  if (mkdirat(at, name.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::ErrnoToStatus(errno, what);
+  }
+  UniqueFd dir(openat(at, name.c_str(),
+                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) {
+    if (errno == ELOOP || errno == ENOTDIR) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " is a symbolic link or not a directory; refusing to use it"));
+    }
+    return absl::ErrnoToStatus(errno, what);
+  }
+  BLKPERF_RETURN_IF_ERROR(MakePrivate(dir.get(), what));
+  return dir;
+}
 
 // Up to 64 bytes of a small file in `dir`; "" when absent or unreadable.
 std::string ReadSmallFile(int dir, const char* name) {
@@ -32,7 +75,7 @@ std::string ReadSmallFile(int dir, const char* name) {
 
 absl::StatusOr<UniqueFd> Lock(int dir, const std::string& path) {
   UniqueFd lock(openat(dir, kDataDirLockName,
-                       O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+                       O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!lock.valid()) {
     return absl::ErrnoToStatus(
         errno, absl::StrCat("data directory ", path, ": ", kDataDirLockName));
@@ -68,14 +111,20 @@ DataDir::DataDir(std::string path, UniqueFd dir, UniqueFd lock,
       last_id_(last_id) {}
 
 absl::StatusOr<std::unique_ptr<DataDir>> DataDir::Open(absl::string_view path) {
-  const std::string dir_path(path);
+  std::string dir_path(path);
+  while (dir_path.size() > 1 && dir_path.back() == '/') dir_path.pop_back();
+  const std::filesystem::path parent =
+      std::filesystem::path(dir_path).parent_path();
   std::error_code error;
-  std::filesystem::create_directories(dir_path, error);
-  UniqueFd dir(open(dir_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) {
-    return absl::ErrnoToStatus(
-        errno, absl::StrCat("data directory ", dir_path, " (--data_dir)"));
-  }
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  BLKPERF_ASSIGN_OR_RETURN(
+      UniqueFd dir,
+      OpenPrivateDir(AT_FDCWD, dir_path,
+                     absl::StrCat("data directory ", dir_path, " (--data_dir)")));
+  absl::StatusOr<UniqueFd> verify = OpenPrivateDir(
+      dir.get(), kVerifyDirName,
+      absl::StrCat("data directory ", dir_path, ": ", kVerifyDirName, "/"));
+  if (!verify.ok()) return verify.status();
   absl::StatusOr<UniqueFd> lock = Lock(dir.get(), dir_path);
   if (!lock.ok()) return lock.status();
   uint64_t last_id = 0;
@@ -99,7 +148,7 @@ absl::StatusOr<uint64_t> DataDir::NextWorkloadNumber() {
   const std::string text = absl::StrCat(next, "\n");
   UniqueFd fd(openat(dir_.get(), tmp.c_str(),
                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                     0644));
+                     0600));
   if (!fd.valid() ||
       write(fd.get(), text.data(), text.size()) !=
           static_cast<ssize_t>(text.size()) ||

@@ -10,6 +10,10 @@
 // Files (opened relative to the directory, never following links):
 //   blkperfd.lock  flock(LOCK_EX) held for the daemon's life; holds its pid.
 //   workload-ids   the last workload number handed out, in decimal.
+//   verify/        verify state files (the engine's), a directory 0700.
+// Nothing here trusts the umask: the directory and verify/ are made 0700,
+// an existing one wider than that is narrowed (with a warning), and neither
+// may be a symbolic link or belong to another user.
 #ifndef BLKPERF_DAEMON_SERVICE_DATA_DIR_H_
 #define BLKPERF_DAEMON_SERVICE_DATA_DIR_H_
 
@@ -27,11 +31,14 @@ namespace blkperf {
 
 inline constexpr char kDataDirLockName[] = "blkperfd.lock";
 inline constexpr char kWorkloadIdsName[] = "workload-ids";
+inline constexpr char kVerifyDirName[] = "verify";
 
 class DataDir {
  public:
-  // Creates `path` (mode 0755) if missing and locks it. FailedPrecondition
-  // naming the directory and the holder's pid when another daemon holds it;
+  // Creates `path` (mode 0700; missing parents as the umask says) if
+  // missing, and verify/ in it, and locks it. FailedPrecondition naming the
+  // directory and the holder's pid when another daemon holds it, or naming
+  // the directory when it or verify/ is a symbolic link or another user's;
   // errno-derived errors naming the directory otherwise.
   static absl::StatusOr<std::unique_ptr<DataDir>> Open(absl::string_view path);
 

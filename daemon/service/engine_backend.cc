@@ -21,8 +21,9 @@ namespace {
 
 class EngineWorkload final : public RunningWorkload {
  public:
-  explicit EngineWorkload(std::unique_ptr<Workload> workload)
-      : workload_(std::move(workload)) {}
+  EngineWorkload(std::unique_ptr<Workload> workload,
+                 std::vector<OpenedTarget> opened)
+      : workload_(std::move(workload)), opened_(std::move(opened)) {}
 
   const ResolvedSpec& resolved() const override { return workload_->spec(); }
   void RequestStop() override { workload_->RequestStop(); }
@@ -42,9 +43,20 @@ class EngineWorkload final : public RunningWorkload {
     return workload_->Go(at_monotonic_ns);
   }
   void Abort() override { workload_->Abort(); }
+  absl::Status Publish() override {
+    for (OpenedTarget& t : opened_) {
+      if (!t.created.has_value()) continue;
+      BLKPERF_RETURN_IF_ERROR(t.created->Publish());
+      t.created.reset();
+    }
+    return absl::OkStatus();
+  }
 
  private:
   std::unique_ptr<Workload> workload_;
+  // Kept for Publish: created files stay unnamed (and vanish with their
+  // descriptors) until then.
+  std::vector<OpenedTarget> opened_;
 };
 
 class EngineBackend final : public WorkloadBackend {
@@ -83,43 +95,45 @@ class EngineBackend final : public WorkloadBackend {
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) override {
-    return Launch(spec, limits, policy, default_target, /*armed=*/false);
+      const AccessPolicy& policy, bool default_target,
+      FillProgress* fill) override {
+    return Launch(spec, limits, policy, default_target, fill,
+                  /*armed=*/false);
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) override {
-    return Launch(spec, limits, policy, default_target, /*armed=*/true);
+      const AccessPolicy& policy, bool default_target,
+      FillProgress* fill) override {
+    return Launch(spec, limits, policy, default_target, fill, /*armed=*/true);
   }
 
  private:
   // Start or Arm: opens the targets once, then starts the engine on them.
   static absl::StatusOr<std::unique_ptr<RunningWorkload>> Launch(
       const WorkloadSpec& requested, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target, bool armed) {
+      const AccessPolicy& policy, bool default_target, FillProgress* fill,
+      bool armed) {
     WorkloadSpec spec = requested;
     BLKPERF_ASSIGN_OR_RETURN(std::vector<OpenedTarget> opened,
-                             OpenTargets(spec, policy, default_target));
+                             OpenTargets(spec, policy, default_target, fill));
+    if (fill != nullptr && fill->cancel.load()) {
+      return absl::CancelledError(
+          "stopped while its target files were being created; nothing was "
+          "started and the files were discarded");
+    }
     absl::StatusOr<std::unique_ptr<Workload>> workload =
         armed ? Workload::Arm(spec, limits) : Workload::Start(spec, limits);
     if (!workload.ok()) return workload.status();
-    for (size_t i = 0; i < opened.size(); ++i) {
-      if (!opened[i].created.has_value()) continue;
-      absl::Status named = opened[i].created->Publish();
-      if (!named.ok()) {
-        // Stops and joins; the unnamed files vanish with their descriptors.
-        (*workload)->RequestStop();
-        return named;
-      }
-    }
-    return std::make_unique<EngineWorkload>(*std::move(workload));
+    return std::make_unique<EngineWorkload>(*std::move(workload),
+                                            std::move(opened));
   }
 
   // Opens each target once; sets TargetSpec::fd so the engine uses exactly
   // what was checked.
   static absl::StatusOr<std::vector<OpenedTarget>> OpenTargets(
-      WorkloadSpec& spec, const AccessPolicy& policy, bool default_target) {
+      WorkloadSpec& spec, const AccessPolicy& policy, bool default_target,
+      FillProgress* fill) {
     const bool writes = SpecWrites(spec);
     std::vector<OpenedTarget> opened;
     for (size_t i = 0; i < spec.targets.size(); ++i) {
@@ -128,6 +142,7 @@ class EngineBackend final : public WorkloadBackend {
       OpenIntent intent{.write = writes || target.create_size != 0,
                         .create_size = target.create_size,
                         .seed = spec.seed,
+                        .fill = fill,
                         .default_target = default_target};
       BLKPERF_ASSIGN_OR_RETURN(OpenedTarget t,
                                policy.Open(field, target.path, intent));

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "base/status_macros.h"
 #include "daemon/service/workload_backend.h"
 
 namespace blkperf {
@@ -101,6 +102,16 @@ class FakeWorkloadState {
     absl::MutexLock lock(&mu_);
     finish_on_stop_ = value;
   }
+  // When true, dropping the workload waits until it finished, as
+  // ~Workload joins its submitters (a stalled one: forever).
+  void set_destroy_waits(bool value) {
+    absl::MutexLock lock(&mu_);
+    destroy_waits_ = value;
+  }
+  void WaitIfDestroyWaits() {
+    absl::MutexLock lock(&mu_);
+    if (destroy_waits_) mu_.Await(absl::Condition(&finished_));
+  }
 
   void RequestStop() {
     absl::MutexLock lock(&mu_);
@@ -155,6 +166,7 @@ class FakeWorkloadState {
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_on_stop_ ABSL_GUARDED_BY(mu_) = true;
+  bool destroy_waits_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t ios_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
   SplitStrategy split_ ABSL_GUARDED_BY(mu_);
@@ -198,6 +210,21 @@ class FakeBackend final : public WorkloadBackend {
   void set_exclusive_status(absl::Status status) {
     absl::MutexLock lock(&mu_);
     exclusive_status_ = std::move(status);
+  }
+  // While held, a Start that creates a file stops half way through its
+  // "fill" until release_fills() or the fill's cancel flag (fills_waiting()
+  // counts the ones waiting).
+  void hold_fills() {
+    absl::MutexLock lock(&mu_);
+    hold_fills_ = true;
+  }
+  void release_fills() {
+    absl::MutexLock lock(&mu_);
+    hold_fills_ = false;
+  }
+  int fills_waiting() const {
+    absl::MutexLock lock(&mu_);
+    return fills_waiting_;
   }
   void set_start_status(absl::Status status) {
     absl::MutexLock lock(&mu_);
@@ -247,13 +274,14 @@ class FakeBackend final : public WorkloadBackend {
     return exclusive_status_;
   }
 
-  // Like Workload::Start: creates missing files with create_size, fills in
-  // threads and cpus, probes every target. The targets are map entries, so
-  // `policy` (the binding open) is not consulted: the manager's own checks
-  // by path are what these tests see.
+  // Like Workload::Start: creates missing files with create_size (named by
+  // Publish), fills in threads and cpus, probes every target. The targets
+  // are map entries, so `policy` (the binding open) is not consulted: the
+  // manager's own checks by path are what these tests see.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) override {
+      const AccessPolicy& policy, bool default_target,
+      FillProgress* fill) override {
     ResolvedSpec resolved;
     resolved.spec = spec;
     WorkloadSpec& out = resolved.spec;
@@ -265,6 +293,7 @@ class FakeBackend final : public WorkloadBackend {
     resolved.writes = OpWrites(out.op, out.read_percent);
     absl::MutexLock lock(&mu_);
     if (!start_status_.ok()) return start_status_;
+    std::vector<TargetInfo> pending;
     for (size_t i = 0; i < out.targets.size(); ++i) {
       const TargetSpec& t = out.targets[i];
       auto it = targets_.find(t.path);
@@ -274,8 +303,10 @@ class FakeBackend final : public WorkloadBackend {
         created.resolved_path = t.path;
         created.size_bytes = t.create_size;
         created.logical_block_size = 512;
-        it = targets_.emplace(t.path, created).first;
-        created_.push_back(t.path);
+        BLKPERF_RETURN_IF_ERROR(FillLocked(t.create_size, fill));
+        pending.push_back(created);
+        resolved.targets.push_back(created);
+        continue;
       }
       if (it == targets_.end()) {
         return absl::InvalidArgumentError(
@@ -285,20 +316,22 @@ class FakeBackend final : public WorkloadBackend {
     }
     auto state = std::make_shared<FakeWorkloadState>(std::move(resolved));
     workloads_.push_back(state);
-    return std::unique_ptr<RunningWorkload>(new Handle(state));
+    return std::unique_ptr<RunningWorkload>(
+        new Handle(state, this, std::move(pending)));
   }
 
   // As Start, the workload armed: Go releases it.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) override {
+      const AccessPolicy& policy, bool default_target,
+      FillProgress* fill) override {
     absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
-        Start(spec, limits, policy, default_target);
+        Start(spec, limits, policy, default_target, fill);
     if (w.ok()) last()->Arm();
     return w;
   }
 
-  // Paths Start created (create_size), in order.
+  // Paths Start created (create_size) and Publish named, in order.
   std::vector<std::string> created() const {
     absl::MutexLock lock(&mu_);
     return created_;
@@ -307,8 +340,12 @@ class FakeBackend final : public WorkloadBackend {
  private:
   class Handle final : public RunningWorkload {
    public:
-    explicit Handle(std::shared_ptr<FakeWorkloadState> state)
-        : state_(std::move(state)) {}
+    Handle(std::shared_ptr<FakeWorkloadState> state, FakeBackend* backend,
+           std::vector<TargetInfo> pending)
+        : state_(std::move(state)),
+          backend_(backend),
+          pending_(std::move(pending)) {}
+    ~Handle() override { state_->WaitIfDestroyWaits(); }
     const ResolvedSpec& resolved() const override { return state_->resolved(); }
     void RequestStop() override { state_->RequestStop(); }
     bool Finished() const override { return state_->Finished(); }
@@ -325,10 +362,46 @@ class FakeBackend final : public WorkloadBackend {
     }
     absl::Status Go(int64_t at) override { return state_->Go(at); }
     void Abort() override { state_->Abort(); }
+    absl::Status Publish() override {
+      absl::MutexLock lock(&backend_->mu_);
+      for (const TargetInfo& t : pending_) {
+        if (!backend_->targets_.emplace(t.path, t).second) {
+          return absl::AlreadyExistsError(absl::StrCat(t.path, " was taken"));
+        }
+        backend_->created_.push_back(t.path);
+      }
+      pending_.clear();
+      return absl::OkStatus();
+    }
 
    private:
     std::shared_ptr<FakeWorkloadState> state_;
+    FakeBackend* backend_;
+    std::vector<TargetInfo> pending_;
   };
+
+  // The fake fill: half done at once, the rest waits while fills are held;
+  // Cancelled (like NewFile::Create) once `fill->cancel` is set.
+  absl::Status FillLocked(uint64_t size, FillProgress* fill)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (fill == nullptr) return absl::OkStatus();
+    fill->total_bytes.store(size);
+    fill->filled_bytes.store(size / 2);
+    ++fills_waiting_;
+    const absl::Time give_up = absl::Now() + absl::Seconds(20);
+    while (hold_fills_ && !fill->cancel.load() && absl::Now() < give_up) {
+      mu_.AwaitWithTimeout(absl::Condition(+[](bool* held) { return !*held; },
+                                           &hold_fills_),
+                           absl::Milliseconds(2));
+    }
+    --fills_waiting_;
+    if (fill->cancel.load()) {
+      return absl::CancelledError(absl::StrCat(
+          "the fill was cancelled after ", size / 2, " of ", size, " bytes"));
+    }
+    fill->filled_bytes.store(size);
+    return absl::OkStatus();
+  }
 
   mutable absl::Mutex mu_;
   std::map<std::string, TargetInfo> targets_ ABSL_GUARDED_BY(mu_);
@@ -337,6 +410,8 @@ class FakeBackend final : public WorkloadBackend {
   std::vector<std::shared_ptr<FakeWorkloadState>> workloads_
       ABSL_GUARDED_BY(mu_);
   std::vector<std::string> created_ ABSL_GUARDED_BY(mu_);
+  bool hold_fills_ ABSL_GUARDED_BY(mu_) = false;
+  int fills_waiting_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace blkperf

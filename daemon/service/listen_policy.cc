@@ -122,12 +122,4 @@ absl::Status CheckUnixSocketFree(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status SetUnixSocketMode(const std::string& path, mode_t mode) {
-  if (chmod(path.c_str(), mode) != 0) {
-    return absl::ErrnoToStatus(
-        errno, absl::StrCat("--listen unix:", BoundedText(path), ": chmod"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace blkperf

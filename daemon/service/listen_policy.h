@@ -67,9 +67,6 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(
 // InvalidArgument when `path` exists and is not a socket.
 absl::Status CheckUnixSocketFree(const std::string& path);
 
-// After binding: sets the socket file's permission bits.
-absl::Status SetUnixSocketMode(const std::string& path, mode_t mode);
-
 }  // namespace blkperf
 
 #endif  // BLKPERF_DAEMON_SERVICE_LISTEN_POLICY_H_

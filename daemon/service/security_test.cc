@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "daemon/service/accept_loop.h"
 #include "daemon/service/fake_backend.h"
 #include "daemon/service/generic_call_for_test.h"
 #include "daemon/service/server.h"
@@ -61,7 +64,13 @@ class TlsTest : public ::testing::Test {
                                     {"op1", "DNS:op1.test"},
                                     {"op2", "DNS:op2.test"},
                                     {"admin-cn", ""},
-                                    {"stranger", "DNS:stranger.test"}}));
+                                    {"stranger", "DNS:stranger.test"},
+                                    // The same text as op1's DNS name, as
+                                    // other SAN types, and a DNS "local".
+                                    {"email-op1", "email:op1.test"},
+                                    {"uri-op1", "URI:op1.test"},
+                                    {"dns-local", "DNS:local"},
+                                    {"typed-email", "email:ops@op.test"}}));
     // A client certificate from another CA.
     if (!pki_->dir.empty() &&
         !(MakeTestCa(pki_->dir, "rogue-ca") &&
@@ -76,7 +85,8 @@ class TlsTest : public ::testing::Test {
     ASSERT_FALSE(pki_->dir.empty()) << "openssl could not make the test PKI";
     const std::string roles = pki_->dir + "/roles";
     std::ofstream(roles) << "viewer viewer.test\noperator op1.test\n"
-                            "operator op2.test\nadmin admin-cn\n";
+                            "operator op2.test\nadmin admin-cn\n"
+                            "operator email:ops@op.test\n";
     audit_path_ = TestDir("audit.log");
     unlink(audit_path_.c_str());
     ServeOptions options = BaseOptions();
@@ -166,7 +176,7 @@ TEST_F(TlsTest, UnknownIdentityIsDeniedByName) {
   v1::GetCapabilitiesResponse caps;
   const grpc::Status status = Caps(*StubAs("stranger"), &caps);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_THAT(status.error_message(), HasSubstr("\"stranger.test\""));
+  EXPECT_THAT(status.error_message(), HasSubstr("\"dns:stranger.test\""));
 }
 
 TEST_F(TlsTest, CapabilitiesNameTheCallerAndTheExposure) {
@@ -202,6 +212,29 @@ TEST_F(TlsTest, AViewerIsRefusedEveryOperatorMethod) {
     ++checked;
   }
   EXPECT_GE(checked, 6);  // start, stop, split, arm, go, abort
+}
+
+// A role names an identity with its type: an email or URI SAN whose text
+// is an operator's DNS name gets nothing, a DNS SAN "local" is not the
+// local identity, and a typed grant works for its type.
+TEST_F(TlsTest, IdentitiesAreTyped) {
+  v1::GetCapabilitiesResponse caps;
+  for (const char* name : {"email-op1", "uri-op1", "dns-local"}) {
+    const grpc::Status status = Caps(*StubAs(name), &caps);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << name << " got role " << caps.caller_role();
+  }
+  const grpc::Status status = Caps(*StubAs("dns-local"), &caps);
+  EXPECT_THAT(status.error_message(), HasSubstr("\"dns:local\""));
+  ASSERT_TRUE(Caps(*StubAs("typed-email"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "email:ops@op.test");
+  EXPECT_EQ(caps.caller_role(), "operator");
+  // Untyped grants (roles files before types) still name DNS SANs and a
+  // SAN-less certificate's CN.
+  ASSERT_TRUE(Caps(*StubAs("op1"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "op1.test");
+  ASSERT_TRUE(Caps(*StubAs("admin-cn"), &caps).ok());
+  EXPECT_EQ(caps.caller_role(), "admin");
 }
 
 TEST_F(TlsTest, OnlyTheOwnerOrAnAdminMayStopOrSteer) {
@@ -249,12 +282,49 @@ TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
   EXPECT_THAT(text, HasSubstr("\"identity\":\"op2.test\",\"role\":\"operator\","
                               "\"method\":\"StopWorkload\""));
   EXPECT_THAT(text, HasSubstr("\"outcome\":\"PERMISSION_DENIED: workload_id"));
-  EXPECT_THAT(text, HasSubstr("\"identity\":\"stranger.test\""));
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"dns:stranger.test\""));
   EXPECT_THAT(text, HasSubstr("\"method\":\"workload-end\""));
   for (const std::string& line : lines) {
     EXPECT_EQ(line.front(), '{');
     EXPECT_EQ(line.back(), '}');
   }
+}
+
+// Refusals made by handlers (not the role check) are bounded in the audit
+// log too: at most 100 a second, the next record saying how many were left
+// out.
+TEST_F(TlsTest, AuditLogBoundsHandlerRefusals) {
+  auto stub = StubAs("op1");
+  const absl::Time start = absl::Now();
+  constexpr int kCalls = 600;
+  for (int i = 0; i < kCalls; ++i) {
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id("w999999");
+    request.set_split("fixed:" + std::string(2000, '9'));
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    ASSERT_FALSE(stub->SetSplitStrategy(&context, request, &response).ok());
+  }
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  absl::SleepFor(absl::Milliseconds(1100));  // a new second: one more line
+  {
+    v1::SetSplitStrategyRequest request;
+    request.set_workload_id("w999999");
+    request.set_split("limits");
+    v1::SetSplitStrategyResponse response;
+    grpc::ClientContext context;
+    ASSERT_FALSE(stub->SetSplitStrategy(&context, request, &response).ok());
+  }
+  server_->Shutdown();
+  const std::string text = ReadTestFile(audit_path_);
+  std::vector<std::string> lines =
+      absl::StrSplit(text, '\n', absl::SkipEmpty());
+  const size_t bound = 100 * (static_cast<size_t>(seconds) + 2);
+  ASSERT_LT(bound, static_cast<size_t>(kCalls))
+      << "the calls took " << seconds << " s: the test proves nothing";
+  EXPECT_GE(lines.size(), 100u);
+  EXPECT_LE(lines.size(), bound) << "after " << seconds << " s";
+  EXPECT_THAT(lines.back(), HasSubstr("earlier refusals not logged"));
 }
 
 TEST(ListenTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecureListen) {
@@ -332,6 +402,25 @@ TEST(ListenTest, LocalCallersGetTheLocalRole) {
       stub->StartWorkload(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(status.error_message(), HasSubstr("needs role operator"));
+}
+
+// The socket file has its mode before the socket listens, whatever the
+// umask: no caller can connect in a window before a chmod.
+TEST(ListenTest, UnixSocketHasItsModeBeforeItListens) {
+  char dir[] = "/tmp/blkperf-sock-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/s.sock";
+  const mode_t old = umask(0);
+  absl::StatusOr<std::unique_ptr<AcceptLoop>> loop =
+      AcceptLoop::Bind("unix:" + path, 0660);
+  umask(old);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0660u);
+  loop->reset();
+  unlink(path.c_str());
+  rmdir(dir);
 }
 
 TEST(ListenTest, UnixSocketWithModeAndNoSecondDaemon) {

@@ -65,6 +65,9 @@ ABSL_FLAG(uint32_t, max_queue_depth, 4096,
 ABSL_FLAG(uint64_t, max_buffer_bytes, uint64_t{4} << 30,
           "serve: largest I/O buffer memory of one workload, bytes "
           "(threads x queue_depth x block_size)");
+ABSL_FLAG(uint64_t, max_create_bytes, uint64_t{64} << 30,
+          "serve: largest create_size of one target, bytes; a create must "
+          "also leave 5% of its file system free");
 ABSL_FLAG(absl::Duration, max_runtime, absl::Hours(24),
           "serve: longest ramp_time + runtime of a workload");
 ABSL_FLAG(uint32_t, keep_finished, 16,
@@ -107,6 +110,7 @@ absl::StatusOr<ServeOptions> ServeOptionsFromFlags() {
   options.limits.max_workloads = absl::GetFlag(FLAGS_max_workloads);
   options.limits.max_queue_depth = absl::GetFlag(FLAGS_max_queue_depth);
   options.limits.max_buffer_bytes = absl::GetFlag(FLAGS_max_buffer_bytes);
+  options.limits.max_create_bytes = absl::GetFlag(FLAGS_max_create_bytes);
   options.limits.max_runtime = absl::GetFlag(FLAGS_max_runtime);
   options.limits.keep_finished = absl::GetFlag(FLAGS_keep_finished);
   options.limits.max_armed = absl::GetFlag(FLAGS_max_armed);

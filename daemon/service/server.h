@@ -103,6 +103,8 @@ class BlkperfServer {
   // answer pending calls (watch streams get their last message), stop.
   // Bounded by options.shutdown_timeout (plus a little for the calls).
   void Shutdown();
+  // Workloads Shutdown() abandoned undrained (WorkloadManager::Shutdown).
+  size_t abandoned() const { return abandoned_; }
 
  private:
   BlkperfServer() = default;
@@ -134,6 +136,7 @@ class BlkperfServer {
   // Calls manager_ from its HTTP threads: reset before manager_.
   std::unique_ptr<MetricsServer> metrics_;
   bool shut_down_ = false;
+  size_t abandoned_ = 0;
 };
 
 // Raises RLIMIT_NOFILE's soft limit to its hard limit (each watcher and

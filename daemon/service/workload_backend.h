@@ -44,6 +44,11 @@ class RunningWorkload {
   // Fleet runs: release an armed workload at an instant; end it aborted.
   virtual absl::Status Go(int64_t at_monotonic_ns) = 0;
   virtual void Abort() = 0;
+  // Names the files Start created (create_size), which stay unnamed until
+  // then: the manager calls it once it has decided to keep the workload
+  // (never after shutdown began). AlreadyExists when a name was taken
+  // meanwhile; the caller then stops the workload.
+  virtual absl::Status Publish() = 0;
 };
 
 class WorkloadBackend {
@@ -71,16 +76,18 @@ class WorkloadBackend {
   // Opens every target once through `policy` (AccessPolicy::Open: the
   // binding allow-list check, on the opened inode; files with create_size
   // created unnamed), refuses unsafe writes on what was opened, then
-  // Workload::Start on those descriptors; names created files only once the
-  // workload runs. A refused or failed start leaves no file behind.
-  // `default_target`: the spec's single target is the daemon's own.
+  // Workload::Start on those descriptors. Created files stay unnamed until
+  // RunningWorkload::Publish; a refused or failed start leaves no file
+  // behind. `default_target`: the spec's single target is the daemon's own.
+  // `fill` (may be null) follows the create_size fills: Cancelled when its
+  // cancel flag is set before the workload starts.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) = 0;
+      const AccessPolicy& policy, bool default_target, FillProgress* fill) = 0;
   // Workload::Arm: as Start, but the workload waits (armed, no I/O) for Go.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits,
-      const AccessPolicy& policy, bool default_target) = 0;
+      const AccessPolicy& policy, bool default_target, FillProgress* fill) = 0;
 };
 
 // The real engine.

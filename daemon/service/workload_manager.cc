@@ -16,7 +16,6 @@
 #include "absl/strings/str_join.h"
 #include "base/bounded_text.h"
 #include "base/clock.h"
-#include "base/echo.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "daemon/common/default_target.h"
@@ -156,6 +155,14 @@ absl::Status WorkloadManager::CheckLimits(const WorkloadSpec& spec) const {
                        limits_.max_queue_depth));
     }
   }
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    if (spec.targets[i].create_size > limits_.max_create_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "spec.targets[", i, "].create_size ", spec.targets[i].create_size,
+          " exceeds the daemon limit --max_create_bytes=",
+          limits_.max_create_bytes));
+    }
+  }
   const absl::Duration total = SpecMaxDuration(spec);
   if (total > limits_.max_runtime) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -255,16 +262,21 @@ absl::Status WorkloadManager::CheckConflicts(const Reservation& wanted) const {
     for (size_t i = 0; i < wanted.targets.size(); ++i) {
       const TargetKey& a = wanted.targets[i];
       for (const TargetKey& b : h.claims->targets) {
-        const bool same_file = a.path == b.path;
+        const bool same_file =
+            a.path == b.path || (!a.block && !b.block && a.st_ino != 0 &&
+                                 a.st_dev == b.st_dev && a.st_ino == b.st_ino);
         const bool same_device =
             a.block && b.block &&
             Overlaps(a.disk, a.partition, b.disk, b.partition);
         if (same_file || same_device) {
           return absl::FailedPreconditionError(absl::StrCat(
               "spec.targets[", i, "] ", a.display, " is in use by ", h.name,
-              same_file ? ""
-                        : absl::StrCat(" (its target ", b.display,
-                                       " is on the same device)")));
+              a.path == b.path ? ""
+              : same_file
+                  ? absl::StrCat(" (its target ", b.display,
+                                 " is the same file: a hard link)")
+                  : absl::StrCat(" (its target ", b.display,
+                                 " is on the same device)")));
         }
       }
     }
@@ -442,7 +454,9 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
                               .display = info.path,
                               .block = info.kind == TargetKind::kBlockDevice,
                               .disk = info.device_name,
-                              .partition = info.partition_name});
+                              .partition = info.partition_name,
+                              .st_dev = info.st_dev,
+                              .st_ino = info.st_ino});
   }
 
   std::list<Reservation>::iterator reservation;
@@ -501,14 +515,38 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     release();
     return number.status();
   }
+  auto fill = std::make_shared<FillProgress>();
+  {
+    absl::MutexLock lock(&mu_);
+    reservation->id = absl::StrCat("w", *number);
+    reservation->owner = mode.owner;
+    reservation->spec = spec;
+    reservation->start_time = absl::Now();
+    reservation->fill = fill;
+    // A shutdown that began meanwhile cancels this fill too.
+    if (shutting_down_) fill->cancel.store(true);
+  }
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target)
-               : backend_->Start(spec, engine_limits_, policy_, default_target);
+      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target,
+                               fill.get())
+               : backend_->Start(spec, engine_limits_, policy_,
+                                 default_target, fill.get());
   if (!started.ok()) {
     release();
+    if (absl::IsCancelled(started.status())) {
+      absl::MutexLock lock(&mu_);
+      return absl::Status(
+          shutting_down_ ? absl::StatusCode::kUnavailable
+                         : absl::StatusCode::kCancelled,
+          absl::StrCat("workload w", *number,
+                       shutting_down_ ? " (the daemon is shutting down): "
+                                      : " (stopped while creating): ",
+                       started.status().message()));
+    }
     return started.status();
   }
 
+  RunningWorkload* const handle = started->get();
   auto entry = std::make_shared<Entry>();
   entry->owner = mode.owner;
   entry->on_end = &end_listener_;
@@ -539,11 +577,30 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     }
     entry->workload = *std::move(started);
   }
+  entry->id = absl::StrCat("w", *number);
+  absl::Status kept;
   {
     absl::MutexLock lock(&mu_);
+    // The point of no return: after a shutdown began or a stop of the
+    // creating workload, nothing is named and nothing runs on.
+    kept =
+        shutting_down_ ? absl::UnavailableError(
+                             "the daemon is shutting down and starts no new "
+                             "workloads; created files were discarded")
+        : fill->cancel.load()
+            ? absl::CancelledError(absl::StrCat(
+                  "workload ", entry->id,
+                  " was stopped while it was being set up; created files "
+                  "were discarded"))
+            : handle->Publish();
     starting_.erase(reservation);
-    entry->id = absl::StrCat("w", *number);
-    running_.push_back(entry);
+    if (kept.ok()) running_.push_back(entry);
+  }
+  if (!kept.ok()) {
+    // Stops; the entry's end joins it, and unnamed files vanish with their
+    // descriptors.
+    handle->RequestStop();
+    return kept;
   }
   KeepControlOffWorkloadCpus();
   BLKPERF_LOG(INFO) << "workload " << entry->id
@@ -767,9 +824,49 @@ absl::Status UnknownWorkload(absl::string_view id) {
 }
 }  // namespace
 
+WorkloadView WorkloadManager::StartingView(const Reservation& r) {
+  WorkloadView view;
+  view.id = r.id;
+  view.owner = r.owner;
+  view.start_time = r.start_time;
+  view.spec = r.spec;
+  view.run_id = r.run_id;
+  view.snapshot.state = WorkloadState::kCreating;
+  view.snapshot.taken = absl::Now();
+  const uint64_t total = r.fill->total_bytes.load();
+  view.snapshot.notes.push_back(
+      total == 0 ? std::string("setting up (opening targets)")
+                 : absl::StrCat("creating its target file: ",
+                                r.fill->filled_bytes.load(), " of ", total,
+                                " bytes filled (unnamed until it starts)"));
+  if (r.fill->cancel.load()) {
+    view.snapshot.notes.push_back(
+        "stop requested: the fill is cancelled and nothing will start");
+  }
+  return view;
+}
+
+std::optional<WorkloadView> WorkloadManager::FindStarting(
+    absl::string_view id, bool cancel_fill) {
+  absl::MutexLock lock(&mu_);
+  for (const Reservation& r : starting_) {
+    if (r.id.empty() || r.id != id) continue;
+    if (cancel_fill && !r.fill->cancel.exchange(true)) {
+      BLKPERF_LOG(INFO) << "workload " << r.id
+                        << ": stop requested while creating its files";
+    }
+    return StartingView(r);
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<WorkloadView> WorkloadManager::Stop(absl::string_view id) {
   std::shared_ptr<Entry> entry = Find(id);
-  if (entry == nullptr) return UnknownWorkload(id);
+  if (entry == nullptr) {
+    std::optional<WorkloadView> starting = FindStarting(id, true);
+    if (starting.has_value()) return *std::move(starting);
+    return UnknownWorkload(id);
+  }
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->workload != nullptr && !entry->stop_requested) {
@@ -783,7 +880,11 @@ absl::StatusOr<WorkloadView> WorkloadManager::Stop(absl::string_view id) {
 
 absl::StatusOr<WorkloadView> WorkloadManager::Get(absl::string_view id) {
   std::shared_ptr<Entry> entry = Find(id);
-  if (entry == nullptr) return UnknownWorkload(id);
+  if (entry == nullptr) {
+    std::optional<WorkloadView> starting = FindStarting(id, false);
+    if (starting.has_value()) return *std::move(starting);
+    return UnknownWorkload(id);
+  }
   return View(*entry, /*with_snapshot=*/true);
 }
 
@@ -805,12 +906,15 @@ absl::StatusOr<bool> WorkloadManager::HasEnded(absl::string_view id) {
 std::vector<WorkloadView> WorkloadManager::List(bool with_snapshots) {
   Reap();
   std::vector<std::shared_ptr<Entry>> entries;
+  std::vector<WorkloadView> views;
   {
     absl::MutexLock lock(&mu_);
     entries.assign(running_.begin(), running_.end());
     entries.insert(entries.end(), finished_.begin(), finished_.end());
+    for (const Reservation& r : starting_) {
+      if (!r.id.empty()) views.push_back(StartingView(r));
+    }
   }
-  std::vector<WorkloadView> views;
   for (const std::shared_ptr<Entry>& e : entries) {
     views.push_back(View(*e, with_snapshots));
   }
@@ -947,13 +1051,17 @@ void WorkloadManager::ReaperLoop() {
   }
 }
 
-void WorkloadManager::Shutdown(absl::Duration timeout) {
+size_t WorkloadManager::Shutdown(absl::Duration timeout) {
   std::vector<std::shared_ptr<Entry>> running;
   {
     absl::MutexLock lock(&mu_);
-    if (reaper_stop_) return;
+    if (reaper_stop_) return 0;
     shutting_down_ = true;
     running = running_;
+    // Fills in progress stop within a chunk; their starts then refuse.
+    for (const Reservation& r : starting_) {
+      if (r.fill != nullptr) r.fill->cancel.store(true);
+    }
   }
   for (const std::shared_ptr<Entry>& e : running) {
     absl::MutexLock lock(&e->mu);
@@ -964,6 +1072,7 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     }
   }
   const absl::Time deadline = absl::Now() + timeout;
+  size_t abandoned = 0;
   for (const std::shared_ptr<Entry>& e : running) {
     std::shared_ptr<RunningWorkload> workload;
     {
@@ -973,8 +1082,8 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     if (workload == nullptr) continue;
     if (!workload->WaitFor(
             std::max(deadline - absl::Now(), absl::ZeroDuration()))) {
-      BLKPERF_LOG(WARNING) << "workload " << e->id << " did not drain within "
-                           << absl::FormatDuration(timeout);
+      Abandon(*e, timeout);
+      ++abandoned;
     }
   }
   Reap();
@@ -983,6 +1092,36 @@ void WorkloadManager::Shutdown(absl::Duration timeout) {
     reaper_stop_ = true;
   }
   if (reaper_.joinable()) reaper_.join();
+  return abandoned;
+}
+
+void WorkloadManager::Abandon(Entry& entry, absl::Duration timeout) {
+  // Leaked on purpose: joining would wait for the device (forever with
+  // io_timeout 0), and the kernel may still write into its buffers. The
+  // process is exiting; its end releases everything.
+  static auto* const kAbandoned =
+      new std::vector<std::shared_ptr<RunningWorkload>>;
+  static absl::Mutex abandoned_mu(absl::kConstInit);
+  absl::MutexLock lock(&entry.mu);
+  if (entry.workload == nullptr) return;
+  WorkloadSnapshot last = entry.workload->Snapshot();
+  {
+    absl::MutexLock leak_lock(&abandoned_mu);
+    kAbandoned->push_back(std::move(entry.workload));
+  }
+  const std::string why = absl::StrCat(
+      "abandoned at shutdown: its I/O did not drain within --shutdown_timeout=",
+      absl::FormatDuration(timeout),
+      " (a device holds it; io_timeout ", absl::FormatDuration(entry.spec.io_timeout),
+      "); the daemon exited without waiting for it");
+  BLKPERF_LOG(WARNING) << "workload " << entry.id << ": " << why;
+  last.state = WorkloadState::kStopped;
+  entry.notes.push_back(why);
+  BoundForKeeping(last);
+  entry.final_snapshot = std::move(last);
+  entry.end_time = absl::Now();
+  entry.waiting_for_go.store(false);
+  entry.ended.store(true);
 }
 
 }  // namespace blkperf

@@ -40,6 +40,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +67,9 @@ struct ManagerLimits {
   uint32_t max_workloads = 4;
   uint32_t max_queue_depth = 4096;
   uint64_t max_buffer_bytes = 4ull << 30;
+  // Largest create_size of one target. Besides it, a create must leave 5 %
+  // of its file system free (NewFile::Create).
+  uint64_t max_create_bytes = 64ull << 30;
   // Longest ramp_time + runtime; also the longest an io_count-only workload
   // may run before the daemon stops it.
   absl::Duration max_runtime = absl::Hours(24);
@@ -208,9 +212,12 @@ class WorkloadManager {
   // Probes a target for ProbeTarget after checking --allow_read_paths.
   absl::StatusOr<TargetInfo> Probe(absl::string_view path);
 
-  // Refuses new workloads, stops every running one and waits up to
-  // `timeout` for them to drain. Idempotent.
-  void Shutdown(absl::Duration timeout);
+  // Refuses new workloads, cancels fills in progress, stops every running
+  // one and waits up to `timeout` for them to drain. A workload still not
+  // drained then (io_timeout 0 on a device that holds its I/O) is abandoned:
+  // logged, ended with a note saying so, and never joined, so the daemon can
+  // exit. Returns how many were abandoned. Idempotent.
+  size_t Shutdown(absl::Duration timeout);
 
   // CPUs used by running workloads, ascending.
   std::vector<int> BusyCpus();
@@ -227,6 +234,10 @@ class WorkloadManager {
     bool block = false;
     std::string disk;       // TargetInfo::device_name
     std::string partition;  // TargetInfo::partition_name
+    // The file's identity (TargetInfo::st_dev, st_ino; 0 when not yet
+    // created): a hard link is the same file under another path.
+    uint64_t st_dev = 0;
+    uint64_t st_ino = 0;
   };
   struct Entry;
   struct Reservation {
@@ -234,6 +245,13 @@ class WorkloadManager {
     std::vector<TargetKey> targets;
     std::string run_id;
     bool armed = false;
+    // Set once numbered: a start in progress (creating its files) is listed
+    // under this id in state kCreating, and Stop cancels its fill.
+    std::string id;
+    std::string owner;
+    WorkloadSpec spec;
+    absl::Time start_time;
+    std::shared_ptr<FillProgress> fill;
   };
   // How a workload is launched: at once, or armed with a lease.
   struct LaunchMode {
@@ -276,7 +294,15 @@ class WorkloadManager {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<Entry> Find(absl::string_view id) ABSL_LOCKS_EXCLUDED(mu_);
   static WorkloadView View(Entry& entry, bool with_snapshot);
+  // A numbered start in progress, state kCreating, its fill in the notes.
+  static WorkloadView StartingView(const Reservation& r);
+  // The numbered start in progress `id`, if any.
+  std::optional<WorkloadView> FindStarting(absl::string_view id,
+                                           bool cancel_fill)
+      ABSL_LOCKS_EXCLUDED(mu_);
   static void FinalizeLocked(Entry& entry);
+  // Shutdown: ends `entry` without joining its workload (see Shutdown).
+  static void Abandon(Entry& entry, absl::Duration timeout);
   // Finalizes ended workloads, stops overdue ones, moves ended ones to the
   // finished list and evicts beyond keep_finished.
   void Reap() ABSL_LOCKS_EXCLUDED(mu_);

@@ -6,9 +6,14 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "daemon/service/data_dir.h"
 #include "daemon/service/fake_backend.h"
 #include "gmock/gmock.h"
@@ -96,6 +101,33 @@ TEST_F(WorkloadManagerTest, OverlappingTargetsAreFailedPrecondition) {
   EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(b.status().message()), HasSubstr("/data/a"));
   EXPECT_THAT(std::string(b.status().message()), HasSubstr("w1"));
+}
+
+// Two paths of one inode (a hard link) are one target: a second write
+// workload on it is refused like one on the same path.
+TEST_F(WorkloadManagerTest, AHardLinkIsTheSameTarget) {
+  TargetInfo a;
+  a.path = a.resolved_path = "/data/linked";
+  a.size_bytes = 1 << 30;
+  a.logical_block_size = 512;
+  a.st_dev = 2049;
+  a.st_ino = 77;
+  fake_->Add(a);
+  TargetInfo link = a;
+  link.path = link.resolved_path = "/data/linked-hard";
+  fake_->Add(link);
+  ASSERT_TRUE(manager_->Start(WriteSpec("/data/linked", {0})).ok());
+  const absl::Status s =
+      manager_->Start(WriteSpec("/data/linked-hard", {1})).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("hard link"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("w1"));
+  // Another inode on the same file system is fine.
+  TargetInfo other = a;
+  other.path = other.resolved_path = "/data/other";
+  other.st_ino = 78;
+  fake_->Add(other);
+  EXPECT_TRUE(manager_->Start(WriteSpec("/data/other", {2})).ok());
 }
 
 TEST_F(WorkloadManagerTest, PartitionsOverlapTheirDiskButNotEachOther) {
@@ -216,6 +248,112 @@ TEST_F(WorkloadManagerTest, MissingFilesNeedCreateSize) {
   // It is a target like any other now.
   EXPECT_EQ(manager_->Start(Spec("/data/new", {1})).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WorkloadManagerTest, CreateSizeOverTheLimitIsRefusedNamingTheFlag) {
+  ManagerLimits limits;
+  limits.max_create_bytes = 1 << 20;
+  Make(limits);
+  WorkloadSpec create = WriteSpec("/data/huge", {0});
+  create.targets[0].create_size = (1 << 20) + 4096;
+  const absl::Status s = manager_->Start(create).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("spec.targets[0].create_size 1052672"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--max_create_bytes=1048576"));
+  EXPECT_TRUE(fake_->created().empty());
+  create.targets[0].create_size = 1 << 20;
+  EXPECT_TRUE(manager_->Start(create).ok());
+}
+
+// Starts a create_size workload on another thread and waits until its fill
+// is under way (held by the fake).
+class CreatingWorkloadTest : public WorkloadManagerTest {
+ protected:
+  void StartCreating() {
+    fake_->hold_fills();
+    starter_ = std::thread([this] {
+      WorkloadSpec create = WriteSpec("/data/new", {0});
+      create.targets[0].create_size = 1 << 30;
+      result_ = manager_->Start(create).status();
+    });
+    const absl::Time give_up = absl::Now() + absl::Seconds(10);
+    while (fake_->fills_waiting() == 0 && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    ASSERT_EQ(fake_->fills_waiting(), 1);
+  }
+  void TearDown() override {
+    fake_->release_fills();
+    if (starter_.joinable()) starter_.join();
+  }
+  std::thread starter_;
+  absl::Status result_;
+};
+
+TEST_F(CreatingWorkloadTest, FillIsListedAndStopCancelsIt) {
+  ASSERT_NO_FATAL_FAILURE(StartCreating());
+  std::vector<WorkloadView> listed = manager_->List(true);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].id, "w1");
+  EXPECT_EQ(listed[0].snapshot.state, WorkloadState::kCreating);
+  ASSERT_FALSE(listed[0].snapshot.notes.empty());
+  EXPECT_THAT(listed[0].snapshot.notes[0],
+              HasSubstr("536870912 of 1073741824 bytes filled"));
+  // Its CPU and target are held meanwhile.
+  EXPECT_EQ(manager_->Start(Spec("/data/a", {0})).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<WorkloadView> stopped = manager_->Stop("w1");
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->snapshot.state, WorkloadState::kCreating);
+  starter_.join();
+  EXPECT_EQ(result_.code(), absl::StatusCode::kCancelled) << result_;
+  EXPECT_THAT(std::string(result_.message()), HasSubstr("w1"));
+  EXPECT_TRUE(fake_->created().empty()) << "a cancelled file was named";
+  EXPECT_TRUE(manager_->List(true).empty());
+  EXPECT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+}
+
+TEST_F(CreatingWorkloadTest, ShutdownCancelsTheFillAndStartsNothing) {
+  ASSERT_NO_FATAL_FAILURE(StartCreating());
+  const absl::Time start = absl::Now();
+  manager_->Shutdown(absl::Seconds(1));
+  starter_.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  EXPECT_EQ(result_.code(), absl::StatusCode::kUnavailable) << result_;
+  EXPECT_THAT(std::string(result_.message()), HasSubstr("shutting down"));
+  EXPECT_TRUE(fake_->created().empty()) << "a file was named after shutdown";
+  EXPECT_TRUE(fake_->workloads().empty()) << "a workload started";
+}
+
+// A workload whose device holds its I/O (io_timeout 0) never drains: the
+// shutdown abandons it after the timeout instead of waiting forever in its
+// destructor, and says so.
+TEST_F(WorkloadManagerTest, ShutdownAbandonsAWorkloadThatNeverDrains) {
+  WorkloadSpec spec = Spec("/data/a", {0});
+  spec.io_timeout = absl::ZeroDuration();
+  ASSERT_TRUE(manager_->Start(spec).ok());
+  std::shared_ptr<FakeWorkloadState> stalled = fake_->last();
+  stalled->set_finish_on_stop(false);
+  stalled->set_destroy_waits(true);
+  absl::Notification done;
+  size_t abandoned = 0;
+  std::thread shutdown([&] {
+    abandoned = manager_->Shutdown(absl::Milliseconds(200));
+    std::vector<WorkloadView> kept = manager_->List(true);
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].snapshot.state, WorkloadState::kStopped);
+    ASSERT_FALSE(kept[0].snapshot.notes.empty());
+    EXPECT_THAT(kept[0].snapshot.notes.back(),
+                HasSubstr("abandoned at shutdown"));
+    manager_.reset();
+    done.Notify();
+  });
+  const bool ended = done.WaitForNotificationWithTimeout(absl::Seconds(10));
+  if (!ended) stalled->Finish();  // unblock, then fail
+  shutdown.join();
+  EXPECT_TRUE(ended) << "the shutdown waited for the stalled workload";
+  EXPECT_EQ(abandoned, 1u);
 }
 
 TEST_F(WorkloadManagerTest, EngineFieldErrorsPassThrough) {

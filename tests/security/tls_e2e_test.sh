@@ -72,11 +72,11 @@ if "$BLKPERF" caps --server="$SERVER" --tls_ca="$DIR/ca.pem" --tls_cert="$DIR/ma
     --tls_key="$DIR/mallory.key" >"$DIR/mallory.out" 2>&1; then
   fail "caps as mallory (no role) succeeded"
 fi
-grep -q 'PERMISSION_DENIED.*"mallory.test"' "$DIR/mallory.out" ||
+grep -q 'PERMISSION_DENIED.*"dns:mallory.test"' "$DIR/mallory.out" ||
   fail "mallory's refusal does not name her: $(cat "$DIR/mallory.out")"
 echo "ok: an identity without a role is refused by name"
 
-grep -q '"identity":"mallory.test".*"outcome":"PERMISSION_DENIED' "$DIR/audit.log" ||
+grep -q '"identity":"dns:mallory.test".*"outcome":"PERMISSION_DENIED' "$DIR/audit.log" ||
   fail "the audit log lacks mallory's refusal: $(cat "$DIR/audit.log")"
 grep -q '"outcome":"UNAUTHENTICATED' "$DIR/audit.log" ||
   fail "the audit log lacks the unauthenticated refusal"

@@ -5,6 +5,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -575,13 +576,45 @@ std::string CpuFrequencyGovernor() {
 
 namespace {
 
+// ResourceExhausted unless `size` more bytes on the file system of `fd`
+// leave kCreateReservePercent of it free. A file system that reports no
+// size (f_blocks 0, some FUSE ones) is not judged.
+absl::Status CheckFreeSpace(int fd, uint64_t size, absl::string_view path) {
+  struct statvfs vfs;
+  if (fstatvfs(fd, &vfs) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("statvfs ", path));
+  }
+  const unsigned __int128 unit = vfs.f_frsize != 0 ? vfs.f_frsize : vfs.f_bsize;
+  const unsigned __int128 total = unit * vfs.f_blocks;
+  if (total == 0) return absl::OkStatus();
+  const unsigned __int128 available = unit * vfs.f_bavail;
+  const unsigned __int128 reserve = total * kCreateReservePercent / 100;
+  if (static_cast<unsigned __int128>(size) + reserve <= available) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "create ", path, ": create_size ", size, " bytes does not fit: its file "
+      "system has ", static_cast<uint64_t>(available),
+      " bytes available and blkperf leaves ", kCreateReservePercent, "% of its ",
+      static_cast<uint64_t>(total), " bytes (",
+      static_cast<uint64_t>(reserve), ") free; nothing was written"));
+}
+
 // Writes the pattern of `seed` over [0, size) of `fd`, then fsyncs.
 absl::Status FillWithPattern(int fd, uint64_t size, uint64_t seed,
-                             absl::string_view path) {
+                             absl::string_view path, FillProgress* progress) {
   // Written in chunks this large: few syscalls, modest memory.
   constexpr size_t kChunk = 1 << 20;
   std::vector<unsigned char> chunk(kChunk);
   for (uint64_t offset = 0; offset < size;) {
+    if (progress != nullptr) {
+      progress->filled_bytes.store(offset, std::memory_order_relaxed);
+      if (progress->cancel.load(std::memory_order_relaxed)) {
+        return absl::CancelledError(absl::StrCat(
+            "create ", path, ": the fill was cancelled after ", offset, " of ",
+            size, " bytes; the unnamed file was discarded"));
+      }
+    }
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(kChunk, size - offset));
     // The pattern is defined on whole words; a ragged final length still
@@ -613,7 +646,8 @@ NewFile::~NewFile() {
 
 absl::StatusOr<NewFile> NewFile::Create(int dir_fd, absl::string_view name,
                                         uint64_t size, uint64_t seed,
-                                        absl::string_view path) {
+                                        absl::string_view path,
+                                        FillProgress* progress) {
   const int fd = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int error_number = errno;
@@ -628,7 +662,10 @@ absl::StatusOr<NewFile> NewFile::Create(int dir_fd, absl::string_view name,
   const int dir = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
   NewFile file(dir, fd, std::string(name), std::string(path));
   if (dir < 0) return absl::ErrnoToStatus(errno, absl::StrCat("dup for ", path));
-  BLKPERF_RETURN_IF_ERROR(FillWithPattern(fd, size, seed, path));
+  if (progress != nullptr) progress->total_bytes.store(size);
+  BLKPERF_RETURN_IF_ERROR(CheckFreeSpace(fd, size, path));
+  BLKPERF_RETURN_IF_ERROR(FillWithPattern(fd, size, seed, path, progress));
+  if (progress != nullptr) progress->filled_bytes.store(size);
   return file;
 }
 

@@ -15,6 +15,7 @@
 #ifndef BLKPERF_DAEMON_ENGINE_TARGET_TARGET_H_
 #define BLKPERF_DAEMON_ENGINE_TARGET_TARGET_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -48,6 +49,20 @@ absl::StatusOr<TargetInfo> ProbeTargetFd(int fd, absl::string_view path);
 // it. -errno on failure (-ESTALE if it is somehow another inode).
 int ReopenTarget(int fd, int flags);
 
+// A fill's progress, shared with whoever watches or cancels it (the daemon:
+// `blkperf list` shows it; StopWorkload and shutdown cancel it).
+struct FillProgress {
+  std::atomic<uint64_t> filled_bytes{0};
+  std::atomic<uint64_t> total_bytes{0};
+  // Set to stop the fill: it ends with Cancelled within one chunk (1 MiB).
+  std::atomic<bool> cancel{false};
+};
+
+// The free space a create leaves on its file system: 5 % of the file
+// system's size. A create_size that would leave less is refused before a
+// byte is written.
+inline constexpr uint64_t kCreateReservePercent = 5;
+
 // A regular file being created with create_size: an unnamed file (O_TMPFILE)
 // in its directory, filled with the verification pattern and fsynced, that
 // gets its name only in Publish(). Until then nothing is visible, and a
@@ -61,10 +76,15 @@ int ReopenTarget(int fd, int flags);
 class NewFile {
  public:
   // Errors name `path`: FailedPrecondition when the file system has no
-  // O_TMPFILE support; ResourceExhausted for ENOSPC; other errno codes.
+  // O_TMPFILE support; ResourceExhausted for ENOSPC and when `size` would
+  // leave less than kCreateReservePercent of the file system free (checked
+  // before writing); Cancelled when `progress->cancel` was set; other errno
+  // codes. `progress` (optional, must outlive the call) is updated per
+  // chunk.
   static absl::StatusOr<NewFile> Create(int dir_fd, absl::string_view name,
                                         uint64_t size, uint64_t seed,
-                                        absl::string_view path);
+                                        absl::string_view path,
+                                        FillProgress* progress = nullptr);
   NewFile(NewFile&& other) noexcept;
   NewFile& operator=(NewFile&& other) = delete;
   NewFile(const NewFile&) = delete;

@@ -21,6 +21,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "daemon/engine/verify/verify_pattern.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -368,6 +370,43 @@ TEST(NewFileTest, InvisibleUntilPublishedAndGoneWhenDropped) {
   EXPECT_EQ(rmdir(dir.c_str()), 0) << "a dropped file was left behind";
 }
 
+// A create_size no file system here holds is refused at once, before a
+// byte is written, and leaves nothing.
+TEST(NewFileTest, RefusesASizeItsFileSystemCannotHoldBeforeWriting) {
+  const std::string dir = TempPath("newfile_huge");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string path = dir + "/huge";
+  const absl::Time start = absl::Now();
+  const absl::Status status = CreateAndPrefillFile(path, 100ull << 40, 7);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(status.message(), HasSubstr("create_size 109951162777600"));
+  EXPECT_THAT(status.message(), HasSubstr(path));
+  EXPECT_EQ(rmdir(dir.c_str()), 0) << "something was left in " << dir;
+}
+
+TEST(NewFileTest, FillReportsProgressAndStopsWhenCancelled) {
+  const std::string dir = TempPath("newfile_cancel");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const int dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir_fd, 0);
+  FillProgress done;
+  absl::StatusOr<NewFile> whole =
+      NewFile::Create(dir_fd, "a", 3 * kMiB, 1, dir + "/a", &done);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(done.total_bytes.load(), 3 * kMiB);
+  EXPECT_EQ(done.filled_bytes.load(), 3 * kMiB);
+  FillProgress stopped;
+  stopped.cancel.store(true);
+  absl::StatusOr<NewFile> cancelled =
+      NewFile::Create(dir_fd, "b", 3 * kMiB, 1, dir + "/b", &stopped);
+  EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kCancelled)
+      << cancelled.status();
+  EXPECT_THAT(cancelled.status().message(), HasSubstr("after 0 of 3145728"));
+  close(dir_fd);
+  EXPECT_EQ(rmdir(dir.c_str()), 0) << "a fill left a file behind";
+}
+
 // ENOSPC in the middle of a fill, on a 1 MiB tmpfs this test mounts: the
 // error says so and nothing is left, not even the space.
 TEST(NewFileTest, FillOutOfSpaceLeavesNothing) {
@@ -385,6 +424,11 @@ TEST(NewFileTest, FillOutOfSpaceLeavesNothing) {
   EXPECT_NE(stat(path.c_str(), &st), 0) << "a partial file was left";
   RunCommand("df --output=used -B1 " + dir + " | tail -1", &output);
   EXPECT_EQ(std::string(absl::StripAsciiWhitespace(output)), "0");
+  // One that fits but would leave less than 5 % free is refused unwritten.
+  const absl::Status tight = CreateAndPrefillFile(path, kMiB - 8192, 7);
+  EXPECT_EQ(tight.code(), absl::StatusCode::kResourceExhausted) << tight;
+  EXPECT_THAT(tight.message(), HasSubstr("nothing was written"));
+  EXPECT_NE(stat(path.c_str(), &st), 0) << "a refused file was left";
   // The space is back: a file that fits is created whole.
   EXPECT_TRUE(CreateAndPrefillFile(path, kMiB / 2, 7).ok());
   ExpectPattern(ReadFile(path), 7, 0);
