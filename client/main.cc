@@ -15,7 +15,8 @@
 //   health               the standard gRPC health check of the daemon
 //   compare A.json B.json  two saved reports: spec and environment
 //                        differences, IOPS ratio (client/compare_command.h)
-//   fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...
+//   fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|inventory
+//                        --hosts=...
 //                        one workload on many daemons (fleet/command.h)
 //
 // Results and status lines are printed by daemon/report, the code behind
@@ -59,6 +60,7 @@
 #include "client/describe.h"
 #include "experiment/flags.h"
 #include "client/result.h"
+#include "cli/command_line.h"
 #include "fleet/command.h"
 #include "proto/health.grpc.pb.h"
 #include "report/fio_json.h"
@@ -74,6 +76,9 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM client certificate for mutual TLS (with --tls_key, --tls_ca)");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "the name the daemon's certificate must carry (default: the host "
+          "of --server; fleet: the NAME of --hosts=dns:///NAME:PORT)");
 ABSL_FLAG(absl::Duration, call_timeout, absl::Seconds(30),
           "deadline of each call but a watch");
 ABSL_FLAG(bool, json, false,
@@ -104,7 +109,8 @@ constexpr char kUsage[] =
     "          watch ID | split ID STRATEGY | run | health |\n"
     "          compare A.json B.json [--margin --confidence] |\n"
     "          import-fio JOB.fio (print the spec a fio job file maps to) |\n"
-    "          fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...\n"
+    "          fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|\n"
+    "          inventory --hosts=...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
@@ -143,6 +149,7 @@ ChannelOptions ChannelOptionsFromFlags() {
           .tls_ca = absl::GetFlag(FLAGS_tls_ca),
           .tls_cert = absl::GetFlag(FLAGS_tls_cert),
           .tls_key = absl::GetFlag(FLAGS_tls_key),
+          .tls_server_name = absl::GetFlag(FLAGS_tls_server_name),
           .call_timeout = absl::GetFlag(FLAGS_call_timeout)};
 }
 
@@ -459,6 +466,10 @@ int Health() {
 
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
+  // Abseil's parser exits 1 on a flag error; a usage error exits 2.
+  if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {
+    return Usage(std::string(s.message()));
+  }
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];

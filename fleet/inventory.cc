@@ -195,6 +195,7 @@ absl::StatusOr<Inventory> ResolveDns(absl::string_view target) {
   if (absl::Status s = NonEmpty(inventory, where); !s.ok()) return s;
   inventory.source =
       absl::StrCat(inventory.hosts.size(), " hosts from ", where);
+  inventory.tls_server_name = name;
   return inventory;
 }
 

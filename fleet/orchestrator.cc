@@ -624,6 +624,20 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
   return hosts;
 }
 
+void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts) {
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted &&
+        host.state != HostState::kCompleted) {
+      return;
+    }
+    if (absl::Status s = SampleClock(options, options.clock_samples, host);
+        !s.ok()) {
+      host.error = absl::StrCat("clock not read: ", s.message());
+    }
+  });
+}
+
 void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,
               const std::atomic<bool>* interrupted,
               const std::function<void(const IntervalFigures&)>& on_interval) {

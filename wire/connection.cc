@@ -85,8 +85,16 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
           "--tls_cert needs --tls_ca (the CA the daemon's certificate chains "
           "to): a client certificate is only sent over TLS");
     }
+    if (!options.tls_server_name.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_server_name needs --tls_ca: it names the certificate the "
+          "daemon presents over TLS");
+    }
     return grpc::CreateCustomChannel(
         options.server, grpc::InsecureChannelCredentials(), args);
+  }
+  if (!options.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.tls_server_name);
   }
   grpc::SslCredentialsOptions ssl;
   BLKPERF_ASSIGN_OR_RETURN(

@@ -43,6 +43,11 @@ struct ChannelOptions {
   // PEM client certificate and key (both or neither), for mutual TLS.
   std::string tls_cert;
   std::string tls_key;
+  // The name the daemon's certificate is checked against (and sent as SNI)
+  // instead of the host in `server`: for addresses resolved from a name,
+  // such as the pod IPs behind dns:///NAME:PORT, whose certificate carries
+  // NAME only. Empty: the host in `server`.
+  std::string tls_server_name;
   // Deadline of each unary call; WatchWorkload streams never get one.
   absl::Duration call_timeout = absl::Seconds(30);
   // HTTP/2 keepalive pings (a daemon that vanishes under a watch or a
