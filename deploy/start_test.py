@@ -12,6 +12,9 @@ Service and localhost; a client's: the URI SAN its role needs in the roles
 file that is shipped). The daemon runs in a network namespace of its own,
 so its listen addresses (0.0.0.0:7777, 0.0.0.0:9477) are used unchanged.
 
+FleetJobTest: the fleet-run Job's own arguments against daemons whose
+certificates carry only the Service's DNS name (see there).
+
 Ready means: the DaemonSet's own readinessProbe command (mapped the same
 way) exits 0 within READY_S; for systemd, `blkperf health` with the
 shipped roles file's viewer identity. A daemon that exits (TLS without a
@@ -19,6 +22,7 @@ roles file exits 1) fails the test with its stderr. Root (network
 namespace); every file lives under TEST_TMPDIR.
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -136,7 +140,7 @@ class Daemon:
                 self.proc.wait()
 
 
-class StartTest(unittest.TestCase):
+class Base(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         self.root = os.path.join(self.dir, "root")
@@ -208,6 +212,7 @@ class StartTest(unittest.TestCase):
         self.assertTrue(viewer, "no viewer identity for the readiness probe")
         return self.pki.leaf("probe", identity_san(viewer[0]), server=False)
 
+class StartTest(Base):
     def test_daemonset_starts_and_becomes_ready(self):
         pod, maps = self.kubernetes()
         c = pod["containers"][0]
@@ -270,6 +275,133 @@ class StartTest(unittest.TestCase):
                  f"--tls_ca={self.pki.ca}", f"--tls_cert={ccrt}",
                  f"--tls_key={ckey}", "--connect_timeout=2s", "health"]
         self.start([self.map(w) for w in words], dict(os.environ), probe)
+
+
+class FleetJobTest(Base):
+    """The fleet-run Job's own `blkperf fleet run` arguments against two
+    daemons started with the DaemonSet's arguments, whose certificates carry
+    only the Service's DNS name. The name resolves to both daemons through a
+    private /etc/hosts (a mount namespace of its own, as
+    fleet/dns_inventory_test.sh does); daemons and client share a network
+    namespace, the daemons on 127.0.0.2 and 127.0.0.3. The Job's --runtime
+    is cut to RUNTIME (the one argument changed); everything else is as
+    shipped."""
+
+    RUNTIME = "--runtime=2s"
+
+    def test_job_completes_tls_with_dns_only_certificates(self):
+        docs = []
+        for path in ARGS.manifests:
+            with open(path) as f:
+                docs += [d for d in yaml.safe_load_all(f) if d]
+        job = next(d for d in docs if d["kind"] == "Job")
+        jc = job["spec"]["template"]["spec"]["containers"][0]
+        hosts = next(a for a in jc["args"] if a.startswith("--hosts=dns:///"))
+        name, port = hosts[len("--hosts=dns:///"):].rsplit(":", 1)
+        pod, maps = self.kubernetes()
+        dc = pod["containers"][0]
+        ns = subprocess.Popen(["unshare", "--net", "--mount", "--propagation",
+                               "private", "sleep", "600"])
+        try:
+            self._run_fleet(ns.pid, name, port, jc, pod, dc, maps)
+        finally:
+            ns.kill()
+            ns.wait()
+
+    def _run_fleet(self, pid, name, port, jc, pod, dc, maps):
+        enter = ["nsenter", f"--net=/proc/{pid}/ns/net",
+                 f"--mount=/proc/{pid}/ns/mnt"]
+        time.sleep(0.2)
+        run(enter + ["ip", "link", "set", "lo", "up"])
+        hosts_file = os.path.join(self.dir, "hosts")
+        ips = ["127.0.0.2", "127.0.0.3"]
+        with open(hosts_file, "w") as f:
+            f.write("127.0.0.1 localhost\n")
+            f.writelines(f"{ip} {name}\n" for ip in ips)
+        run(enter + ["mount", "--bind", hosts_file, "/etc/hosts"])
+        roles = [r for cm in maps.values() for text in cm["data"].values()
+                 for r in roles_of(text)]
+        operator = [i for role, i in roles if role == "operator"]
+        self.assertTrue(operator, "no operator identity for the fleet Job")
+        server = self.pki.leaf("server", f"DNS:{name}", server=True)
+        client = self.pki.leaf("job", identity_san(operator[0]), server=False)
+        shared = os.path.join(self.dir, "shared")
+        daemons = []
+        try:
+            for i, ip in enumerate(ips):
+                argv = self._daemon_argv(i, ip, port, pod, dc, maps, server,
+                                         shared)
+                log = open(os.path.join(self.dir, f"d{i}.log"), "w")
+                daemons.append((subprocess.Popen(
+                    enter + argv, stdout=log, stderr=subprocess.STDOUT), log))
+            job_root = os.path.join(self.dir, "job")
+            job_map = Mapper(job_root, {"blkperf": ARGS.blkperf})
+            for m in jc["volumeMounts"]:
+                local = job_map.add(m["mountPath"])
+                os.makedirs(local)
+                for src, dst in ((client[0], "tls.crt"), (client[1], "tls.key"),
+                                 (self.pki.ca, "ca.crt")):
+                    shutil.copy(src, os.path.join(local, dst))
+            shared_map = Mapper(shared, {})
+            for v in pod["volumes"]:
+                if "hostPath" in v:
+                    shared_map.add(v["hostPath"]["path"])
+            argv = [shared_map(job_map(a)) for a in jc["command"] + jc["args"]]
+            argv = [self.RUNTIME if a.startswith("--runtime=") else a
+                    for a in argv]
+            time.sleep(1)
+            out = subprocess.run(enter + argv, capture_output=True, text=True,
+                                 timeout=60)
+        finally:
+            for proc, log in daemons:
+                proc.terminate()
+                proc.wait(timeout=20)
+                log.close()
+        logs = ""
+        for i in range(len(ips)):
+            with open(os.path.join(self.dir, f"d{i}.log")) as f:
+                logs += f.read()
+        self.assertEqual(out.returncode, 0,
+                         f"{shlex.join(argv)}\n{out.stderr}\n{logs}")
+        report = json.loads(out.stdout)  # stdout is the JSON report alone
+        self.assertEqual(report["outcome"], "completed")
+        self.assertEqual(sorted(h["address"] for h in report["hosts"]),
+                         [f"{ip}:{port}" for ip in ips])
+
+    def _daemon_argv(self, i, ip, port, pod, dc, maps, server, shared):
+        """The DaemonSet's command and arguments for daemon i, listening on
+        ip (the pod IP) with its own files; the benchmarked device is one
+        file both share, as the Job names one --target for all."""
+        m = Mapper(os.path.join(self.dir, f"d{i}"), {"blkperfd": ARGS.blkperfd})
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        for mount in dc["volumeMounts"]:
+            v = volumes[mount["name"]]
+            if "hostPath" in v:
+                local = shared + mount["mountPath"]
+                if not os.path.exists(local):
+                    os.makedirs(os.path.dirname(local), exist_ok=True)
+                    with open(local, "wb") as f:
+                        f.truncate(4 << 20)
+                continue
+            local = m.add(mount["mountPath"])
+            if v.get("secret", {}).get("secretName") == "blkperfd-tls":
+                os.makedirs(local)
+                for src, dst in ((server[0], "tls.crt"), (server[1], "tls.key"),
+                                 (self.pki.ca, "ca.crt")):
+                    shutil.copy(src, os.path.join(local, dst))
+            elif "secret" in v:
+                os.makedirs(local)  # the probe's: not used here
+            else:
+                self.fill_volume(v, local, maps)
+        shared_map = Mapper(shared, {})
+        for mount in dc["volumeMounts"]:
+            if "hostPath" in volumes[mount["name"]]:
+                shared_map.add(mount["mountPath"])
+        argv = [shared_map(m(a)) for a in dc["command"] + dc.get("args", [])]
+        argv = [f"--listen={ip}:{port}" if a.startswith("--listen=") else
+                f"--metrics_listen={ip}:0" if a.startswith("--metrics_listen=")
+                else a for a in argv]
+        return argv
 
 
 def main():
