@@ -37,6 +37,46 @@ start_fake
 [[ $(py "$dir/run.json" 'sorted(h["address"] for h in r["hosts"]) == sorted(open(sys.argv[1].replace("run.json","hosts.txt")).read().split())') == True ]] \
   || fail "hosts[] are not the inventory's control addresses"
 
+# A finished run: `fleet watch` says it has ended; `fleet report` merges it
+# again from the results the hosts keep, exactly as the run did.
+"$blkperf" fleet watch sd-run --hosts="@$dir/hosts.txt" > "$dir/watch-done.txt" \
+  2> "$dir/watch-done.err" || fail "watch of a finished run exited $?"
+grep -q "run sd-run has ended on every host holding it" "$dir/watch-done.err" \
+  || fail "watch of a finished run: $(cat "$dir/watch-done.err")"
+"$blkperf" fleet report sd-run --hosts="@$dir/hosts.txt" --json > "$dir/again.json" \
+  2> "$dir/again.err" || fail "report exited $?: $(cat "$dir/again.err")"
+python3 - "$dir/run.json" "$dir/again.json" <<'PY' || fail "fleet report differs from the run's merge"
+import json, sys
+run, again = (json.load(open(p)) for p in sys.argv[1:])
+assert again["outcome"] == "completed" and again["run_id"] == "sd-run", again["outcome"]
+a, b = run["merged"]["snapshot"]["total"], again["merged"]["snapshot"]["total"]
+assert int(a["ios"]) > 0
+for field in ("ios", "bytes", "read_ios", "histogram"):
+    assert a[field] == b[field], field
+assert sorted(h["address"] for h in run["hosts"]) == sorted(h["address"] for h in again["hosts"])
+assert any("re-merged by `blkperf fleet report`" in n for n in again["merged"]["snapshot"]["notes"])
+PY
+# Unknown runs: errors about the run and the hosts, exit 1.
+for cmd in abort report watch; do
+  rc=0; "$blkperf" fleet "$cmd" no-such-run --hosts="@$dir/hosts.txt" > /dev/null 2> "$dir/nrun.err" || rc=$?
+  [[ $rc == 1 ]] || fail "fleet $cmd no-such-run exited $rc"
+  grep -q "run no-such-run is on none of the 8 hosts" "$dir/nrun.err" \
+    && grep -q "8 hosts (.*): no workload of run no-such-run here" "$dir/nrun.err" \
+    || fail "fleet $cmd no-such-run: $(cat "$dir/nrun.err")"
+done
+
+# `fleet abort RUN` from another process aborts a live run everywhere.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=30s --interval=200ms \
+  --start_margin=200ms --run_id=to-abort --json > "$dir/abort-run.json" 2> "$dir/abort-run.err" &
+run_pid=$!
+sleep 1.5
+"$blkperf" fleet abort to-abort --hosts="@$dir/hosts.txt" > "$dir/abort.txt" 2>&1 \
+  || fail "fleet abort exited $?: $(cat "$dir/abort.txt")"
+[[ $(grep -c ": aborted$" "$dir/abort.txt") == 8 ]] || fail "abort lines: $(cat "$dir/abort.txt")"
+rc=0; wait "$run_pid" || rc=$?
+[[ $rc == 1 ]] || fail "the aborted run exited $rc"
+
 # watch and split a live run.
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=3s --interval=300ms \
@@ -152,10 +192,12 @@ slo_spec_ok='all(
 [[ $(py "$dir/slo.json" "$slo_spec_ok") == True ]] \
   || fail "a host's spec lacks the SLO search: $(py "$dir/slo.json" 'r["hosts"][0]["report"]["spec"]')"
 
-# Flag errors name the flag and exit 1 before any call.
-expect_error() {  # expect_error WORDS ARGS...
+# Flag errors name the flag and exit 2 (usage) before any call.
+expect_error() {  # [RC=n] expect_error WORDS ARGS...
   local words=$1; shift
-  if "$blkperf" fleet "$@" > /dev/null 2> "$dir/err.txt"; then fail "accepted $*"; fi
+  local rc=0
+  "$blkperf" fleet "$@" > /dev/null 2> "$dir/err.txt" || rc=$?
+  [[ $rc == "${RC:-2}" ]] || fail "$* exited $rc, not ${RC:-2}"
   grep -q -- "$words" "$dir/err.txt" || fail "error for $* lacks '$words': $(cat "$dir/err.txt")"
 }
 expect_error "min_hosts" run --hosts=a:1 --min_hosts=0
@@ -169,6 +211,10 @@ expect_error "unknown fleet command" launch --hosts=a:1
 expect_error "bssplit" run --hosts=a:1 --bssplit=4k/70:64k/20
 expect_error "arrivals" run --hosts=a:1 --arrivals=bursty
 expect_error "groups" run --hosts=a:1 --groups="hot op=randread"
-# Unreadable TLS files: once, before any host is called.
-expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
+# Unreadable TLS files: once, before any host is called (not a usage error).
+RC=1 expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
+# Abseil's own flag errors are usage errors too.
+expect_error "unknown flag --runtim (did you mean --runtime?)" run --hosts=127.0.0.1:1 --runtim=2s
+expect_error "flag --qd" run --hosts=127.0.0.1:1 --qd=four
+expect_error "run_id" abort 'bad id' --hosts=a:1
 echo PASS
