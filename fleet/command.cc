@@ -197,6 +197,17 @@ std::string Line(const IntervalFigures& f, const ClientSettings& s) {
       f.running, f.hosts);
 }
 
+// Prints the report as --json / --api_json / text ask; the exit status of
+// its outcome.
+int Print(const FleetReport& report, const ClientSettings& s) {
+  std::cout << (s.api_json ? FormatReportJson(report, WorkloadJson::kApi)
+                : s.json   ? FormatReportJson(report)
+                           : FormatReportText(report))
+            << std::flush;
+  if (report.outcome == "completed") return 0;
+  return report.outcome == "partial" ? 3 : 1;
+}
+
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
@@ -217,12 +228,7 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!run.ok()) return Fail(run.status());
   absl::StatusOr<FleetReport> report = BuildReport(*run);
   if (!report.ok()) return Fail(report.status());
-  std::cout << (s.api_json ? FormatReportJson(*report, WorkloadJson::kApi)
-                 : s.json   ? FormatReportJson(*report)
-                            : FormatReportText(*report))
-            << std::flush;
-  if (report->outcome == "completed") return 0;
-  return report->outcome == "partial" ? 3 : 1;
+  return Print(*report, s);
 }
 
 // The hosts of --hosts, those holding run `run_id` with its workload.
@@ -361,11 +367,7 @@ int Report(const ClientSettings& s, const std::string& run_id) {
       "ios, bytes and histograms are exact; the hosts' interval samples are "
       "gone, so each host's I/Os inside the overlap window are interpolated "
       "over its whole measured run (a steady rate)");
-  std::cout << (s.json ? FormatReportJson(*report)
-                       : FormatReportText(*report))
-            << std::flush;
-  if (report->outcome == "completed") return 0;
-  return report->outcome == "partial" ? 3 : 1;
+  return Print(*report, s);
 }
 
 int Split(const ClientSettings& s, const std::string& run_id,

@@ -43,14 +43,14 @@ start_fake
   2> "$dir/watch-done.err" || fail "watch of a finished run exited $?"
 grep -q "run sd-run has ended on every host holding it" "$dir/watch-done.err" \
   || fail "watch of a finished run: $(cat "$dir/watch-done.err")"
-"$blkperf" fleet report sd-run --hosts="@$dir/hosts.txt" --json > "$dir/again.json" \
+"$blkperf" fleet report sd-run --hosts="@$dir/hosts.txt" --api_json > "$dir/again.json" \
   2> "$dir/again.err" || fail "report exited $?: $(cat "$dir/again.err")"
 python3 - "$dir/run.json" "$dir/again.json" <<'PY' || fail "fleet report differs from the run's merge"
 import json, sys
 run, again = (json.load(open(p)) for p in sys.argv[1:])
 assert again["outcome"] == "completed" and again["run_id"] == "sd-run", again["outcome"]
 a, b = run["merged"]["snapshot"]["total"], again["merged"]["snapshot"]["total"]
-assert int(a["ios"]) > 0
+assert int(a["ios"]) > 0 and a["histogram"]["buckets"], a
 for field in ("ios", "bytes", "read_ios", "histogram"):
     assert a[field] == b[field], field
 assert sorted(h["address"] for h in run["hosts"]) == sorted(h["address"] for h in again["hosts"])
