@@ -317,8 +317,8 @@ std::string FormatReportText(const FleetReport& r) {
         " max=", Latency(t.latency().max_ns()), "\n");
     absl::StrAppend(&out, ShapeAndGroupsText(r.merged));
     absl::StrAppend(&out, absl::StrFormat(
-        "per host (own window; median IOPS %.1fk, MAD %.1fk, outlier > 3 MAD):\n",
-        r.outliers.median / 1e3, r.outliers.mad / 1e3));
+        "per host (own window; median IOPS %.1f, MAD %.1f; outlier: IOPS %s):\n",
+        r.outliers.median, r.outliers.mad, r.outliers.rule));
   }
   for (const HostRow& h : r.hosts) {
     absl::StrAppend(
@@ -403,6 +403,11 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                             absl::ToDoubleSeconds(r.collect_time)));
   absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",
                                         absl::ToDoubleSeconds(r.margin)));
+  absl::StrAppend(&out,
+                  absl::StrFormat(",\n\"outliers\": {\"median_iops\": %.3f, "
+                                  "\"mad_iops\": %.3f, \"rule\": ",
+                                  r.outliers.median, r.outliers.mad),
+                  Quote(r.outliers.rule), "}");
   absl::StrAppend(&out, ",\n\"merged\": ", WorkloadJsonText(r.merged, schema),
                   ",\n\"hosts\": [");
   for (size_t i = 0; i < r.hosts.size(); ++i) {

@@ -24,7 +24,8 @@
 // - start_offset_ns: a host's first submission minus the common start
 //   instant, on the orchestrator's clock; +- clock_error_ns.
 // - Outliers: hosts whose IOPS (over their own window) differ from the
-//   median by more than 3 median absolute deviations.
+//   median by more than 3 median absolute deviations and more than 5 % of
+//   the median (merge.h MadOutliers; the rule is printed with them).
 #ifndef BLKPERF_FLEET_REPORT_H_
 #define BLKPERF_FLEET_REPORT_H_
 
