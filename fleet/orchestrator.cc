@@ -70,6 +70,11 @@ absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
                                     HostRun& host) {
   v1::GetWorkloadRequest request;
   request.set_workload_id(host.workload_id);
+  // Phases (a split, A/B slices) merge exactly only with their histograms
+  // (phase_merge.h); a run that never split has one phase or none.
+  request.set_phase_histograms(
+      host.workload.snapshot().phases_size() > 1 ||
+      host.workload.spec().ab_strategies_size() > 0);
   absl::StatusOr<v1::GetWorkloadResponse> r =
       CallWithRetry<v1::GetWorkloadResponse>(
           options.retry, Idempotency::kIdempotent,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "fleet/phase_merge.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
 #include "report/report.h"
@@ -144,6 +145,25 @@ absl::Status MergeHosts(const std::vector<HostRow>& rows,
       overlap->length_ns() / 1000000000);
   merged.mutable_snapshot()->mutable_elapsed()->set_nanos(
       static_cast<int32_t>(overlap->length_ns() % 1000000000));
+  std::vector<const v1::Snapshot*> snapshots;
+  for (const HostRow& row : rows) snapshots.push_back(&row.workload.snapshot());
+  v1::Snapshot& ms = *merged.mutable_snapshot();
+  if (absl::Status s = MergePhases(snapshots, ms); !s.ok()) {
+    ms.add_notes(absl::StrCat("phases not merged: ", s.message()));
+  } else if (ms.phases_size() > 0) {
+    ms.add_notes(
+        "phases: ios, bytes and histograms are exact sums over the hosts' "
+        "phase of that index; iops and bytes_per_second the sums of each "
+        "host's rate over its own phase; start/end the earliest start and "
+        "latest end over the hosts");
+  }
+  if (absl::Status s = MergeAb(snapshots, ms); !s.ok()) {
+    ms.add_notes(absl::StrCat("A/B results not merged: ", s.message()));
+  } else if (ms.ab_size() > 0) {
+    ms.add_notes(
+        "ab: median_iops and median_bytes_per_second are the sums of the "
+        "hosts' medians per strategy; slices the fewest any host ran");
+  }
   *merged.mutable_spec() = rows.front().workload.spec();
   merged.set_split(rows.front().workload.split());
   return absl::OkStatus();
@@ -243,6 +263,33 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
 
 namespace {
 
+std::string Latency(uint64_t ns);
+std::string Rate(double iops, double bps);
+
+// The merged phases and A/B results (phase_merge.h), a line each.
+std::string PhasesAndAbText(const v1::Snapshot& s) {
+  std::string out;
+  for (const v1::Phase& p : s.phases()) {
+    absl::StrAppend(
+        &out, absl::StrFormat("  phase %d %s [%.3fs, %.3fs]: ", p.index(),
+                              p.strategy(), Nanos(p.start()) / 1e9,
+                              Nanos(p.end()) / 1e9),
+        Rate(p.total().iops(), p.total().bytes_per_second()),
+        " p50=", Latency(p.total().latency().p50_ns()),
+        " p99=", Latency(p.total().latency().p99_ns()),
+        absl::StrFormat(" pieces/io=%.3f\n", p.pieces_per_io()));
+  }
+  for (const v1::AbResult& a : s.ab()) {
+    absl::StrAppend(
+        &out, absl::StrFormat("  ab %s: fleet median IOPS=%.1f (sum of hosts' "
+                              "medians) ratio=%.4f slices>=%d%s\n",
+                              a.strategy(), a.median_iops(), a.ratio_to_first(),
+                              a.slices(),
+                              a.note().empty() ? "" : " (" + a.note() + ")"));
+  }
+  return out;
+}
+
 std::string Us(int64_t ns) { return absl::StrFormat("%.1fus", ns / 1e3); }
 
 std::string Latency(uint64_t ns) {
@@ -316,6 +363,7 @@ std::string FormatReportText(const FleetReport& r) {
         " p99.99=", Latency(t.latency().p99_99_ns()),
         " max=", Latency(t.latency().max_ns()), "\n");
     absl::StrAppend(&out, ShapeAndGroupsText(r.merged));
+    absl::StrAppend(&out, PhasesAndAbText(r.merged.snapshot()));
     absl::StrAppend(&out, absl::StrFormat(
         "per host (own window; median IOPS %.1f, MAD %.1f; outlier: IOPS %s):\n",
         r.outliers.median, r.outliers.mad, r.outliers.rule));
