@@ -30,6 +30,7 @@
 // printed), including a run that ends in state failed; 2 for usage errors;
 // 3 for a run that ends finished_with_errors (continue_on_error counted
 // I/O errors).
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -38,6 +39,7 @@
 #include <cstdio>
 #include <optional>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -464,7 +466,22 @@ int Health() {
              : 1;
 }
 
+// gRPC core logs each failed connection attempt (TLS handshake errors,
+// refused connects) on stderr, pages of them for a fleet; the client says
+// what went wrong itself (wire/connect_diagnosis.h), so those lines are
+// dropped and every other one is kept.
+void FilteredGrpcLog(gpr_log_func_args* args) {
+  for (const char* noisy : {"ssl_transport_security", "handshaker",
+                            "subchannel", "tcp_client", "chttp2",
+                            "secure_endpoint", "ssl_utils"}) {
+    if (std::strstr(args->file, noisy) != nullptr) return;
+  }
+  std::fprintf(stderr, "grpc %s:%d: %s\n", args->file, args->line,
+               args->message);
+}
+
 int Main(int argc, char** argv) {
+  gpr_set_log_function(FilteredGrpcLog);
   absl::SetProgramUsageMessage(kUsage);
   // Abseil's parser exits 1 on a flag error; a usage error exits 2.
   if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {

@@ -15,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "fleet/calls.h"
 #include "fleet/inventory.h"
@@ -136,10 +137,14 @@ std::string ErrorsByCause(const std::vector<HostRun>& hosts) {
   std::vector<std::pair<std::string, std::vector<std::string>>> causes;
   for (const HostRun& h : hosts) {
     if (h.error.empty()) continue;
+    // The same cause on every host reads the same: without the host's name.
+    const std::string error = absl::StrReplaceAll(
+        absl::StripPrefix(h.error, absl::StrCat("blkperfd at ", h.address, ": ")),
+        {{h.address, "the host"}});
     auto it = std::find_if(causes.begin(), causes.end(),
-                           [&](const auto& c) { return c.first == h.error; });
+                           [&](const auto& c) { return c.first == error; });
     if (it == causes.end()) {
-      causes.push_back({h.error, {}});
+      causes.push_back({error, {}});
       it = causes.end() - 1;
     }
     it->second.push_back(h.address);

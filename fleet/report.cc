@@ -4,6 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "fleet/phase_merge.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
@@ -380,9 +383,34 @@ std::string FormatReportText(const FleetReport& r) {
                   h.outlier ? " OUTLIER" : "",
                   h.note.empty() ? "" : " (" + h.note + ")"));
   }
+  // Hosts excluded for the same reason (the host's own address taken out)
+  // share one line: a bad spec refused by every host reads once.
+  std::vector<std::pair<std::string, std::vector<std::string>>> causes;
   for (const Excluded& e : r.excluded) {
-    absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
-                    e.reason, "\n");
+    const std::string reason = absl::StrCat(
+        "[", e.state, "]: ",
+        absl::StrReplaceAll(absl::StripPrefix(e.reason, absl::StrCat(
+                                "blkperfd at ", e.address, ": ")),
+                            {{e.address, "the host"}}));
+    auto it = std::find_if(causes.begin(), causes.end(),
+                           [&](const auto& c) { return c.first == reason; });
+    if (it == causes.end()) {
+      causes.push_back({reason, {}});
+      it = causes.end() - 1;
+    }
+    it->second.push_back(e.address);
+  }
+  for (const auto& [reason, addresses] : causes) {
+    if (addresses.size() == 1) {
+      const Excluded& e = *std::find_if(
+          r.excluded.begin(), r.excluded.end(),
+          [&](const Excluded& x) { return x.address == addresses[0]; });
+      absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
+                      e.reason, "\n");
+    } else {
+      absl::StrAppend(&out, "  excluded ", addresses.size(), " hosts (",
+                      absl::StrJoin(addresses, ", "), ") ", reason, "\n");
+    }
   }
   return out;
 }
