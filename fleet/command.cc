@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -45,6 +48,9 @@ ABSL_FLAG(absl::Duration, start_margin, absl::Seconds(1),
           "fleet run/split: least time between choosing the common instant "
           "and it (more when the fleet is slow to reach)");
 ABSL_FLAG(std::string, format, "list", "fleet inventory: list or file_sd");
+ABSL_FLAG(std::string, cohort_by, "",
+          "fleet run/report: also merge the hosts per kernel_release or "
+          "label:NAME (a file_sd label) value, exactly as the whole fleet");
 ABSL_FLAG(int, metrics_port, 9477,
           "fleet inventory --format=file_sd: the daemons' metrics port");
 
@@ -74,6 +80,9 @@ int FailUsage(const absl::Status& status) {
   return 2;
 }
 
+absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
+    const std::string& by);
+
 absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
   FleetOptions o;
   o.run_id = absl::GetFlag(FLAGS_run_id);
@@ -101,6 +110,9 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
         "on_host_loss \"", loss.substr(0, 32), "\" is not abort or continue"));
   }
   if (absl::Status st = CheckOptions(o); !st.ok()) return st;
+  if (const std::string by = absl::GetFlag(FLAGS_cohort_by); !by.empty()) {
+    if (auto key = CohortKey(by); !key.ok()) return key.status();
+  }
   // The TLS files once, here, rather than one identical error per host.
   // Making a channel does not connect.
   ChannelOptions preflight = o.channel;
@@ -116,7 +128,10 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
 // The control addresses of --hosts. Hosts from dns:///NAME:PORT are
 // checked against NAME over TLS (their certificates need not list the
 // addresses the name resolves to) unless --tls_server_name says otherwise.
-absl::StatusOr<std::vector<std::string>> Addresses(ChannelOptions& channel) {
+using Labels = std::map<std::string, std::map<std::string, std::string>>;
+
+absl::StatusOr<std::vector<std::string>> Addresses(ChannelOptions& channel,
+                                                   Labels* labels = nullptr) {
   const std::string hosts = absl::GetFlag(FLAGS_hosts);
   if (hosts.empty()) {
     return absl::InvalidArgumentError("hosts is empty: give --hosts=...");
@@ -127,8 +142,61 @@ absl::StatusOr<std::vector<std::string>> Addresses(ChannelOptions& channel) {
     channel.tls_server_name = inventory->tls_server_name;
   }
   std::vector<std::string> addresses;
-  for (Host& h : inventory->hosts) addresses.push_back(std::move(h.address));
+  for (Host& h : inventory->hosts) {
+    if (labels != nullptr) (*labels)[h.address] = h.labels;
+    addresses.push_back(std::move(h.address));
+  }
   return addresses;
+}
+
+// --cohort_by's key of a host row; InvalidArgument for an unknown key.
+absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
+    const std::string& by) {
+  if (by == "kernel_release") {
+    return [](const HostRow& h) { return h.kernel_release; };
+  }
+  if (absl::StartsWith(by, "label:") && by.size() > 6) {
+    const std::string label = by.substr(6);
+    return [label](const HostRow& h) {
+      auto it = h.labels.find(label);
+      return it == h.labels.end() ? std::string() : it->second;
+    };
+  }
+  if (by == "device_model") {
+    return absl::InvalidArgumentError(
+        "cohort_by device_model: daemons do not report a device model yet "
+        "(blkperf.v1 has no field for it); use kernel_release or label:NAME");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cohort_by \"", by.substr(0, 32),
+      "\" is not kernel_release or label:NAME"));
+}
+
+// Fills each host row's file_sd labels and what its daemon reports about
+// itself (one GetCapabilities per host, after the run), then the cohorts.
+absl::Status AddIdentityAndCohorts(const FleetOptions& options,
+                                   const Labels& labels, FleetRun& run,
+                                   FleetReport& report) {
+  ForEachBounded(report.hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRow& row = report.hosts[i];
+    if (auto it = labels.find(row.address); it != labels.end()) {
+      row.labels = it->second;
+      row.labels.erase(kGrpcPortLabel);
+    }
+    ChannelOptions c = options.channel;
+    c.server = row.address;
+    absl::StatusOr<std::unique_ptr<Connection>> connection =
+        Connection::Open(c, options.connect_timeout);
+    if (!connection.ok()) return;
+    row.kernel_release = (*connection)->capabilities().kernel_release();
+    row.daemon_version = (*connection)->capabilities().daemon_version();
+  });
+  const std::string by = absl::GetFlag(FLAGS_cohort_by);
+  if (by.empty()) return absl::OkStatus();
+  absl::StatusOr<std::function<std::string(const HostRow&)>> key =
+      CohortKey(by);
+  if (!key.ok()) return key.status();
+  return AddCohorts(run, by, *key, report);
 }
 
 // One line per distinct error of `hosts` (those with one), naming the
@@ -216,8 +284,9 @@ int Print(const FleetReport& report, const ClientSettings& s) {
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
+  Labels labels;
   absl::StatusOr<std::vector<std::string>> addresses =
-      Addresses(options->channel);
+      Addresses(options->channel, &labels);
   if (!addresses.ok()) return FailUsage(addresses.status());
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
   if (!spec.ok()) return FailUsage(spec.status());
@@ -233,14 +302,19 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!run.ok()) return Fail(run.status());
   absl::StatusOr<FleetReport> report = BuildReport(*run);
   if (!report.ok()) return Fail(report.status());
+  if (absl::Status st = AddIdentityAndCohorts(*options, labels, *run, *report);
+      !st.ok()) {
+    return Fail(st);
+  }
   return Print(*report, s);
 }
 
 // The hosts of --hosts, those holding run `run_id` with its workload.
 absl::StatusOr<std::vector<HostRun>> FindRunOfFlags(FleetOptions& options,
-                                                    const std::string& run_id) {
+                                                    const std::string& run_id,
+                                                    Labels* labels = nullptr) {
   absl::StatusOr<std::vector<std::string>> addresses =
-      Addresses(options.channel);
+      Addresses(options.channel, labels);
   if (!addresses.ok()) return addresses.status();
   return FindRun(options, *addresses, run_id);
 }
@@ -335,7 +409,9 @@ int Abort(const ClientSettings& s, const std::string& run_id) {
 int Report(const ClientSettings& s, const std::string& run_id) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
-  absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
+  Labels labels;
+  absl::StatusOr<std::vector<HostRun>> hosts =
+      FindRunOfFlags(*options, run_id, &labels);
   if (!hosts.ok()) return FailUsage(hosts.status());
   const int holding = Holding(*hosts);
   if (holding == 0) return Fail(NotOnAnyHost(run_id, *hosts));
@@ -367,6 +443,10 @@ int Report(const ClientSettings& s, const std::string& run_id) {
   run.hosts = *std::move(hosts);
   absl::StatusOr<FleetReport> report = BuildReport(run);
   if (!report.ok()) return Fail(report.status());
+  if (absl::Status st = AddIdentityAndCohorts(*options, labels, run, *report);
+      !st.ok()) {
+    return Fail(st);
+  }
   report->merged.mutable_snapshot()->add_notes(
       "re-merged by `blkperf fleet report` from the results the hosts keep: "
       "ios, bytes and histograms are exact; the hosts' interval samples are "

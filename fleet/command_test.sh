@@ -77,6 +77,57 @@ sleep 1.5
 rc=0; wait "$run_pid" || rc=$?
 [[ $rc == 1 ]] || fail "the aborted run exited $rc"
 
+# Host identity and cohorts: file_sd labels (rack a: hosts 0-3, rack b:
+# 4-7) and the daemons' kernels (the fake alternates two) reach hosts[];
+# --cohort_by merges each cohort exactly (ios and every histogram bucket
+# the sums of its hosts').
+start_racks() {  # fresh fake hosts, file_sd in $dir/racks.json
+  start_fake
+  python3 - "$dir/hosts.txt" "$dir/racks.json" <<'PY'
+import json, sys
+hosts = open(sys.argv[1]).read().split()
+groups = [{"targets": [h.rsplit(":", 1)[0] + ":9477"],
+           "labels": {"blkperf_grpc": h.rsplit(":", 1)[1], "rack": "ab"[i // 4]}}
+          for i, h in enumerate(hosts)]
+json.dump(groups, open(sys.argv[2], "w"))
+PY
+}
+for by in label:rack kernel_release; do
+  start_racks
+  "$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
+    --start_margin=200ms --run_id="cohort-${by%%:*}" --api_json --cohort_by="$by" \
+    > "$dir/cohort.json" 2> "$dir/cohort.err" || fail "cohort run exited $?: $(cat "$dir/cohort.err")"
+  python3 - "$dir/cohort.json" "$by" <<'PY' || fail "cohorts by $by: $(head -c 2000 "$dir/cohort.json")"
+import collections, json, sys
+r, by = json.load(open(sys.argv[1])), sys.argv[2]
+hosts = {h["address"]: h for h in r["hosts"]}
+assert len(hosts) == 8
+assert all(h["labels"]["rack"] in ("a", "b") and "blkperf_grpc" not in h["labels"] for h in hosts.values())
+assert sorted(h["kernel_release"] for h in hosts.values()) == ["6.1.0-fake"] * 4 + ["6.12.0-fake"] * 4
+key = (lambda h: h["labels"]["rack"]) if by == "label:rack" else (lambda h: h["kernel_release"])
+assert r["cohort_by"] == by and len(r["cohorts"]) == 2, r["cohorts"]
+def buckets(t):
+    return collections.Counter({b["index"]: int(b["count"]) for b in t["histogram"].get("buckets", [])})
+for c in r["cohorts"]:
+    members = [hosts[a] for a in c["hosts"]]
+    assert len(members) == 4 and all(key(h) == c["value"] for h in members), c["hosts"]
+    total = c["merged"]["snapshot"]["total"]
+    parts = [h["report"]["snapshot"]["total"] for h in members]
+    assert int(total["ios"]) == sum(int(p["ios"]) for p in parts) > 0
+    want = collections.Counter()
+    for p in parts:
+        want.update(buckets(p))
+    assert buckets(total) == want
+PY
+done
+start_racks
+"$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=cohort-text --cohort_by=label:rack > "$dir/cohort.txt" 2>&1 \
+  || fail "cohort text run: $(cat "$dir/cohort.txt")"
+grep -q "^cohort label:rack=a (4 hosts: .*): IOPS=" "$dir/cohort.txt" \
+  && grep -q "^    kernel 6.1.0-fake daemon fake labels{rack=a}" "$dir/cohort.txt" \
+  || fail "text cohorts/identity: $(cat "$dir/cohort.txt")"
+
 # watch and split a live run.
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=3s --interval=300ms \
@@ -217,4 +268,6 @@ RC=1 expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
 expect_error "unknown flag --runtim (did you mean --runtime?)" run --hosts=127.0.0.1:1 --runtim=2s
 expect_error "flag --qd" run --hosts=127.0.0.1:1 --qd=four
 expect_error "run_id" abort 'bad id' --hosts=a:1
+expect_error "cohort_by \"rack\" is not kernel_release or label:NAME" run --hosts=a:1 --cohort_by=rack
+expect_error "cohort_by device_model: daemons do not report a device model" run --hosts=a:1 --cohort_by=device_model
 echo PASS

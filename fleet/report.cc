@@ -1,6 +1,8 @@
 #include "fleet/report.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -293,6 +295,18 @@ std::string PhasesAndAbText(const v1::Snapshot& s) {
   return out;
 }
 
+// "kernel 6.1.0 daemon 0.1 labels{rack=a}" for a host row; "" if unknown.
+std::string IdentityText(const HostRow& h) {
+  std::vector<std::string> parts;
+  if (!h.kernel_release.empty()) parts.push_back("kernel " + h.kernel_release);
+  if (!h.daemon_version.empty()) parts.push_back("daemon " + h.daemon_version);
+  if (!h.labels.empty()) {
+    parts.push_back(absl::StrCat(
+        "labels{", absl::StrJoin(h.labels, ",", absl::PairFormatter("=")), "}"));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
 std::string Us(int64_t ns) { return absl::StrFormat("%.1fus", ns / 1e3); }
 
 std::string Latency(uint64_t ns) {
@@ -382,6 +396,19 @@ std::string FormatReportText(const FleetReport& r) {
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",
                   h.note.empty() ? "" : " (" + h.note + ")"));
+    if (const std::string who = IdentityText(h); !who.empty()) {
+      absl::StrAppend(&out, "    ", who, "\n");
+    }
+  }
+  for (const Cohort& c : r.cohorts) {
+    const v1::ThreadStats& t = c.merged.snapshot().total();
+    absl::StrAppend(
+        &out, "cohort ", r.cohort_by, "=", c.value.empty() ? "(none)" : c.value,
+        " (", c.hosts.size(), c.hosts.size() == 1 ? " host: " : " hosts: ",
+        absl::StrJoin(c.hosts, ", "), "): ", Rate(t.iops(), t.bytes_per_second()),
+        " ios=", t.ios(), " p50=", Latency(t.latency().p50_ns()),
+        " p99=", Latency(t.latency().p99_ns()),
+        " p99.9=", Latency(t.latency().p99_9_ns()), "\n");
   }
   // Hosts excluded for the same reason (the host's own address taken out)
   // share one line: a bad spec refused by every host reads once.
@@ -460,6 +487,42 @@ std::string WorkloadJsonText(const v1::Workload& w, WorkloadJson schema) {
   return json;
 }
 
+absl::Status AddCohorts(FleetRun& run, const std::string& by,
+                        const std::function<std::string(const HostRow&)>& key,
+                        FleetReport& report) {
+  report.cohort_by = by;
+  std::map<std::string, std::vector<std::string>> members;
+  for (const HostRow& row : report.hosts) members[key(row)].push_back(row.address);
+  for (auto& [value, addresses] : members) {
+    std::sort(addresses.begin(), addresses.end());
+    FleetRun sub;
+    sub.run_id = run.run_id;
+    sub.started = run.started;
+    sub.abort_reason = run.abort_reason;
+    sub.start_local_ns = run.start_local_ns;
+    std::vector<size_t> taken;
+    for (size_t i = 0; i < run.hosts.size(); ++i) {
+      if (std::binary_search(addresses.begin(), addresses.end(),
+                             run.hosts[i].address)) {
+        taken.push_back(i);
+        sub.hosts.push_back(std::move(run.hosts[i]));
+      }
+    }
+    absl::StatusOr<FleetReport> merged = BuildReport(sub);
+    for (size_t k = 0; k < taken.size(); ++k) {
+      run.hosts[taken[k]] = std::move(sub.hosts[k]);
+    }
+    if (!merged.ok()) {
+      return absl::Status(merged.status().code(),
+                          absl::StrCat("cohort ", by, "=", value, ": ",
+                                       merged.status().message()));
+    }
+    report.cohorts.push_back(
+        {value, addresses, std::move(merged->merged), merged->overlap});
+  }
+  return absl::OkStatus();
+}
+
 std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
   std::string out = absl::StrCat(
       "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
@@ -497,7 +560,25 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                         h.iops, h.bytes_per_second),
         ", \"outlier\": ", h.outlier ? "true" : "false",
         ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
-        ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+        ", \"kernel_release\": ", Quote(h.kernel_release),
+        ", \"daemon_version\": ", Quote(h.daemon_version), ", \"labels\": {",
+        absl::StrJoin(h.labels, ", ",
+                      [](std::string* o, const auto& kv) {
+                        absl::StrAppend(o, Quote(kv.first), ": ",
+                                        Quote(kv.second));
+                      }),
+        "}", ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+  }
+  absl::StrAppend(&out, "],\n\"cohort_by\": ", Quote(r.cohort_by),
+                  ",\n\"cohorts\": [");
+  for (size_t i = 0; i < r.cohorts.size(); ++i) {
+    const Cohort& c = r.cohorts[i];
+    std::vector<std::string> hosts;
+    for (const std::string& a : c.hosts) hosts.push_back(Quote(a));
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"value\": ", Quote(c.value),
+                    ", \"hosts\": [", absl::StrJoin(hosts, ", "),
+                    "], \"window\": ", WindowJson(c.overlap), ", \"merged\": ",
+                    WorkloadJsonText(c.merged, schema), "}");
   }
   absl::StrAppend(&out, "],\n\"excluded\": [");
   for (size_t i = 0; i < r.excluded.size(); ++i) {
