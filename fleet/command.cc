@@ -173,23 +173,28 @@ absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
 }
 
 // Fills each host row's file_sd labels and what its daemon reports about
-// itself (one GetCapabilities per host, after the run), then the cohorts.
+// itself (one GetCapabilities per host after the run, on the run's own
+// channel; a host that does not answer keeps them empty), then the cohorts.
 absl::Status AddIdentityAndCohorts(const FleetOptions& options,
                                    const Labels& labels, FleetRun& run,
                                    FleetReport& report) {
+  std::map<std::string, Connection*> connections;
+  for (HostRun& h : run.hosts) {
+    if (h.connection != nullptr) connections[h.address] = h.connection.get();
+  }
   ForEachBounded(report.hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRow& row = report.hosts[i];
     if (auto it = labels.find(row.address); it != labels.end()) {
       row.labels = it->second;
       row.labels.erase(kGrpcPortLabel);
     }
-    ChannelOptions c = options.channel;
-    c.server = row.address;
-    absl::StatusOr<std::unique_ptr<Connection>> connection =
-        Connection::Open(c, options.connect_timeout);
-    if (!connection.ok()) return;
-    row.kernel_release = (*connection)->capabilities().kernel_release();
-    row.daemon_version = (*connection)->capabilities().daemon_version();
+    auto c = connections.find(row.address);
+    if (c == connections.end()) return;
+    absl::StatusOr<v1::GetCapabilitiesResponse> caps =
+        c->second->GetCapabilities({});
+    if (!caps.ok()) return;
+    row.kernel_release = caps->kernel_release();
+    row.daemon_version = caps->daemon_version();
   });
   const std::string by = absl::GetFlag(FLAGS_cohort_by);
   if (by.empty()) return absl::OkStatus();

@@ -198,6 +198,7 @@ absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
     return response;                                                      \
   }
 
+BLKPERF_UNARY_CALL(GetCapabilities)
 BLKPERF_UNARY_CALL(ProbeTarget)
 BLKPERF_UNARY_CALL(StartWorkload)
 BLKPERF_UNARY_CALL(StopWorkload)

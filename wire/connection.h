@@ -84,6 +84,10 @@ class Connection {
   const v1::GetCapabilitiesResponse& capabilities() const { return caps_; }
   const std::string& server() const { return server_; }
 
+  // The daemon's capabilities now (Open fetches them once, unless told not
+  // to; the fleet reads them after a run on the channel it already has).
+  absl::StatusOr<v1::GetCapabilitiesResponse> GetCapabilities(
+      v1::GetCapabilitiesRequest request);
   absl::StatusOr<v1::ProbeTargetResponse> ProbeTarget(
       v1::ProbeTargetRequest request);
   absl::StatusOr<v1::StartWorkloadResponse> StartWorkload(
