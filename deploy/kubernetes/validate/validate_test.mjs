@@ -11,7 +11,7 @@ import { validateDocument, validateFile } from "./validate.mjs";
 
 const FILES = (process.env.MANIFESTS ?? "").split(/\s+/).filter(Boolean);
 const EXPECTED_KINDS = ["ConfigMap", "DaemonSet", "Job", "Namespace", "NetworkPolicy",
-                        "PodMonitor", "Service"];
+                        "PodMonitor", "PriorityClass", "Service"];
 
 async function loadAll() {
   const docs = [];
@@ -138,6 +138,22 @@ function mountedFile(pod, container, path) {
   if (!mount) return null;
   return [pod.volumes.find((v) => v.name === mount.name), path.slice(dir.length + 1)];
 }
+
+test("daemon: a priority class of its own that preempts nothing; memory above the pinned buffers", async () => {
+  const ds = await byKind("DaemonSet");
+  const pod = ds.spec.template.spec;
+  const pc = await byKind("PriorityClass");
+  assert.equal(pod.priorityClassName, pc.metadata.name);
+  assert.equal(pc.preemptionPolicy, "Never");
+  assert.ok(pc.value < 0, "a benchmark ranks below ordinary pods");
+  const c = pod.containers[0];
+  const flag = (name) => Number(c.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]);
+  const gib = (q) => Number(q.replace(/Gi$/, "")) * 2 ** 30;
+  const pinned = flag("max_workloads") * flag("max_buffer_bytes");
+  assert.ok(gib(c.resources.limits.memory) >= pinned + 2 ** 30,
+            `memory limit ${c.resources.limits.memory} leaves < 1 GiB above ${pinned} pinned bytes`);
+  assert.equal(c.resources.requests.memory, c.resources.limits.memory);
+});
 
 test("daemon: TLS always with a roles file, shipped as a ConfigMap it mounts", async () => {
   const ds = await byKind("DaemonSet");
