@@ -129,6 +129,24 @@ TEST(InventoryTest, FileSdRoundTrip) {
   EXPECT_EQ(back->hosts[1].metrics_address, "[::1]:9477");
 }
 
+TEST(InventoryTest, FileSdIsTheSameBytesEveryTime) {
+  Inventory inv;
+  inv.hosts.push_back(Host{"h1:7000", "", {{"rack", "r\"1"}, {"zone", "b"}, {"host", "h1"}}});
+  inv.hosts.push_back(Host{"h2:7001", "h2:9500", {}});
+  const std::string json = FormatFileSd(inv, 9477);
+  EXPECT_EQ(json,
+            "[\n"
+            "  {\n    \"targets\": [\"h1:9477\"],\n    \"labels\": {\n"
+            "      \"blkperf_grpc\": \"7000\",\n      \"host\": \"h1\",\n"
+            "      \"rack\": \"r\\\"1\",\n      \"zone\": \"b\"\n    }\n  },\n"
+            "  {\n    \"targets\": [\"h2:9500\"],\n    \"labels\": {\n"
+            "      \"blkperf_grpc\": \"7001\"\n    }\n  }\n"
+            "]");
+  absl::StatusOr<Inventory> back = ParseFileSdJson(json, "written.json");
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << json;
+  EXPECT_EQ(back->hosts[0].labels.at("rack"), "r\"1");
+}
+
 TEST(InventoryTest, DnsResolvesEveryRecord) {
   absl::StatusOr<Inventory> inv = LoadInventory("dns:///localhost:7777");
   ASSERT_TRUE(inv.ok()) << inv.status();
