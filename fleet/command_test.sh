@@ -254,7 +254,7 @@ expect_error() {  # [RC=n] expect_error WORDS ARGS...
 expect_error "min_hosts" run --hosts=a:1 --min_hosts=0
 expect_error "on_host_loss" run --hosts=a:1 --on_host_loss=maybe
 expect_error "run_id" run --hosts=a:1 --run_id='bad id'
-expect_error "hosts entry 1" run --hosts=a:1,b
+expect_error "hosts entry 2" run --hosts=a:1,b
 expect_error "duplicate host" inventory --hosts=a:1,a:1
 expect_error "hosts is empty" run
 expect_error "unknown fleet command" launch --hosts=a:1

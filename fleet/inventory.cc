@@ -209,7 +209,7 @@ absl::Status CheckAddress(const std::string& address,
 absl::StatusOr<Inventory> ParseHostList(const std::string& list) {
   Inventory inventory;
   std::set<std::string> seen;
-  int index = 0;
+  int index = 1;  // counted from 1, as FILE:LINE is
   for (absl::string_view entry : absl::StrSplit(list, ',')) {
     const std::string where = absl::StrCat("hosts entry ", index++);
     entry = absl::StripAsciiWhitespace(entry);

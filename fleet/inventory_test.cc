@@ -36,12 +36,12 @@ TEST(InventoryTest, CommaList) {
 TEST(InventoryTest, ListErrorsNameTheEntry) {
   absl::StatusOr<Inventory> inv = LoadInventory("a:1,b,c:3");
   ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 1"));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2"));  // from 1
   EXPECT_THAT(inv.status().message(), HasSubstr("\"b\""));
   inv = LoadInventory("a:1,a:99999");
   EXPECT_THAT(inv.status().message(), HasSubstr("no valid port"));
   inv = LoadInventory("a:1,,b:2");
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 1 is empty"));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2 is empty"));
   inv = LoadInventory("::1:7777");
   EXPECT_THAT(inv.status().message(), HasSubstr("[addr]:port"));
 }
@@ -49,7 +49,7 @@ TEST(InventoryTest, ListErrorsNameTheEntry) {
 TEST(InventoryTest, DuplicatesRefused) {
   absl::StatusOr<Inventory> inv = LoadInventory("a:1,b:2,a:1");
   ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2: duplicate host \"a:1\""));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 3: duplicate host \"a:1\""));
 }
 
 TEST(InventoryTest, HostFileWithComments) {
