@@ -51,6 +51,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -483,6 +485,18 @@ void FilteredGrpcLog(gpr_log_func_args* args) {
 int Main(int argc, char** argv) {
   gpr_set_log_function(FilteredGrpcLog);
   absl::SetProgramUsageMessage(kUsage);
+  // --help lists the flags of the client, its spec and fleet flags (Abseil
+  // lists only those of a file named like the program by default, and
+  // says "No flags matched").
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    for (absl::string_view dir : {"client/", "cli/", "fleet/", "experiment/"}) {
+      if (absl::StrContains(file, dir)) return true;
+    }
+    return false;
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   // Abseil's parser exits 1 on a flag error; a usage error exits 2.
   if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {
     return Usage(std::string(s.message()));

@@ -243,6 +243,11 @@ slo_spec_ok='all(
 [[ $(py "$dir/slo.json" "$slo_spec_ok") == True ]] \
   || fail "a host's spec lacks the SLO search: $(py "$dir/slo.json" 'r["hosts"][0]["report"]["spec"]')"
 
+# --help lists the fleet flags (it said "No flags matched." before).
+"$blkperf" fleet run --help > "$dir/help.txt" 2>&1 || true
+grep -q -- "--cohort_by" "$dir/help.txt" && grep -q -- "--min_hosts" "$dir/help.txt" \
+  && ! grep -q "No flags matched" "$dir/help.txt" || fail "--help: $(tail -5 "$dir/help.txt")"
+
 # Flag errors name the flag and exit 2 (usage) before any call.
 expect_error() {  # [RC=n] expect_error WORDS ARGS...
   local words=$1; shift
