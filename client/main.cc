@@ -485,12 +485,13 @@ void FilteredGrpcLog(gpr_log_func_args* args) {
 int Main(int argc, char** argv) {
   gpr_set_log_function(FilteredGrpcLog);
   absl::SetProgramUsageMessage(kUsage);
-  // --help lists the flags of the client, its spec and fleet flags (Abseil
+  // --help lists the flags of the client, its spec, fio and fleet flags (Abseil
   // lists only those of a file named like the program by default, and
   // says "No flags matched").
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
-    for (absl::string_view dir : {"client/", "cli/", "fleet/", "experiment/"}) {
+    for (absl::string_view dir :
+         {"client/", "cli/", "fleet/", "experiment/", "fio/"}) {
       if (absl::StrContains(file, dir)) return true;
     }
     return false;
