@@ -15,7 +15,8 @@
 //   health               the standard gRPC health check of the daemon
 //   compare A.json B.json  two saved reports: spec and environment
 //                        differences, IOPS ratio (client/compare_command.h)
-//   fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...
+//   fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|inventory
+//                        --hosts=...
 //                        one workload on many daemons (fleet/command.h)
 //
 // Results and status lines are printed by daemon/report, the code behind
@@ -29,6 +30,7 @@
 // printed), including a run that ends in state failed; 2 for usage errors;
 // 3 for a run that ends finished_with_errors (continue_on_error counted
 // I/O errors).
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,6 +39,7 @@
 #include <cstdio>
 #include <optional>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -48,10 +51,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "base/bounded_text.h"
+#include "cli/command_line.h"
 #include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "client/compare_command.h"
@@ -75,6 +81,9 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM client certificate for mutual TLS (with --tls_key, --tls_ca)");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "the name the daemon's certificate must carry (default: the host "
+          "of --server; fleet: the NAME of --hosts=dns:///NAME:PORT)");
 ABSL_FLAG(absl::Duration, call_timeout, absl::Seconds(30),
           "deadline of each call but a watch");
 ABSL_FLAG(bool, json, false,
@@ -105,7 +114,8 @@ constexpr char kUsage[] =
     "          watch ID | split ID STRATEGY | run | health |\n"
     "          compare A.json B.json [--margin --confidence] |\n"
     "          import-fio JOB.fio (print the spec a fio job file maps to) |\n"
-    "          fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...\n"
+    "          fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|\n"
+    "          inventory --hosts=...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
@@ -144,6 +154,7 @@ ChannelOptions ChannelOptionsFromFlags() {
           .tls_ca = absl::GetFlag(FLAGS_tls_ca),
           .tls_cert = absl::GetFlag(FLAGS_tls_cert),
           .tls_key = absl::GetFlag(FLAGS_tls_key),
+          .tls_server_name = absl::GetFlag(FLAGS_tls_server_name),
           .call_timeout = absl::GetFlag(FLAGS_call_timeout)};
 }
 
@@ -464,8 +475,40 @@ int Health() {
              : 1;
 }
 
+// gRPC core logs each failed connection attempt (TLS handshake errors,
+// refused connects) on stderr, pages of them for a fleet; the client says
+// what went wrong itself (wire/connect_diagnosis.h), so those lines are
+// dropped and every other one is kept.
+void FilteredGrpcLog(gpr_log_func_args* args) {
+  for (const char* noisy : {"ssl_transport_security", "handshaker",
+                            "subchannel", "tcp_client", "chttp2",
+                            "secure_endpoint", "ssl_utils"}) {
+    if (std::strstr(args->file, noisy) != nullptr) return;
+  }
+  std::fprintf(stderr, "grpc %s:%d: %s\n", args->file, args->line,
+               args->message);
+}
+
 int Main(int argc, char** argv) {
+  gpr_set_log_function(FilteredGrpcLog);
   absl::SetProgramUsageMessage(kUsage);
+  // --help lists the flags of the client, its spec, fio and fleet flags (Abseil
+  // lists only those of a file named like the program by default, and
+  // says "No flags matched").
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    for (absl::string_view dir :
+         {"client/", "cli/", "fleet/", "experiment/", "fio/"}) {
+      if (absl::StrContains(file, dir)) return true;
+    }
+    return false;
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+  // Abseil's parser exits 1 on a flag error; a usage error exits 2.
+  if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {
+    return Usage(std::string(s.message()));
+  }
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];

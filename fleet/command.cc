@@ -5,13 +5,22 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "fleet/calls.h"
 #include "fleet/inventory.h"
 #include "fleet/orchestrator.h"
 #include "fleet/report.h"
@@ -39,6 +48,9 @@ ABSL_FLAG(absl::Duration, start_margin, absl::Seconds(1),
           "fleet run/split: least time between choosing the common instant "
           "and it (more when the fleet is slow to reach)");
 ABSL_FLAG(std::string, format, "list", "fleet inventory: list or file_sd");
+ABSL_FLAG(std::string, cohort_by, "",
+          "fleet run/report: also merge the hosts per kernel_release or "
+          "label:NAME (a file_sd label) value, exactly as the whole fleet");
 ABSL_FLAG(int, metrics_port, 9477,
           "fleet inventory --format=file_sd: the daemons' metrics port");
 
@@ -50,13 +62,26 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+constexpr char kUsage[] =
+    "usage: blkperf fleet run|watch RUN|split RUN STRATEGY|abort RUN|"
+    "report RUN|inventory --hosts=... [flags]";
+
 int Usage(const std::string& why) {
-  std::cerr << "blkperf fleet: " << why
-            << "\nusage: blkperf fleet run|watch RUN|split RUN STRATEGY|"
-               "inventory --hosts=... [flags]"
-            << std::endl;
+  std::cerr << "blkperf fleet: " << why << "\n" << kUsage << std::endl;
   return 2;
 }
+
+// A flag's value or the --hosts inventory was refused (InvalidArgument):
+// a usage error, exit 2. Anything else (a file, a name that does not
+// resolve): exit 1.
+int FailUsage(const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kInvalidArgument) return Fail(status);
+  std::cerr << "blkperf fleet: " << status.message() << std::endl;
+  return 2;
+}
+
+absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
+    const std::string& by);
 
 absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
   FleetOptions o;
@@ -85,6 +110,9 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
         "on_host_loss \"", loss.substr(0, 32), "\" is not abort or continue"));
   }
   if (absl::Status st = CheckOptions(o); !st.ok()) return st;
+  if (const std::string by = absl::GetFlag(FLAGS_cohort_by); !by.empty()) {
+    if (auto key = CohortKey(by); !key.ok()) return key.status();
+  }
   // The TLS files once, here, rather than one identical error per host.
   // Making a channel does not connect.
   ChannelOptions preflight = o.channel;
@@ -97,16 +125,110 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
   return o;
 }
 
-absl::StatusOr<std::vector<std::string>> Addresses() {
+// The control addresses of --hosts. Hosts from dns:///NAME:PORT are
+// checked against NAME over TLS (their certificates need not list the
+// addresses the name resolves to) unless --tls_server_name says otherwise.
+using Labels = std::map<std::string, std::map<std::string, std::string>>;
+
+absl::StatusOr<std::vector<std::string>> Addresses(ChannelOptions& channel,
+                                                   Labels* labels = nullptr) {
   const std::string hosts = absl::GetFlag(FLAGS_hosts);
   if (hosts.empty()) {
     return absl::InvalidArgumentError("hosts is empty: give --hosts=...");
   }
   absl::StatusOr<Inventory> inventory = LoadInventory(hosts);
   if (!inventory.ok()) return inventory.status();
+  if (channel.tls_server_name.empty() && !channel.tls_ca.empty()) {
+    channel.tls_server_name = inventory->tls_server_name;
+  }
   std::vector<std::string> addresses;
-  for (Host& h : inventory->hosts) addresses.push_back(std::move(h.address));
+  for (Host& h : inventory->hosts) {
+    if (labels != nullptr) (*labels)[h.address] = h.labels;
+    addresses.push_back(std::move(h.address));
+  }
   return addresses;
+}
+
+// --cohort_by's key of a host row; InvalidArgument for an unknown key.
+absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
+    const std::string& by) {
+  if (by == "kernel_release") {
+    return [](const HostRow& h) { return h.kernel_release; };
+  }
+  if (absl::StartsWith(by, "label:") && by.size() > 6) {
+    const std::string label = by.substr(6);
+    return [label](const HostRow& h) {
+      auto it = h.labels.find(label);
+      return it == h.labels.end() ? std::string() : it->second;
+    };
+  }
+  if (by == "device_model") {
+    return absl::InvalidArgumentError(
+        "cohort_by device_model: daemons do not report a device model yet "
+        "(blkperf.v1 has no field for it); use kernel_release or label:NAME");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cohort_by \"", by.substr(0, 32),
+      "\" is not kernel_release or label:NAME"));
+}
+
+// Fills each host row's file_sd labels and what its daemon reports about
+// itself (one GetCapabilities per host after the run, on the run's own
+// channel; a host that does not answer keeps them empty), then the cohorts.
+absl::Status AddIdentityAndCohorts(const FleetOptions& options,
+                                   const Labels& labels, FleetRun& run,
+                                   FleetReport& report) {
+  std::map<std::string, Connection*> connections;
+  for (HostRun& h : run.hosts) {
+    if (h.connection != nullptr) connections[h.address] = h.connection.get();
+  }
+  ForEachBounded(report.hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRow& row = report.hosts[i];
+    if (auto it = labels.find(row.address); it != labels.end()) {
+      row.labels = it->second;
+      row.labels.erase(kGrpcPortLabel);
+    }
+    auto c = connections.find(row.address);
+    if (c == connections.end()) return;
+    absl::StatusOr<v1::GetCapabilitiesResponse> caps =
+        c->second->GetCapabilities({});
+    if (!caps.ok()) return;
+    row.kernel_release = caps->kernel_release();
+    row.daemon_version = caps->daemon_version();
+  });
+  const std::string by = absl::GetFlag(FLAGS_cohort_by);
+  if (by.empty()) return absl::OkStatus();
+  absl::StatusOr<std::function<std::string(const HostRow&)>> key =
+      CohortKey(by);
+  if (!key.ok()) return key.status();
+  return AddCohorts(run, by, *key, report);
+}
+
+// One line per distinct error of `hosts` (those with one), naming the
+// hosts that gave it: "  3 hosts (a, b, c): reason".
+std::string ErrorsByCause(const std::vector<HostRun>& hosts) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> causes;
+  for (const HostRun& h : hosts) {
+    if (h.error.empty()) continue;
+    // The same cause on every host reads the same: without the host's name.
+    const std::string error = absl::StrReplaceAll(
+        absl::StripPrefix(h.error, absl::StrCat("blkperfd at ", h.address, ": ")),
+        {{h.address, "the host"}});
+    auto it = std::find_if(causes.begin(), causes.end(),
+                           [&](const auto& c) { return c.first == error; });
+    if (it == causes.end()) {
+      causes.push_back({error, {}});
+      it = causes.end() - 1;
+    }
+    it->second.push_back(h.address);
+  }
+  std::string out;
+  for (const auto& [error, addresses] : causes) {
+    absl::StrAppend(&out, "  ", addresses.size(),
+                    addresses.size() == 1 ? " host (" : " hosts (",
+                    absl::StrJoin(addresses, ", "), "): ", error, "\n");
+  }
+  return out;
 }
 
 // Sets `flag` on the first SIGINT/SIGTERM (read from a signalfd, so no code
@@ -153,13 +275,26 @@ std::string Line(const IntervalFigures& f, const ClientSettings& s) {
       f.running, f.hosts);
 }
 
+// Prints the report as --json / --api_json / text ask; the exit status of
+// its outcome.
+int Print(const FleetReport& report, const ClientSettings& s) {
+  std::cout << (s.api_json ? FormatReportJson(report, WorkloadJson::kApi)
+                : s.json   ? FormatReportJson(report)
+                           : FormatReportText(report))
+            << std::flush;
+  if (report.outcome == "completed") return 0;
+  return report.outcome == "partial" ? 3 : 1;
+}
+
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
-  if (!options.ok()) return Fail(options.status());
-  absl::StatusOr<std::vector<std::string>> addresses = Addresses();
-  if (!addresses.ok()) return Fail(addresses.status());
+  if (!options.ok()) return FailUsage(options.status());
+  Labels labels;
+  absl::StatusOr<std::vector<std::string>> addresses =
+      Addresses(options->channel, &labels);
+  if (!addresses.ok()) return FailUsage(addresses.status());
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
-  if (!spec.ok()) return Fail(spec.status());
+  if (!spec.ok()) return FailUsage(spec.status());
   std::cerr << "blkperf fleet: run " << options->run_id << " on "
             << addresses->size() << " hosts" << std::endl;
   Orchestrator o(*options, *std::move(addresses), interrupted);
@@ -172,47 +307,165 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!run.ok()) return Fail(run.status());
   absl::StatusOr<FleetReport> report = BuildReport(*run);
   if (!report.ok()) return Fail(report.status());
-  std::cout << (s.api_json ? FormatReportJson(*report, WorkloadJson::kApi)
-                 : s.json   ? FormatReportJson(*report)
-                            : FormatReportText(*report))
-            << std::flush;
-  if (report->outcome == "completed") return 0;
-  return report->outcome == "partial" ? 3 : 1;
+  if (absl::Status st = AddIdentityAndCohorts(*options, labels, *run, *report);
+      !st.ok()) {
+    return Fail(st);
+  }
+  return Print(*report, s);
 }
 
-// The hosts of --hosts holding run `run_id`.
-absl::StatusOr<std::vector<HostRun>> FindRunOfFlags(const FleetOptions& options,
-                                                    const std::string& run_id) {
-  absl::StatusOr<std::vector<std::string>> addresses = Addresses();
+// The hosts of --hosts, those holding run `run_id` with its workload.
+absl::StatusOr<std::vector<HostRun>> FindRunOfFlags(FleetOptions& options,
+                                                    const std::string& run_id,
+                                                    Labels* labels = nullptr) {
+  absl::StatusOr<std::vector<std::string>> addresses =
+      Addresses(options.channel, labels);
   if (!addresses.ok()) return addresses.status();
   return FindRun(options, *addresses, run_id);
+}
+
+int Holding(const std::vector<HostRun>& hosts) {
+  return static_cast<int>(std::count_if(
+      hosts.begin(), hosts.end(),
+      [](const HostRun& h) { return !h.workload_id.empty(); }));
+}
+
+// NotFound naming the run and why each host does not hold it.
+absl::Status NotOnAnyHost(const std::string& run_id,
+                          const std::vector<HostRun>& hosts) {
+  return absl::NotFoundError(
+      absl::StrCat("run ", run_id, " is on none of the ", hosts.size(),
+                   " hosts of --hosts:\n", ErrorsByCause(hosts)));
 }
 
 int Watch(const ClientSettings& s, const std::string& run_id,
           const std::atomic<bool>* interrupted) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
-  if (!options.ok()) return Fail(options.status());
+  if (!options.ok()) return FailUsage(options.status());
   absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
-  if (!hosts.ok()) return Fail(hosts.status());
-  WatchRun(*options, *hosts, interrupted, [&](const IntervalFigures& f) {
-    std::cout << Line(f, s) << std::endl;
-  });
-  int bad = 0;
-  for (const HostRun& h : *hosts) {
-    if (h.state == HostState::kCompleted) continue;
-    ++bad;
-    std::cerr << "  " << h.address << " [" << HostStateName(h.state)
-              << "]: " << h.error << std::endl;
+  if (!hosts.ok()) return FailUsage(hosts.status());
+  if (Holding(*hosts) == 0) return Fail(NotOnAnyHost(run_id, *hosts));
+  const bool running =
+      std::any_of(hosts->begin(), hosts->end(), [](const HostRun& h) {
+        return h.state == HostState::kStarted;
+      });
+  if (!running) {
+    std::cerr << "blkperf fleet: run " << run_id << " has ended on every host "
+              << "holding it; `blkperf fleet report " << run_id
+              << " --hosts=...` merges its result" << std::endl;
+  } else {
+    WatchRun(*options, *hosts, interrupted, [&](const IntervalFigures& f) {
+      std::cout << Line(f, s) << std::endl;
+    });
   }
+  int bad = 0;
+  for (const HostRun& h : *hosts) bad += h.state != HostState::kCompleted;
+  std::cerr << ErrorsByCause(*hosts);
   return bad == 0 ? 0 : 1;
+}
+
+// `fleet abort RUN`: AbortRun on every host of --hosts holding the run
+// (armed or running; one that has ended keeps its result). 0 when at
+// least one host held it and every such host answered.
+int Abort(const ClientSettings& s, const std::string& run_id) {
+  absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
+  if (!options.ok()) return FailUsage(options.status());
+  absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
+  if (!hosts.ok()) return FailUsage(hosts.status());
+  if (Holding(*hosts) == 0) return Fail(NotOnAnyHost(run_id, *hosts));
+  std::vector<std::string> outcome(hosts->size());
+  ForEachBounded(hosts->size(), options->max_in_flight, [&](size_t i) {
+    HostRun& h = (*hosts)[i];
+    if (h.workload_id.empty()) return;
+    v1::AbortRunRequest request;
+    request.set_run_id(run_id);
+    request.set_reason("blkperf fleet abort");
+    absl::StatusOr<v1::AbortRunResponse> r =
+        CallWithRetry<v1::AbortRunResponse>(
+            options->retry, Idempotency::kIdempotent,
+            [&] { return h.connection->AbortRun(request); });
+    if (!r.ok()) {
+      h.error = std::string(r.status().message());
+      return;
+    }
+    h.error.clear();
+    outcome[i] = absl::AsciiStrToLower(absl::StripPrefix(
+        v1::WorkloadState_Name(r->workload().state()), "WORKLOAD_STATE_"));
+  });
+  int failed = 0;
+  for (size_t i = 0; i < hosts->size(); ++i) {
+    const HostRun& h = (*hosts)[i];
+    if (h.workload_id.empty()) continue;
+    failed += outcome[i].empty();
+    if (!outcome[i].empty()) {
+      std::cout << h.address << ": " << outcome[i] << "\n";
+    }
+  }
+  std::cout << std::flush;
+  std::cerr << ErrorsByCause(*hosts);
+  return failed == 0 ? 0 : 1;
+}
+
+// `fleet report RUN`: the merged report of a run that has ended, from the
+// results its hosts keep (--keep_finished), e.g. after the orchestrator
+// died. Totals and histograms merge exactly as in `fleet run`; the hosts'
+// final results carry no interval samples, so each host's count inside the
+// overlap window is interpolated over its whole run (the report says so).
+int Report(const ClientSettings& s, const std::string& run_id) {
+  absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
+  if (!options.ok()) return FailUsage(options.status());
+  Labels labels;
+  absl::StatusOr<std::vector<HostRun>> hosts =
+      FindRunOfFlags(*options, run_id, &labels);
+  if (!hosts.ok()) return FailUsage(hosts.status());
+  const int holding = Holding(*hosts);
+  if (holding == 0) return Fail(NotOnAnyHost(run_id, *hosts));
+  const int running = static_cast<int>(
+      std::count_if(hosts->begin(), hosts->end(), [](const HostRun& h) {
+        return h.state == HostState::kStarted;
+      }));
+  if (running > 0) {
+    return Fail(absl::FailedPreconditionError(absl::StrCat(
+        "run ", run_id, " is still running on ", running, " of ", holding,
+        " hosts; `blkperf fleet watch ", run_id, "` follows it")));
+  }
+  ReadRunClocks(*options, *hosts);
+  FleetRun run;
+  run.run_id = run_id;
+  run.started = true;
+  run.needed = holding;
+  std::vector<int64_t> starts;
+  for (HostRun& h : *hosts) {
+    h.go_host_ns = h.workload.start().scheduled_monotonic_ns();
+    if (h.state == HostState::kCompleted && h.go_host_ns != 0) {
+      starts.push_back(h.go_host_ns - h.clock.offset_ns);
+    }
+  }
+  if (!starts.empty()) {
+    std::sort(starts.begin(), starts.end());
+    run.start_local_ns = starts[starts.size() / 2];
+  }
+  run.hosts = *std::move(hosts);
+  absl::StatusOr<FleetReport> report = BuildReport(run);
+  if (!report.ok()) return Fail(report.status());
+  if (absl::Status st = AddIdentityAndCohorts(*options, labels, run, *report);
+      !st.ok()) {
+    return Fail(st);
+  }
+  report->merged.mutable_snapshot()->add_notes(
+      "re-merged by `blkperf fleet report` from the results the hosts keep: "
+      "ios, bytes and histograms are exact; the hosts' interval samples are "
+      "gone, so each host's I/Os inside the overlap window are interpolated "
+      "over its whole measured run (a steady rate)");
+  return Print(*report, s);
 }
 
 int Split(const ClientSettings& s, const std::string& run_id,
           const std::string& strategy) {
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
-  if (!options.ok()) return Fail(options.status());
+  if (!options.ok()) return FailUsage(options.status());
   absl::StatusOr<std::vector<HostRun>> hosts = FindRunOfFlags(*options, run_id);
-  if (!hosts.ok()) return Fail(hosts.status());
+  if (!hosts.ok()) return FailUsage(hosts.status());
   SplitRun(*options, *hosts, strategy);
   int bad = 0;
   for (const HostRun& h : *hosts) {
@@ -230,21 +483,23 @@ int Split(const ClientSettings& s, const std::string& run_id,
 
 int ShowInventory() {
   const std::string hosts = absl::GetFlag(FLAGS_hosts);
-  if (hosts.empty()) return Fail(absl::InvalidArgumentError("hosts is empty"));
+  if (hosts.empty()) {
+    return FailUsage(absl::InvalidArgumentError("hosts is empty: give --hosts=..."));
+  }
   absl::StatusOr<Inventory> inventory = LoadInventory(hosts);
-  if (!inventory.ok()) return Fail(inventory.status());
+  if (!inventory.ok()) return FailUsage(inventory.status());
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format == "file_sd") {
     const int port = absl::GetFlag(FLAGS_metrics_port);
     if (port < 1 || port > 65535) {
-      return Fail(absl::InvalidArgumentError(
+      return FailUsage(absl::InvalidArgumentError(
           absl::StrCat("metrics_port ", port, " is not in 1..65535")));
     }
     std::cout << FormatFileSd(*inventory, port) << "\n";
     return 0;
   }
   if (format != "list") {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
+    return FailUsage(absl::InvalidArgumentError(absl::StrCat(
         "format \"", format.substr(0, 32), "\" is not list or file_sd")));
   }
   std::cerr << inventory->source << std::endl;
@@ -269,6 +524,10 @@ int RunFleetCommand(const std::vector<std::string>& args,
   }
   if (command == "split" && args.size() == 3) {
     return Split(settings, args[1], args[2]);
+  }
+  if (command == "abort" && args.size() == 2) return Abort(settings, args[1]);
+  if (command == "report" && args.size() == 2) {
+    return Report(settings, args[1]);
   }
   if (command == "inventory" && args.size() == 1) return ShowInventory();
   return Usage(absl::StrCat("unknown fleet command or wrong arguments: \"",

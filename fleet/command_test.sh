@@ -37,6 +37,97 @@ start_fake
 [[ $(py "$dir/run.json" 'sorted(h["address"] for h in r["hosts"]) == sorted(open(sys.argv[1].replace("run.json","hosts.txt")).read().split())') == True ]] \
   || fail "hosts[] are not the inventory's control addresses"
 
+# A finished run: `fleet watch` says it has ended; `fleet report` merges it
+# again from the results the hosts keep, exactly as the run did.
+"$blkperf" fleet watch sd-run --hosts="@$dir/hosts.txt" > "$dir/watch-done.txt" \
+  2> "$dir/watch-done.err" || fail "watch of a finished run exited $?"
+grep -q "run sd-run has ended on every host holding it" "$dir/watch-done.err" \
+  || fail "watch of a finished run: $(cat "$dir/watch-done.err")"
+"$blkperf" fleet report sd-run --hosts="@$dir/hosts.txt" --api_json > "$dir/again.json" \
+  2> "$dir/again.err" || fail "report exited $?: $(cat "$dir/again.err")"
+python3 - "$dir/run.json" "$dir/again.json" <<'PY' || fail "fleet report differs from the run's merge"
+import json, sys
+run, again = (json.load(open(p)) for p in sys.argv[1:])
+assert again["outcome"] == "completed" and again["run_id"] == "sd-run", again["outcome"]
+a, b = run["merged"]["snapshot"]["total"], again["merged"]["snapshot"]["total"]
+assert int(a["ios"]) > 0 and a["histogram"]["buckets"], a
+for field in ("ios", "bytes", "read_ios", "histogram"):
+    assert a[field] == b[field], field
+assert sorted(h["address"] for h in run["hosts"]) == sorted(h["address"] for h in again["hosts"])
+assert any("re-merged by `blkperf fleet report`" in n for n in again["merged"]["snapshot"]["notes"])
+PY
+# Unknown runs: errors about the run and the hosts, exit 1.
+for cmd in abort report watch; do
+  rc=0; "$blkperf" fleet "$cmd" no-such-run --hosts="@$dir/hosts.txt" > /dev/null 2> "$dir/nrun.err" || rc=$?
+  [[ $rc == 1 ]] || fail "fleet $cmd no-such-run exited $rc"
+  grep -q "run no-such-run is on none of the 8 hosts" "$dir/nrun.err" \
+    && grep -q "8 hosts (.*): no workload of run no-such-run here" "$dir/nrun.err" \
+    || fail "fleet $cmd no-such-run: $(cat "$dir/nrun.err")"
+done
+
+# `fleet abort RUN` from another process aborts a live run everywhere.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=30s --interval=200ms \
+  --start_margin=200ms --run_id=to-abort --json > "$dir/abort-run.json" 2> "$dir/abort-run.err" &
+run_pid=$!
+sleep 1.5
+"$blkperf" fleet abort to-abort --hosts="@$dir/hosts.txt" > "$dir/abort.txt" 2>&1 \
+  || fail "fleet abort exited $?: $(cat "$dir/abort.txt")"
+[[ $(grep -c ": aborted$" "$dir/abort.txt") == 8 ]] || fail "abort lines: $(cat "$dir/abort.txt")"
+rc=0; wait "$run_pid" || rc=$?
+[[ $rc == 1 ]] || fail "the aborted run exited $rc"
+
+# Host identity and cohorts: file_sd labels (rack a: hosts 0-3, rack b:
+# 4-7) and the daemons' kernels (the fake alternates two) reach hosts[];
+# --cohort_by merges each cohort exactly (ios and every histogram bucket
+# the sums of its hosts').
+start_racks() {  # fresh fake hosts, file_sd in $dir/racks.json
+  start_fake
+  python3 - "$dir/hosts.txt" "$dir/racks.json" <<'PY'
+import json, sys
+hosts = open(sys.argv[1]).read().split()
+groups = [{"targets": [h.rsplit(":", 1)[0] + ":9477"],
+           "labels": {"blkperf_grpc": h.rsplit(":", 1)[1], "rack": "ab"[i // 4]}}
+          for i, h in enumerate(hosts)]
+json.dump(groups, open(sys.argv[2], "w"))
+PY
+}
+for by in label:rack kernel_release; do
+  start_racks
+  "$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
+    --start_margin=200ms --run_id="cohort-${by%%:*}" --api_json --cohort_by="$by" \
+    > "$dir/cohort.json" 2> "$dir/cohort.err" || fail "cohort run exited $?: $(cat "$dir/cohort.err")"
+  python3 - "$dir/cohort.json" "$by" <<'PY' || fail "cohorts by $by: $(head -c 2000 "$dir/cohort.json")"
+import collections, json, sys
+r, by = json.load(open(sys.argv[1])), sys.argv[2]
+hosts = {h["address"]: h for h in r["hosts"]}
+assert len(hosts) == 8
+assert all(h["labels"]["rack"] in ("a", "b") and "blkperf_grpc" not in h["labels"] for h in hosts.values())
+assert sorted(h["kernel_release"] for h in hosts.values()) == ["6.1.0-fake"] * 4 + ["6.12.0-fake"] * 4
+key = (lambda h: h["labels"]["rack"]) if by == "label:rack" else (lambda h: h["kernel_release"])
+assert r["cohort_by"] == by and len(r["cohorts"]) == 2, r["cohorts"]
+def buckets(t):
+    return collections.Counter({b["index"]: int(b["count"]) for b in t["histogram"].get("buckets", [])})
+for c in r["cohorts"]:
+    members = [hosts[a] for a in c["hosts"]]
+    assert len(members) == 4 and all(key(h) == c["value"] for h in members), c["hosts"]
+    total = c["merged"]["snapshot"]["total"]
+    parts = [h["report"]["snapshot"]["total"] for h in members]
+    assert int(total["ios"]) == sum(int(p["ios"]) for p in parts) > 0
+    want = collections.Counter()
+    for p in parts:
+        want.update(buckets(p))
+    assert buckets(total) == want
+PY
+done
+start_racks
+"$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=cohort-text --cohort_by=label:rack > "$dir/cohort.txt" 2>&1 \
+  || fail "cohort text run: $(cat "$dir/cohort.txt")"
+grep -q "^cohort label:rack=a (4 hosts: .*): IOPS=" "$dir/cohort.txt" \
+  && grep -q "^    kernel 6.1.0-fake daemon fake labels{rack=a}" "$dir/cohort.txt" \
+  || fail "text cohorts/identity: $(cat "$dir/cohort.txt")"
+
 # watch and split a live run.
 start_fake
 "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=3s --interval=300ms \
@@ -152,16 +243,23 @@ slo_spec_ok='all(
 [[ $(py "$dir/slo.json" "$slo_spec_ok") == True ]] \
   || fail "a host's spec lacks the SLO search: $(py "$dir/slo.json" 'r["hosts"][0]["report"]["spec"]')"
 
-# Flag errors name the flag and exit 1 before any call.
-expect_error() {  # expect_error WORDS ARGS...
+# --help lists the fleet flags (it said "No flags matched." before).
+"$blkperf" fleet run --help > "$dir/help.txt" 2>&1 || true
+grep -q -- "--cohort_by" "$dir/help.txt" && grep -q -- "--min_hosts" "$dir/help.txt" \
+  && ! grep -q "No flags matched" "$dir/help.txt" || fail "--help: $(tail -5 "$dir/help.txt")"
+
+# Flag errors name the flag and exit 2 (usage) before any call.
+expect_error() {  # [RC=n] expect_error WORDS ARGS...
   local words=$1; shift
-  if "$blkperf" fleet "$@" > /dev/null 2> "$dir/err.txt"; then fail "accepted $*"; fi
+  local rc=0
+  "$blkperf" fleet "$@" > /dev/null 2> "$dir/err.txt" || rc=$?
+  [[ $rc == "${RC:-2}" ]] || fail "$* exited $rc, not ${RC:-2}"
   grep -q -- "$words" "$dir/err.txt" || fail "error for $* lacks '$words': $(cat "$dir/err.txt")"
 }
 expect_error "min_hosts" run --hosts=a:1 --min_hosts=0
 expect_error "on_host_loss" run --hosts=a:1 --on_host_loss=maybe
 expect_error "run_id" run --hosts=a:1 --run_id='bad id'
-expect_error "hosts entry 1" run --hosts=a:1,b
+expect_error "hosts entry 2" run --hosts=a:1,b
 expect_error "duplicate host" inventory --hosts=a:1,a:1
 expect_error "hosts is empty" run
 expect_error "unknown fleet command" launch --hosts=a:1
@@ -169,6 +267,12 @@ expect_error "unknown fleet command" launch --hosts=a:1
 expect_error "bssplit" run --hosts=a:1 --bssplit=4k/70:64k/20
 expect_error "arrivals" run --hosts=a:1 --arrivals=bursty
 expect_error "groups" run --hosts=a:1 --groups="hot op=randread"
-# Unreadable TLS files: once, before any host is called.
-expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
+# Unreadable TLS files: once, before any host is called (not a usage error).
+RC=1 expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
+# Abseil's own flag errors are usage errors too.
+expect_error "unknown flag --runtim (did you mean --runtime?)" run --hosts=127.0.0.1:1 --runtim=2s
+expect_error "flag --qd" run --hosts=127.0.0.1:1 --qd=four
+expect_error "run_id" abort 'bad id' --hosts=a:1
+expect_error "cohort_by \"rack\" is not kernel_release or label:NAME" run --hosts=a:1 --cohort_by=rack
+expect_error "cohort_by device_model: daemons do not report a device model" run --hosts=a:1 --cohort_by=device_model
 echo PASS

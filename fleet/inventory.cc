@@ -195,6 +195,7 @@ absl::StatusOr<Inventory> ResolveDns(absl::string_view target) {
   if (absl::Status s = NonEmpty(inventory, where); !s.ok()) return s;
   inventory.source =
       absl::StrCat(inventory.hosts.size(), " hosts from ", where);
+  inventory.tls_server_name = name;
   return inventory;
 }
 
@@ -208,7 +209,7 @@ absl::Status CheckAddress(const std::string& address,
 absl::StatusOr<Inventory> ParseHostList(const std::string& list) {
   Inventory inventory;
   std::set<std::string> seen;
-  int index = 0;
+  int index = 1;  // counted from 1, as FILE:LINE is
   for (absl::string_view entry : absl::StrSplit(list, ',')) {
     const std::string where = absl::StrCat("hosts entry ", index++);
     entry = absl::StripAsciiWhitespace(entry);
@@ -429,25 +430,38 @@ absl::StatusOr<Inventory> LoadInventory(const std::string& hosts) {
 }
 
 std::string FormatFileSd(const Inventory& inventory, int metrics_port) {
-  google::protobuf::ListValue groups;
-  for (const Host& host : inventory.hosts) {
+  // Written by hand, not through protobuf's Struct (a map printed in no set
+  // order): "targets" then "labels" with their keys sorted, so the same
+  // inventory always gives the same bytes and a regenerated file diffs
+  // clean.
+  auto quote = [](const std::string& text) {
+    google::protobuf::Value v;
+    v.set_string_value(text);
+    std::string json;
+    (void)google::protobuf::util::MessageToJsonString(v, &json);
+    return json;
+  };
+  std::string out = "[";
+  for (size_t i = 0; i < inventory.hosts.size(); ++i) {
+    const Host& host = inventory.hosts[i];
     const size_t colon = host.address.rfind(':');
-    const std::string name = host.address.substr(0, colon);
-    google::protobuf::Struct* group =
-        groups.add_values()->mutable_struct_value();
-    auto& fields = *group->mutable_fields();
-    fields["targets"].mutable_list_value()->add_values()->set_string_value(
-        host.metrics_address.empty() ? absl::StrCat(name, ":", metrics_port)
-                                     : host.metrics_address);
-    auto& labels = *fields["labels"].mutable_struct_value()->mutable_fields();
-    for (const auto& [k, v] : host.labels) labels[k].set_string_value(v);
-    labels[kGrpcPortLabel].set_string_value(host.address.substr(colon + 1));
+    std::map<std::string, std::string> labels = host.labels;
+    labels[kGrpcPortLabel] = host.address.substr(colon + 1);
+    std::vector<std::string> fields;
+    for (const auto& [k, v] : labels) {
+      fields.push_back(absl::StrCat("      ", quote(k), ": ", quote(v)));
+    }
+    absl::StrAppend(
+        &out, i == 0 ? "\n" : ",\n", "  {\n    \"targets\": [",
+        quote(host.metrics_address.empty()
+                  ? absl::StrCat(host.address.substr(0, colon), ":",
+                                 metrics_port)
+                  : host.metrics_address),
+        "],\n    \"labels\": {\n", absl::StrJoin(fields, ",\n"),
+        "\n    }\n  }");
   }
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(groups, &json, options);
-  return json;
+  absl::StrAppend(&out, inventory.hosts.empty() ? "]" : "\n]");
+  return out;
 }
 
 }  // namespace blkperf::fleet

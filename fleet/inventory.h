@@ -12,7 +12,8 @@
 //   FILE.yml            target is a metrics address host:mport, and the
 //                       control address is host:<labels.blkperf_grpc>
 //                       (default port 7777 when the label is missing)
-//   dns:///name:port    every A/AAAA record of name (system resolver)
+//   dns:///name:port    every A/AAAA record of name (system resolver); TLS
+//                       checks each host's certificate against name
 #ifndef BLKPERF_FLEET_INVENTORY_H_
 #define BLKPERF_FLEET_INVENTORY_H_
 
@@ -44,6 +45,10 @@ struct Inventory {
   std::vector<Host> hosts;
   // Where it came from, in words ("3 hosts from file_sd fleet.json").
   std::string source;
+  // dns:///NAME:PORT only: NAME, the name the hosts' TLS certificates carry
+  // (the addresses are the name's records, which certificates need not
+  // list). Empty otherwise.
+  std::string tls_server_name;
 };
 
 // Parses a --hosts value (forms above). InvalidArgument naming the entry or

@@ -36,12 +36,12 @@ TEST(InventoryTest, CommaList) {
 TEST(InventoryTest, ListErrorsNameTheEntry) {
   absl::StatusOr<Inventory> inv = LoadInventory("a:1,b,c:3");
   ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 1"));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2"));  // from 1
   EXPECT_THAT(inv.status().message(), HasSubstr("\"b\""));
   inv = LoadInventory("a:1,a:99999");
   EXPECT_THAT(inv.status().message(), HasSubstr("no valid port"));
   inv = LoadInventory("a:1,,b:2");
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 1 is empty"));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2 is empty"));
   inv = LoadInventory("::1:7777");
   EXPECT_THAT(inv.status().message(), HasSubstr("[addr]:port"));
 }
@@ -49,7 +49,7 @@ TEST(InventoryTest, ListErrorsNameTheEntry) {
 TEST(InventoryTest, DuplicatesRefused) {
   absl::StatusOr<Inventory> inv = LoadInventory("a:1,b:2,a:1");
   ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2: duplicate host \"a:1\""));
+  EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 3: duplicate host \"a:1\""));
 }
 
 TEST(InventoryTest, HostFileWithComments) {
@@ -127,6 +127,24 @@ TEST(InventoryTest, FileSdRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << json;
   EXPECT_THAT(Addresses(*back), ElementsAre("h1:7000", "[::1]:7001"));
   EXPECT_EQ(back->hosts[1].metrics_address, "[::1]:9477");
+}
+
+TEST(InventoryTest, FileSdIsTheSameBytesEveryTime) {
+  Inventory inv;
+  inv.hosts.push_back(Host{"h1:7000", "", {{"rack", "r\"1"}, {"zone", "b"}, {"host", "h1"}}});
+  inv.hosts.push_back(Host{"h2:7001", "h2:9500", {}});
+  const std::string json = FormatFileSd(inv, 9477);
+  EXPECT_EQ(json,
+            "[\n"
+            "  {\n    \"targets\": [\"h1:9477\"],\n    \"labels\": {\n"
+            "      \"blkperf_grpc\": \"7000\",\n      \"host\": \"h1\",\n"
+            "      \"rack\": \"r\\\"1\",\n      \"zone\": \"b\"\n    }\n  },\n"
+            "  {\n    \"targets\": [\"h2:9500\"],\n    \"labels\": {\n"
+            "      \"blkperf_grpc\": \"7001\"\n    }\n  }\n"
+            "]");
+  absl::StatusOr<Inventory> back = ParseFileSdJson(json, "written.json");
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << json;
+  EXPECT_EQ(back->hosts[0].labels.at("rack"), "r\"1");
 }
 
 TEST(InventoryTest, DnsResolvesEveryRecord) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace blkperf::fleet {
 namespace {
@@ -60,14 +61,20 @@ double Median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-Outliers MadOutliers(const std::vector<double>& values, double k) {
+Outliers MadOutliers(const std::vector<double>& values, double k,
+                     double relative_floor) {
   Outliers o;
+  o.rule = absl::StrFormat("> %g MAD and > %g%% from the median", k,
+                           relative_floor * 100);
   o.median = Median(values);
   std::vector<double> deviations;
   deviations.reserve(values.size());
   for (double v : values) deviations.push_back(std::fabs(v - o.median));
   o.mad = Median(deviations);
-  for (double d : deviations) o.flagged.push_back(d > k * o.mad);
+  const double floor = relative_floor * std::fabs(o.median);
+  for (double d : deviations) {
+    o.flagged.push_back(d > k * o.mad && d > floor);
+  }
   return o;
 }
 

@@ -10,6 +10,7 @@
 #define BLKPERF_FLEET_MERGE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -31,11 +32,15 @@ struct Outliers {
   double median = 0;
   // Median absolute deviation from the median.
   double mad = 0;
-  // flagged[i]: |values[i] - median| > k * mad. With mad == 0 every value
-  // that differs from the median at all is flagged.
+  // flagged[i]: |values[i] - median| > k * mad and > relative_floor *
+  // |median|. The floor keeps a uniform fleet (MAD near 0) from flagging
+  // hosts a fraction of a percent off.
   std::vector<bool> flagged;
+  // The rule in words, for reports: "> 3 MAD and > 5% from the median".
+  std::string rule;
 };
-Outliers MadOutliers(const std::vector<double>& values, double k = 3.0);
+Outliers MadOutliers(const std::vector<double>& values, double k = 3.0,
+                     double relative_floor = 0.05);
 
 // One host's cumulative counts at points of its measured time.
 struct CountSample {

@@ -106,8 +106,18 @@ TEST(MergeTest, MadOutliers) {
   EXPECT_DOUBLE_EQ(o.median, 100);
   EXPECT_DOUBLE_EQ(o.mad, 1);
   EXPECT_THAT(o.flagged, ElementsAre(false, false, false, false, false, true, false));
+  // 96 is > 3 MAD but only 4% from the median: under the 5% floor.
   o = MadOutliers({100, 101, 99, 102, 98, 96, 100});
+  EXPECT_THAT(o.flagged, ElementsAre(false, false, false, false, false, false, false));
+  o = MadOutliers({100, 101, 99, 102, 98, 96, 100}, 3.0, 0.03);
   EXPECT_THAT(o.flagged, ElementsAre(false, false, false, false, false, true, false));
+  EXPECT_EQ(o.rule, "> 3 MAD and > 3% from the median");
+  // A uniform fleet: MAD 5 IOPS; hosts 0.2% off the median are not flagged
+  // (they were, on MAD alone), a host 10% off is.
+  o = MadOutliers({13400, 13405, 13395, 13400, 13372, 13428, 12060});
+  EXPECT_DOUBLE_EQ(o.median, 13400);
+  EXPECT_THAT(o.flagged, ElementsAre(false, false, false, false, false, false, true));
+  EXPECT_EQ(o.rule, "> 3 MAD and > 5% from the median");
   o = MadOutliers({5, 5, 5});
   EXPECT_THAT(o.flagged, ElementsAre(false, false, false));
   EXPECT_DOUBLE_EQ(Median({1, 2, 3, 4}), 2.5);

@@ -70,6 +70,11 @@ absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
                                     HostRun& host) {
   v1::GetWorkloadRequest request;
   request.set_workload_id(host.workload_id);
+  // Phases (a split, A/B slices) merge exactly only with their histograms
+  // (phase_merge.h); a run that never split has one phase or none.
+  request.set_phase_histograms(
+      host.workload.snapshot().phases_size() > 1 ||
+      host.workload.spec().ab_strategies_size() > 0);
   absl::StatusOr<v1::GetWorkloadResponse> r =
       CallWithRetry<v1::GetWorkloadResponse>(
           options.retry, Idempotency::kIdempotent,
@@ -622,6 +627,20 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
     }
   });
   return hosts;
+}
+
+void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts) {
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted &&
+        host.state != HostState::kCompleted) {
+      return;
+    }
+    if (absl::Status s = SampleClock(options, options.clock_samples, host);
+        !s.ok()) {
+      host.error = absl::StrCat("clock not read: ", s.message());
+    }
+  });
 }
 
 void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,

@@ -205,6 +205,12 @@ absl::StatusOr<std::vector<HostRun>> FindRun(const FleetOptions& options,
                                              const std::vector<std::string>& addresses,
                                              const std::string& run_id);
 
+// Reads the clock of every host of `hosts` in state kStarted or kCompleted
+// (clock_samples samples each, as before Go); a host whose clock cannot be
+// read keeps its state and gets "clock not read: ..." in error.
+// `fleet report` maps a finished run's start instants with it.
+void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts);
+
 // Live figures of an existing run until every host has ended or
 // `interrupted` is set; calls `on_interval` after each poll.
 void WatchRun(const FleetOptions& options, std::vector<HostRun>& hosts,

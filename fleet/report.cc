@@ -1,9 +1,15 @@
 #include "fleet/report.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "fleet/phase_merge.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
 #include "report/report.h"
@@ -144,6 +150,25 @@ absl::Status MergeHosts(const std::vector<HostRow>& rows,
       overlap->length_ns() / 1000000000);
   merged.mutable_snapshot()->mutable_elapsed()->set_nanos(
       static_cast<int32_t>(overlap->length_ns() % 1000000000));
+  std::vector<const v1::Snapshot*> snapshots;
+  for (const HostRow& row : rows) snapshots.push_back(&row.workload.snapshot());
+  v1::Snapshot& ms = *merged.mutable_snapshot();
+  if (absl::Status s = MergePhases(snapshots, ms); !s.ok()) {
+    ms.add_notes(absl::StrCat("phases not merged: ", s.message()));
+  } else if (ms.phases_size() > 0) {
+    ms.add_notes(
+        "phases: ios, bytes and histograms are exact sums over the hosts' "
+        "phase of that index; iops and bytes_per_second the sums of each "
+        "host's rate over its own phase; start/end the earliest start and "
+        "latest end over the hosts");
+  }
+  if (absl::Status s = MergeAb(snapshots, ms); !s.ok()) {
+    ms.add_notes(absl::StrCat("A/B results not merged: ", s.message()));
+  } else if (ms.ab_size() > 0) {
+    ms.add_notes(
+        "ab: median_iops and median_bytes_per_second are the sums of the "
+        "hosts' medians per strategy; slices the fewest any host ran");
+  }
   *merged.mutable_spec() = rows.front().workload.spec();
   merged.set_split(rows.front().workload.split());
   return absl::OkStatus();
@@ -243,6 +268,45 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
 
 namespace {
 
+std::string Latency(uint64_t ns);
+std::string Rate(double iops, double bps);
+
+// The merged phases and A/B results (phase_merge.h), a line each.
+std::string PhasesAndAbText(const v1::Snapshot& s) {
+  std::string out;
+  for (const v1::Phase& p : s.phases()) {
+    absl::StrAppend(
+        &out, absl::StrFormat("  phase %d %s [%.3fs, %.3fs]: ", p.index(),
+                              p.strategy(), Nanos(p.start()) / 1e9,
+                              Nanos(p.end()) / 1e9),
+        Rate(p.total().iops(), p.total().bytes_per_second()),
+        " p50=", Latency(p.total().latency().p50_ns()),
+        " p99=", Latency(p.total().latency().p99_ns()),
+        absl::StrFormat(" pieces/io=%.3f\n", p.pieces_per_io()));
+  }
+  for (const v1::AbResult& a : s.ab()) {
+    absl::StrAppend(
+        &out, absl::StrFormat("  ab %s: fleet median IOPS=%.1f (sum of hosts' "
+                              "medians) ratio=%.4f slices>=%d%s\n",
+                              a.strategy(), a.median_iops(), a.ratio_to_first(),
+                              a.slices(),
+                              a.note().empty() ? "" : " (" + a.note() + ")"));
+  }
+  return out;
+}
+
+// "kernel 6.1.0 daemon 0.1 labels{rack=a}" for a host row; "" if unknown.
+std::string IdentityText(const HostRow& h) {
+  std::vector<std::string> parts;
+  if (!h.kernel_release.empty()) parts.push_back("kernel " + h.kernel_release);
+  if (!h.daemon_version.empty()) parts.push_back("daemon " + h.daemon_version);
+  if (!h.labels.empty()) {
+    parts.push_back(absl::StrCat(
+        "labels{", absl::StrJoin(h.labels, ",", absl::PairFormatter("=")), "}"));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
 std::string Us(int64_t ns) { return absl::StrFormat("%.1fus", ns / 1e3); }
 
 std::string Latency(uint64_t ns) {
@@ -316,9 +380,10 @@ std::string FormatReportText(const FleetReport& r) {
         " p99.99=", Latency(t.latency().p99_99_ns()),
         " max=", Latency(t.latency().max_ns()), "\n");
     absl::StrAppend(&out, ShapeAndGroupsText(r.merged));
+    absl::StrAppend(&out, PhasesAndAbText(r.merged.snapshot()));
     absl::StrAppend(&out, absl::StrFormat(
-        "per host (own window; median IOPS %.1fk, MAD %.1fk, outlier > 3 MAD):\n",
-        r.outliers.median / 1e3, r.outliers.mad / 1e3));
+        "per host (own window; median IOPS %.1f, MAD %.1f; outlier: IOPS %s):\n",
+        r.outliers.median, r.outliers.mad, r.outliers.rule));
   }
   for (const HostRow& h : r.hosts) {
     absl::StrAppend(
@@ -331,10 +396,48 @@ std::string FormatReportText(const FleetReport& r) {
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",
                   h.note.empty() ? "" : " (" + h.note + ")"));
+    if (const std::string who = IdentityText(h); !who.empty()) {
+      absl::StrAppend(&out, "    ", who, "\n");
+    }
   }
+  for (const Cohort& c : r.cohorts) {
+    const v1::ThreadStats& t = c.merged.snapshot().total();
+    absl::StrAppend(
+        &out, "cohort ", r.cohort_by, "=", c.value.empty() ? "(none)" : c.value,
+        " (", c.hosts.size(), c.hosts.size() == 1 ? " host: " : " hosts: ",
+        absl::StrJoin(c.hosts, ", "), "): ", Rate(t.iops(), t.bytes_per_second()),
+        " ios=", t.ios(), " p50=", Latency(t.latency().p50_ns()),
+        " p99=", Latency(t.latency().p99_ns()),
+        " p99.9=", Latency(t.latency().p99_9_ns()), "\n");
+  }
+  // Hosts excluded for the same reason (the host's own address taken out)
+  // share one line: a bad spec refused by every host reads once.
+  std::vector<std::pair<std::string, std::vector<std::string>>> causes;
   for (const Excluded& e : r.excluded) {
-    absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
-                    e.reason, "\n");
+    const std::string reason = absl::StrCat(
+        "[", e.state, "]: ",
+        absl::StrReplaceAll(absl::StripPrefix(e.reason, absl::StrCat(
+                                "blkperfd at ", e.address, ": ")),
+                            {{e.address, "the host"}}));
+    auto it = std::find_if(causes.begin(), causes.end(),
+                           [&](const auto& c) { return c.first == reason; });
+    if (it == causes.end()) {
+      causes.push_back({reason, {}});
+      it = causes.end() - 1;
+    }
+    it->second.push_back(e.address);
+  }
+  for (const auto& [reason, addresses] : causes) {
+    if (addresses.size() == 1) {
+      const Excluded& e = *std::find_if(
+          r.excluded.begin(), r.excluded.end(),
+          [&](const Excluded& x) { return x.address == addresses[0]; });
+      absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
+                      e.reason, "\n");
+    } else {
+      absl::StrAppend(&out, "  excluded ", addresses.size(), " hosts (",
+                      absl::StrJoin(addresses, ", "), ") ", reason, "\n");
+    }
   }
   return out;
 }
@@ -384,6 +487,42 @@ std::string WorkloadJsonText(const v1::Workload& w, WorkloadJson schema) {
   return json;
 }
 
+absl::Status AddCohorts(FleetRun& run, const std::string& by,
+                        const std::function<std::string(const HostRow&)>& key,
+                        FleetReport& report) {
+  report.cohort_by = by;
+  std::map<std::string, std::vector<std::string>> members;
+  for (const HostRow& row : report.hosts) members[key(row)].push_back(row.address);
+  for (auto& [value, addresses] : members) {
+    std::sort(addresses.begin(), addresses.end());
+    FleetRun sub;
+    sub.run_id = run.run_id;
+    sub.started = run.started;
+    sub.abort_reason = run.abort_reason;
+    sub.start_local_ns = run.start_local_ns;
+    std::vector<size_t> taken;
+    for (size_t i = 0; i < run.hosts.size(); ++i) {
+      if (std::binary_search(addresses.begin(), addresses.end(),
+                             run.hosts[i].address)) {
+        taken.push_back(i);
+        sub.hosts.push_back(std::move(run.hosts[i]));
+      }
+    }
+    absl::StatusOr<FleetReport> merged = BuildReport(sub);
+    for (size_t k = 0; k < taken.size(); ++k) {
+      run.hosts[taken[k]] = std::move(sub.hosts[k]);
+    }
+    if (!merged.ok()) {
+      return absl::Status(merged.status().code(),
+                          absl::StrCat("cohort ", by, "=", value, ": ",
+                                       merged.status().message()));
+    }
+    report.cohorts.push_back(
+        {value, addresses, std::move(merged->merged), merged->overlap});
+  }
+  return absl::OkStatus();
+}
+
 std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
   std::string out = absl::StrCat(
       "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
@@ -403,6 +542,11 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                             absl::ToDoubleSeconds(r.collect_time)));
   absl::StrAppend(&out, absl::StrFormat(",\n\"start_margin_seconds\": %.9f",
                                         absl::ToDoubleSeconds(r.margin)));
+  absl::StrAppend(&out,
+                  absl::StrFormat(",\n\"outliers\": {\"median_iops\": %.3f, "
+                                  "\"mad_iops\": %.3f, \"rule\": ",
+                                  r.outliers.median, r.outliers.mad),
+                  Quote(r.outliers.rule), "}");
   absl::StrAppend(&out, ",\n\"merged\": ", WorkloadJsonText(r.merged, schema),
                   ",\n\"hosts\": [");
   for (size_t i = 0; i < r.hosts.size(); ++i) {
@@ -416,7 +560,25 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                         h.iops, h.bytes_per_second),
         ", \"outlier\": ", h.outlier ? "true" : "false",
         ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
-        ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+        ", \"kernel_release\": ", Quote(h.kernel_release),
+        ", \"daemon_version\": ", Quote(h.daemon_version), ", \"labels\": {",
+        absl::StrJoin(h.labels, ", ",
+                      [](std::string* o, const auto& kv) {
+                        absl::StrAppend(o, Quote(kv.first), ": ",
+                                        Quote(kv.second));
+                      }),
+        "}", ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+  }
+  absl::StrAppend(&out, "],\n\"cohort_by\": ", Quote(r.cohort_by),
+                  ",\n\"cohorts\": [");
+  for (size_t i = 0; i < r.cohorts.size(); ++i) {
+    const Cohort& c = r.cohorts[i];
+    std::vector<std::string> hosts;
+    for (const std::string& a : c.hosts) hosts.push_back(Quote(a));
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"value\": ", Quote(c.value),
+                    ", \"hosts\": [", absl::StrJoin(hosts, ", "),
+                    "], \"window\": ", WindowJson(c.overlap), ", \"merged\": ",
+                    WorkloadJsonText(c.merged, schema), "}");
   }
   absl::StrAppend(&out, "],\n\"excluded\": [");
   for (size_t i = 0; i < r.excluded.size(); ++i) {

@@ -24,10 +24,13 @@
 // - start_offset_ns: a host's first submission minus the common start
 //   instant, on the orchestrator's clock; +- clock_error_ns.
 // - Outliers: hosts whose IOPS (over their own window) differ from the
-//   median by more than 3 median absolute deviations.
+//   median by more than 3 median absolute deviations and more than 5 % of
+//   the median (merge.h MadOutliers; the rule is printed with them).
 #ifndef BLKPERF_FLEET_REPORT_H_
 #define BLKPERF_FLEET_REPORT_H_
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,20 @@ struct HostRow {
   int64_t clock_error_ns = 0;
   // Facts a reader must know about this row (start not reported ...).
   std::string note;
+  // Who the host is: its file_sd labels (fleet inventory) and what its
+  // daemon reports (GetCapabilities, read after the run); empty if unknown.
+  std::map<std::string, std::string> labels;
+  std::string kernel_release;
+  std::string daemon_version;
+};
+
+// --cohort_by: the included hosts sharing one value of a key, merged
+// exactly as the whole fleet is (BuildReport over those hosts alone).
+struct Cohort {
+  std::string value;
+  std::vector<std::string> hosts;
+  v1::Workload merged;
+  Window overlap;
 };
 
 struct Excluded {
@@ -80,6 +97,10 @@ struct FleetReport {
   std::vector<HostRow> hosts;
   std::vector<Excluded> excluded;
   Outliers outliers;
+  // --cohort_by's key ("kernel_release", "label:rack") and its cohorts,
+  // ordered by value; empty without it.
+  std::string cohort_by;
+  std::vector<Cohort> cohorts;
 };
 
 // Builds the report. The merge is exact; FailedPrecondition when the
@@ -87,6 +108,14 @@ struct FleetReport {
 // (both stated); InvalidArgument naming hosts[i].groups[g] when their job
 // groups differ.
 absl::StatusOr<FleetReport> BuildReport(const FleetRun& run);
+
+// Sets report.cohort_by = `by` and one Cohort per distinct key(row) over
+// report.hosts (ordered by value), each merged by BuildReport over those
+// hosts of `run` alone (moved out of `run` and back). Errors as
+// BuildReport's, prefixed "cohort BY=VALUE: ".
+absl::Status AddCohorts(FleetRun& run, const std::string& by,
+                        const std::function<std::string(const HostRow&)>& key,
+                        FleetReport& report);
 
 std::string FormatReportText(const FleetReport& report);
 

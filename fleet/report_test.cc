@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/histogram.h"
@@ -248,6 +249,104 @@ TEST(ReportTest, RefusesHostsWhoseGroupsDisagree) {
   EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(report.status().message()),
               HasSubstr("hosts[2].groups[0] is \"log\""));
+}
+
+}  // namespace
+}  // namespace blkperf::fleet
+
+namespace blkperf::fleet {
+namespace {
+
+// Adds phases "none" then "fixed:4096" (the first with group 0's figures,
+// the second with group 1's, as full histograms) and A/B results to each
+// host of `run`.
+void AddPhasesAndAb(FleetRun& run) {
+  for (size_t k = 0; k < run.hosts.size(); ++k) {
+    v1::Snapshot* s = run.hosts[k].workload.mutable_snapshot();
+    const char* strategies[] = {"none", "fixed:4096"};
+    for (int p = 0; p < 2; ++p) {
+      v1::Phase* phase = s->add_phases();
+      phase->set_index(p);
+      phase->set_strategy(strategies[p]);
+      phase->mutable_start()->set_seconds(p);
+      phase->mutable_end()->set_seconds(p + 1);
+      phase->mutable_start()->set_nanos(static_cast<int32_t>(k * 1000));
+      phase->mutable_end()->set_nanos(static_cast<int32_t>(k * 1000));
+      phase->mutable_elapsed()->set_seconds(1);
+      ThreadToProto(GroupFigures(static_cast<int>(k), p, false),
+                    absl::Seconds(1), /*with_histogram=*/true,
+                    phase->mutable_total());
+      v1::AbResult* ab = s->add_ab();
+      ab->set_strategy(strategies[p]);
+      ab->set_slices(4 + static_cast<uint32_t>(k) - p);
+      ab->set_median_iops(1000.0 * (k + 1) * (p + 1));
+      ab->set_median_bytes_per_second(4096.0 * (k + 1));
+    }
+  }
+}
+
+TEST(ReportTest, MergesPhasesAndAbPerStrategyExactly) {
+  FleetRun run = GroupsRun(/*open_loop=*/false);
+  AddPhasesAndAb(run);
+  absl::StatusOr<FleetReport> report = BuildReport(run);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::Snapshot& merged = report->merged.snapshot();
+  ASSERT_EQ(merged.phases_size(), 2);
+  for (int p = 0; p < 2; ++p) {
+    SCOPED_TRACE(p);
+    const v1::Phase& phase = merged.phases(p);
+    EXPECT_EQ(phase.strategy(), run.hosts[0].workload.snapshot().phases(p).strategy());
+    uint64_t ios = 0, bytes = 0;
+    double iops = 0;
+    LatencyHistogram latency;
+    for (const HostRun& h : run.hosts) {
+      const v1::ThreadStats& t = h.workload.snapshot().phases(p).total();
+      ios += t.ios();
+      bytes += t.bytes();
+      iops += t.iops();
+      latency.Merge(FromProto(t.histogram()));
+    }
+    ASSERT_GT(ios, 0u);
+    EXPECT_EQ(phase.total().ios(), ios);
+    EXPECT_EQ(phase.total().bytes(), bytes);
+    EXPECT_EQ(FromProto(phase.total().histogram()), latency);
+    EXPECT_EQ(phase.total().latency().p99_ns(), latency.Percentile(99));
+    EXPECT_DOUBLE_EQ(phase.total().iops(), iops);
+    EXPECT_EQ(phase.start().seconds(), p);
+    EXPECT_EQ(phase.start().nanos(), 0);
+    EXPECT_EQ(phase.end().seconds(), p + 1);
+    EXPECT_EQ(phase.end().nanos(), 2000);
+  }
+  ASSERT_EQ(merged.ab_size(), 2);
+  // Hosts' medians 1000, 2000, 3000 (x2 for the second strategy).
+  EXPECT_EQ(merged.ab(0).strategy(), "none");
+  EXPECT_DOUBLE_EQ(merged.ab(0).median_iops(), 6000);
+  EXPECT_DOUBLE_EQ(merged.ab(1).median_iops(), 12000);
+  EXPECT_DOUBLE_EQ(merged.ab(1).ratio_to_first(), 2.0);
+  EXPECT_DOUBLE_EQ(merged.ab(0).median_bytes_per_second(), 4096.0 * 6);
+  EXPECT_EQ(merged.ab(0).slices(), 4u);
+  EXPECT_EQ(merged.ab(1).slices(), 3u);
+  const std::string text = FormatReportText(*report);
+  EXPECT_THAT(text, HasSubstr("  phase 1 fixed:4096 [1.000s, 2.000s]: IOPS="));
+  EXPECT_THAT(text, HasSubstr("  ab fixed:4096: fleet median IOPS=12000.0 "
+                              "(sum of hosts' medians) ratio=2.0000 slices>=3"));
+}
+
+TEST(ReportTest, PhasesThatDifferAreNotMergedAndSaySo) {
+  FleetRun run = GroupsRun(/*open_loop=*/false);
+  AddPhasesAndAb(run);
+  run.hosts[2].workload.mutable_snapshot()->mutable_phases(1)->set_strategy(
+      "limits");
+  absl::StatusOr<FleetReport> report = BuildReport(run);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::Snapshot& merged = report->merged.snapshot();
+  EXPECT_EQ(merged.phases_size(), 0);
+  EXPECT_EQ(merged.ab_size(), 2);
+  bool named = false;
+  for (const std::string& n : merged.notes()) {
+    named = named || absl::StrContains(n, "phases not merged: hosts[2].phases[1]");
+  }
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

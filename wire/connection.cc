@@ -1,11 +1,13 @@
 #include "wire/connection.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/config_file.h"
 #include "base/status_macros.h"
+#include "wire/connect_diagnosis.h"
 #include "wire/grpc_status.h"
 
 namespace blkperf {
@@ -48,6 +50,23 @@ const char* CodeName(absl::StatusCode code) {
   }
 }
 
+// Waits until `channel` is READY (true) or its first attempt failed or
+// `deadline` passed (false). Unlike WaitForConnected it does not wait out
+// gRPC's reconnect backoff after a failed handshake: the caller says why.
+bool WaitReadyOrFailed(grpc::Channel& channel,
+                       std::chrono::system_clock::time_point deadline) {
+  grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true);
+  while (state != GRPC_CHANNEL_READY) {
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
+        state == GRPC_CHANNEL_SHUTDOWN ||
+        !channel.WaitForStateChange(state, deadline)) {
+      return false;
+    }
+    state = channel.GetState(/*try_to_connect=*/true);
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status CheckServerApiVersion(uint32_t server_version,
@@ -85,8 +104,16 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
           "--tls_cert needs --tls_ca (the CA the daemon's certificate chains "
           "to): a client certificate is only sent over TLS");
     }
+    if (!options.tls_server_name.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_server_name needs --tls_ca: it names the certificate the "
+          "daemon presents over TLS");
+    }
     return grpc::CreateCustomChannel(
         options.server, grpc::InsecureChannelCredentials(), args);
+  }
+  if (!options.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.tls_server_name);
   }
   grpc::SslCredentialsOptions ssl;
   BLKPERF_ASSIGN_OR_RETURN(
@@ -117,16 +144,15 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   const std::string& server = options.server;
   BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                            CreateBlkperfChannel(options));
+  // Named causes, fast: a name that does not resolve, nothing listening.
+  if (absl::Status s = CheckReachable(server, connect_timeout); !s.ok()) {
+    return s;
+  }
   const auto deadline = DeadlineIn(connect_timeout);
-  if (!channel->WaitForConnected(deadline)) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot connect to blkperfd at ", server, " within ",
-                     absl::FormatDuration(connect_timeout),
-                     " (is `blkperfd serve` running there? see --server",
-                     options.tls_ca.empty()
-                         ? ")"
-                         : "; or the TLS handshake failed: check --tls_ca "
-                           "and the daemon's certificate)"));
+  if (!WaitReadyOrFailed(*channel, deadline)) {
+    // TCP reached it: the handshake (TLS against plaintext, a certificate).
+    return DiagnoseHandshake(options,
+                             std::min(connect_timeout, absl::Seconds(2)));
   }
   std::unique_ptr<Connection> connection(
       new Connection(server, channel, options.call_timeout));
@@ -172,6 +198,7 @@ absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
     return response;                                                      \
   }
 
+BLKPERF_UNARY_CALL(GetCapabilities)
 BLKPERF_UNARY_CALL(ProbeTarget)
 BLKPERF_UNARY_CALL(StartWorkload)
 BLKPERF_UNARY_CALL(StopWorkload)

@@ -43,6 +43,11 @@ struct ChannelOptions {
   // PEM client certificate and key (both or neither), for mutual TLS.
   std::string tls_cert;
   std::string tls_key;
+  // The name the daemon's certificate is checked against (and sent as SNI)
+  // instead of the host in `server`: for addresses resolved from a name,
+  // such as the pod IPs behind dns:///NAME:PORT, whose certificate carries
+  // NAME only. Empty: the host in `server`.
+  std::string tls_server_name;
   // Deadline of each unary call; WatchWorkload streams never get one.
   absl::Duration call_timeout = absl::Seconds(30);
   // HTTP/2 keepalive pings (a daemon that vanishes under a watch or a
@@ -79,6 +84,10 @@ class Connection {
   const v1::GetCapabilitiesResponse& capabilities() const { return caps_; }
   const std::string& server() const { return server_; }
 
+  // The daemon's capabilities now (Open fetches them once, unless told not
+  // to; the fleet reads them after a run on the channel it already has).
+  absl::StatusOr<v1::GetCapabilitiesResponse> GetCapabilities(
+      v1::GetCapabilitiesRequest request);
   absl::StatusOr<v1::ProbeTargetResponse> ProbeTarget(
       v1::ProbeTargetRequest request);
   absl::StatusOr<v1::StartWorkloadResponse> StartWorkload(

@@ -120,6 +120,19 @@ class SystemdUnitTest(unittest.TestCase):
         self.assertTrue(used)
         self.assertLessEqual(used, set(env), "ExecStart uses unset variables")
 
+    def test_tls_always_with_a_roles_file(self):
+        # blkperfd serve exits 1 on TLS without --roles_file.
+        flags = env_file(self.env)["BLKPERFD_EXTRA_FLAGS"].split()
+        self.assertTrue(any(f.startswith("--tls_cert=") for f in flags))
+        roles = [f for f in flags if f.startswith("--roles_file=")]
+        self.assertEqual(len(roles), 1, "--tls_cert without --roles_file")
+        self.assertEqual(roles[0], "--roles_file=/etc/blkperf/roles")
+        self.assertIn("install -D -m 0644 deploy/systemd/blkperfd.roles "
+                      "/etc/blkperf/roles", self.unit)
+        self.assertNotRegex(self.unit, r"install -m \S+ \S+ /etc/blkperf/",
+                            "install into /etc/blkperf needs -D")
+        self.assertEqual(settings(self.unit).get("LogsDirectory"), ["blkperf"])
+
     def test_exposure(self):
         out = subprocess.run(["systemd-analyze", "security", "--offline=yes",
                               self.local_copy(self.unit)],

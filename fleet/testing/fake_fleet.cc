@@ -182,6 +182,8 @@ class FakeService final : public v1::Blkperf::Service {
     if (grpc::Status s = Enter(ctx, "GetCapabilities", i); !s.ok()) return s;
     r->set_api_version(v1::API_VERSION_CURRENT);
     r->set_daemon_version("fake");
+    // Two kernels, alternating by host index (fleet --cohort_by tests).
+    r->set_kernel_release(i % 2 == 0 ? "6.1.0-fake" : "6.12.0-fake");
     return grpc::Status::OK;
   }
 

@@ -31,6 +31,7 @@ const MODEL_MODULES = {
   "apps/v1": "kubernetes-models/apps/v1",
   "batch/v1": "kubernetes-models/batch/v1",
   "networking.k8s.io/v1": "kubernetes-models/networking.k8s.io/v1",
+  "scheduling.k8s.io/v1": "kubernetes-models/scheduling.k8s.io/v1",
   "monitoring.coreos.com/v1":
       "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
 };

@@ -10,8 +10,8 @@ import { test } from "node:test";
 import { validateDocument, validateFile } from "./validate.mjs";
 
 const FILES = (process.env.MANIFESTS ?? "").split(/\s+/).filter(Boolean);
-const EXPECTED_KINDS = ["DaemonSet", "Job", "Namespace", "NetworkPolicy", "PodMonitor",
-                        "Service"];
+const EXPECTED_KINDS = ["ConfigMap", "DaemonSet", "Job", "Namespace", "NetworkPolicy",
+                        "PodMonitor", "PriorityClass", "Service"];
 
 async function loadAll() {
   const docs = [];
@@ -128,6 +128,51 @@ test("the network policy lets in the Job (gRPC) and Prometheus (metrics) only", 
                     job.spec.template.metadata.labels));
   const metrics = rules.find((r) => r.ports[0].port === "metrics");
   assert.ok(metrics.from[0].namespaceSelector);
+});
+
+// The mounted file a flag names: [volume, key] of the volumeMount whose
+// mountPath is the flag value's directory.
+function mountedFile(pod, container, path) {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  const mount = container.volumeMounts.find((m) => m.mountPath === dir);
+  if (!mount) return null;
+  return [pod.volumes.find((v) => v.name === mount.name), path.slice(dir.length + 1)];
+}
+
+test("daemon: a priority class of its own that preempts nothing; memory above the pinned buffers", async () => {
+  const ds = await byKind("DaemonSet");
+  const pod = ds.spec.template.spec;
+  const pc = await byKind("PriorityClass");
+  assert.equal(pod.priorityClassName, pc.metadata.name);
+  assert.equal(pc.preemptionPolicy, "Never");
+  assert.ok(pc.value < 0, "a benchmark ranks below ordinary pods");
+  const c = pod.containers[0];
+  const flag = (name) => Number(c.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]);
+  const gib = (q) => Number(q.replace(/Gi$/, "")) * 2 ** 30;
+  const pinned = flag("max_workloads") * flag("max_buffer_bytes");
+  assert.ok(gib(c.resources.limits.memory) >= pinned + 2 ** 30,
+            `memory limit ${c.resources.limits.memory} leaves < 1 GiB above ${pinned} pinned bytes`);
+  assert.equal(c.resources.requests.memory, c.resources.limits.memory);
+});
+
+test("daemon: TLS always with a roles file, shipped as a ConfigMap it mounts", async () => {
+  const ds = await byKind("DaemonSet");
+  const pod = ds.spec.template.spec;
+  const c = pod.containers[0];
+  const flag = (name) => c.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+  assert.ok(flag("tls_cert"), "the daemonset gives no --tls_cert");
+  const roles = flag("roles_file");
+  assert.ok(roles, "--tls_cert without --roles_file: blkperfd exits 1 at start");
+  const [volume, key] = mountedFile(pod, c, roles) ?? [];
+  assert.ok(volume?.configMap, `--roles_file=${roles} is not in a mounted ConfigMap`);
+  const cm = (await loadAll()).find((d) => d.doc.kind === "ConfigMap" &&
+                                    d.doc.metadata.name === volume.configMap.name)?.doc;
+  assert.ok(cm, `ConfigMap ${volume.configMap.name} is not shipped`);
+  assert.equal(cm.metadata.namespace, ds.metadata.namespace);
+  const lines = cm.data[key].split("\n").map((l) => l.replace(/#.*/, "").trim())
+    .filter(Boolean).map((l) => l.split(/\s+/));
+  assert.ok(lines.some(([role]) => role === "viewer"), "no viewer for the readiness probe");
+  assert.ok(lines.some(([role]) => role === "operator"), "no operator for the fleet Job");
 });
 
 test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
