@@ -17,6 +17,8 @@
 //                        differences, IOPS ratio (client/compare_command.h)
 //   fleet run|watch RUN|split RUN STRATEGY|inventory --hosts=...
 //                        one workload on many daemons (fleet/command.h)
+//   results list|show ID|export|delete ID
+//                        the results store (client/results_command.h)
 //
 // Results and status lines are printed by daemon/report, the code behind
 // `blkperfd run`, after converting the daemon's messages back into the
@@ -59,10 +61,12 @@
 #include "client/describe.h"
 #include "experiment/flags.h"
 #include "client/result.h"
+#include "client/results_command.h"
 #include "fleet/command.h"
 #include "proto/health.grpc.pb.h"
 #include "report/fio_json.h"
 #include "report/report.h"
+#include "store/save_result.h"
 #include "wire/connection.h"
 #include "wire/message_json.h"
 
@@ -400,7 +404,27 @@ void StopOnSignals(Connection* c, std::string id, sigset_t signals) {
   }
 }
 
+// Saves the finished workload `id` to the results store (store/spool.h:
+// a store that is down costs the run nothing).
+void SaveRemoteResult(Connection& c, const std::string& id,
+                      const SaveSettings& save) {
+  if (save.location.empty()) return;
+  absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
+  absl::StatusOr<RemoteResult> result =
+      full.ok() ? ResultFromProto(*full) : full.status();
+  if (!result.ok()) {
+    std::cerr << "blkperf: result not saved: " << result.status().message()
+              << std::endl;
+    return;
+  }
+  SaveResult(save,
+             MakeResultRecord(result->spec, result->targets, result->snapshot,
+                              id, "blkperf run", save.tags));
+}
+
 int Run(Connection& c, sigset_t signals) {
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) return Usage(std::string(save.status().message()));
   absl::StatusOr<v1::StartWorkloadResponse> started = StartFromFlags(c);
   if (!started.ok()) return Fail(started.status());
   const std::string id = started->workload_id();
@@ -412,7 +436,9 @@ int Run(Connection& c, sigset_t signals) {
   const bool live = !absl::GetFlag(FLAGS_quiet) && !ApiJson();
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
   if (!end.ok()) return Fail(end.status());
-  return PrintFinal(c, *end);
+  const int code = PrintFinal(c, *end);
+  SaveRemoteResult(c, id, *save);
+  return code;
 }
 
 // `import-fio JOB.fio`: the spec a fio job file maps to, as protobuf JSON
@@ -478,6 +504,7 @@ int Main(int argc, char** argv) {
     settings.spec = [] { return SpecFromFlags(); };
     return fleet::RunFleetCommand(rest, settings);
   }
+  if (command == "results") return RunResultsCommand(rest, Json());
   const std::map<std::string, size_t> arity = {
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
       {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0},
