@@ -6,7 +6,9 @@
 #include "absl/strings/str_format.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
+#include "report/context.h"
 #include "report/report.h"
+#include "wire/context_convert.h"
 #include "wire/merge.h"
 #include "wire/message_json.h"
 #include "wire/remote_result.h"
@@ -324,13 +326,15 @@ std::string FormatReportText(const FleetReport& r) {
     absl::StrAppend(
         &out, absl::StrFormat(
                   "  %-24s %-9s %s p99=%s start %+.1fus +-%.1fus window [%s, "
-                  "%s]%s%s\n",
+                  "%s]%s%s [%s]\n",
                   h.address, h.state, Rate(h.iops, h.bytes_per_second),
                   Latency(h.workload.snapshot().total().latency().p99_ns()),
                   h.start_offset_ns / 1e3, h.clock_error_ns / 1e3,
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",
-                  h.note.empty() ? "" : " (" + h.note + ")"));
+                  h.note.empty() ? "" : " (" + h.note + ")",
+                  EnvironmentSummary(EnvironmentFromProto(
+                      h.workload.snapshot().environment()))));
   }
   for (const Excluded& e : r.excluded) {
     absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
@@ -416,6 +420,8 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                         h.iops, h.bytes_per_second),
         ", \"outlier\": ", h.outlier ? "true" : "false",
         ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
+        ", \"environment\": ",
+        EnvironmentJson(EnvironmentFromProto(h.workload.snapshot().environment())),
         ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
   }
   absl::StrAppend(&out, "],\n\"excluded\": [");
