@@ -148,7 +148,6 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
   workload->Release(workload->ReadDevices());  // nothing can have stopped it
   Workload* w = workload.get();
   workload->driver_ = std::thread([w] { w->Drive(); });
-  workload->series_thread_ = std::thread([w] { w->RecordSeries(); });
   return workload;
 }
 
@@ -182,7 +181,6 @@ absl::Status Workload::Go(int64_t at_monotonic_ns) {
     priority.Restore();
     if (released) Drive();
   });
-  series_thread_ = std::thread([this] { RecordSeries(); });
   return absl::OkStatus();
 }
 
@@ -712,10 +710,15 @@ void Workload::Drive() {
     // The engine's counters are zero at this moment.
     OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
+  // The time series: on this thread, once per series_interval; beside the
+  // A/B schedule or the SLO search on a thread of its own, as they keep
+  // this one until the end.
+  const bool busy = !spec_.spec.ab_strategies.empty() || spec_.spec.slo.enabled;
+  if (busy) series_thread_ = std::thread([this] { RecordSeries(); });
   RunAbSchedule();
   if (spec_.spec.slo.enabled) RunSloSearch();
-  // Done: the last submitter to end records the final device counters, so
-  // no control thread idles here for the rest of the run.
+  if (!busy) RecordSeries();
+  // The last submitter to end records the final device counters.
 }
 
 void Workload::RecordSeries() {
@@ -732,7 +735,14 @@ void Workload::RecordSeries() {
   for (int64_t k = 1;; ++k) {
     const int64_t at = end != 0 ? std::min(start + k * step, end)
                                 : start + k * step;
-    if (!SleepUntil(at)) return;  // ended: Snapshot() adds the tail
+    // One wake-up per tick; every end (stop, abort, the destructor's)
+    // notifies finished_. Ended: Snapshot() adds the tail.
+    const int64_t now = MonotonicNanos();
+    if (at > now &&
+        finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(at - now))) {
+      return;
+    }
+    if (finished_.HasBeenNotified()) return;
     const ThreadSnapshot totals = TotalsNow();
     {
       absl::MutexLock lock(&series_mu_);

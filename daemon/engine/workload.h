@@ -325,7 +325,9 @@ class Workload {
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> device_stat_paths_;
   std::thread driver_;
-  std::thread series_thread_;  // RecordSeries(); started with the driver
+  // RecordSeries() beside an A/B schedule or SLO search (Drive() runs it
+  // itself otherwise): started by the driver, joined after it.
+  std::thread series_thread_;
   // Collected once the targets were resolved (host/environment.h); the
   // ring features are added per snapshot.
   Environment environment_;
