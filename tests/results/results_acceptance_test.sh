@@ -75,6 +75,28 @@ HOME="$dir/home2" "$blkperfd" run --target="$F" --nodirect --runtime=200ms \
   --data_dir="$dir/data" > /dev/null 2>&1
 [[ ! -e $dir/home2/.local/share/blkperf ]] || fail "BLKPERF_RESULTS_DB=none still wrote a store"
 
+# `blkperf run` saves what the daemon measured, environment and series
+# included (they travel in Snapshot.environment and Snapshot.series).
+"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port" \
+  --data_dir="$dir/serve_data" --allow_read_paths="$dir/" --metrics_listen= \
+  > "$dir/serve.log" 2>&1 &
+serve=$!
+trap 'kill $serve 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
+[[ -s $dir/port ]] || fail "blkperfd serve did not start: $(cat "$dir/serve.log")"
+"$blkperf" run --server="127.0.0.1:$(cat "$dir/port")" --target="$F" --nodirect \
+  --runtime=2s --quiet --results_db="$DB" --tag=case=remote > /dev/null 2> "$dir/remote.err" ||
+  fail "blkperf run: $(cat "$dir/remote.err")"
+"$blkperf" results list --results_db="$DB" --tag=case=remote --json > "$dir/remote.json"
+[[ $(json "$dir/remote.json" 'len(r["results"])') == 1 ]] || fail "blkperf run not saved: $(cat "$dir/remote.err")"
+[[ $(json "$dir/remote.json" 'r["results"][0]["source"]') == "blkperf run" ]] || fail "source"
+rid=$(json "$dir/remote.json" 'r["results"][0]["id"]')
+"$blkperf" results show "$rid" --results_db="$DB" --json > "$dir/remote_show.json"
+[[ $(json "$dir/remote_show.json" 'r["report"]["environment"]["kernel_release"]') == "$(uname -r)" ]] ||
+  fail "the remote result's environment"
+[[ $(json "$dir/remote_show.json" 'len(r["report"]["series"]) >= 2') == True ]] || fail "the remote result's series"
+kill $serve; wait $serve 2>/dev/null || true
+
 set +e
 "$blkperfd" run --target="$F" --nodirect --runtime=200ms --tag=novalue \
   --results_db="$DB" > /dev/null 2> "$dir/badtag.err"
