@@ -120,8 +120,8 @@ constexpr char kUsage[] =
     "  --distribution=zipf:1.2 --random_percent --bssplit=4k/70:64k/30\n"
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
-    "  --slo_step --slo_settle --series_interval, or --spec_file=spec.json (protobuf JSON),\n"
-    "  or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
+    "  --slo_step --slo_settle --series_interval, or --spec_file=spec.json\n"
+    "  (protobuf JSON), or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
     "output: text, --json (the report schema, as `blkperfd run --json`),\n"
     "  --output_format=text|json|fio-json|fio-json+ (fio 3.x layouts,\n"
     "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
