@@ -26,6 +26,8 @@
 # samples after the first (its I/Os in those seconds over their length), fio
 # --ramp_time=1. The paired column is each round's blkperf / t/io_uring.
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 source bench/lib/tio_build.sh
 source bench/lib/zram.sh

@@ -19,6 +19,8 @@
 # windows cover only time when both run. Flags as in bench/compare_tio.sh:
 # QD128, batch 32/32, fixed buffers, registered files. Needs root.
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 source bench/lib/tio_build.sh
 source bench/lib/arm_cgroups.sh

@@ -176,6 +176,8 @@
 # script adds a deb-src entry of its own (/etc/apt/sources.list.d/
 # blkperf-fio-src.sources) to fetch it.
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 
 targets=zram,file,loop

@@ -9,6 +9,8 @@
 #   bench/fleet_scale.sh            # 3 rounds
 #   bench/fleet_scale.sh --rounds 5
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 rounds=3
 while [[ $# -gt 0 ]]; do

@@ -10,6 +10,8 @@
 #
 #   bench/fleet_skew.sh [--rounds N] [fleet run flags...]
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 rounds=5
 if [[ ${1:-} == --rounds ]]; then rounds=$2; shift 2; fi

@@ -9,6 +9,8 @@
 # Needs root: it configures /dev/zram0 only when its disksize is 0 (and
 # resets it at exit) and sets up its own loop device over a temporary file.
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
 source bench/lib/zram.sh
 

@@ -55,6 +55,9 @@ ABSL_FLAG(std::optional<uint64_t>, io_count, std::nullopt,
           "io_count: total I/Os to measure, 0 = no limit");
 ABSL_FLAG(std::optional<absl::Duration>, ramp, std::nullopt,
           "ramp_time: unmeasured warm-up time");
+ABSL_FLAG(std::optional<absl::Duration>, series_interval, std::nullopt,
+          "series_interval: one time-series point per this much measured "
+          "time (default 1s)");
 ABSL_FLAG(bool, direct, true, "direct: O_DIRECT");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "seed: random seed");
 ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
@@ -322,6 +325,9 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
   }
   if (auto v = absl::GetFlag(FLAGS_ramp))
     SetDuration(*v, spec.mutable_ramp_time());
+  if (auto v = absl::GetFlag(FLAGS_series_interval)) {
+    SetDuration(*v, spec.mutable_series_interval());
+  }
   if (BoolChanged("direct")) spec.set_direct(absl::GetFlag(FLAGS_direct));
   if (auto v = absl::GetFlag(FLAGS_seed)) spec.set_seed(*v);
   if (BoolChanged("fixed_buffers")) {

@@ -18,6 +18,8 @@
 //   fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|inventory
 //                        --hosts=...
 //                        one workload on many daemons (fleet/command.h)
+//   results list|show ID|export|delete ID
+//                        the results store (client/results_command.h)
 //
 // Results and status lines are printed by daemon/report, the code behind
 // `blkperfd run`, after converting the daemon's messages back into the
@@ -66,10 +68,12 @@
 #include "client/describe.h"
 #include "experiment/flags.h"
 #include "client/result.h"
+#include "client/results_command.h"
 #include "fleet/command.h"
 #include "proto/health.grpc.pb.h"
 #include "report/fio_json.h"
 #include "report/report.h"
+#include "store/save_result.h"
 #include "wire/connection.h"
 #include "wire/message_json.h"
 
@@ -116,6 +120,8 @@ constexpr char kUsage[] =
     "          import-fio JOB.fio (print the spec a fio job file maps to) |\n"
     "          fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|\n"
     "          inventory --hosts=...\n"
+    "          results list|show ID|export|delete ID (docs/results.md)\n"
+    "results (run, results): --results_db=PATH|none --tag=key=value,...\n"
     "spec flags (start, run): --target --op --bs --qd --threads --cpus\n"
     "  --runtime --io_count --ramp --direct --seed --fixed_buffers\n"
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
@@ -125,8 +131,8 @@ constexpr char kUsage[] =
     "  --distribution=zipf:1.2 --random_percent --bssplit=4k/70:64k/30\n"
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
-    "  --slo_step --slo_settle, or --spec_file=spec.json (protobuf JSON),\n"
-    "  or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
+    "  --slo_step --slo_settle --series_interval, or --spec_file=spec.json\n"
+    "  (protobuf JSON), or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
     "output: text, --json (the report schema, as `blkperfd run --json`),\n"
     "  --output_format=text|json|fio-json|fio-json+ (fio 3.x layouts,\n"
     "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
@@ -417,7 +423,27 @@ void StopOnSignals(Connection* c, std::string id, sigset_t signals) {
   }
 }
 
+// Saves the finished workload `id` to the results store (store/spool.h:
+// a store that is down costs the run nothing).
+void SaveRemoteResult(Connection& c, const std::string& id,
+                      const SaveSettings& save) {
+  if (save.location.empty()) return;
+  absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
+  absl::StatusOr<RemoteResult> result =
+      full.ok() ? ResultFromProto(*full) : full.status();
+  if (!result.ok()) {
+    std::cerr << "blkperf: result not saved: " << result.status().message()
+              << std::endl;
+    return;
+  }
+  SaveResult(save,
+             MakeResultRecord(result->spec, result->targets, result->snapshot,
+                              id, "blkperf run", save.tags));
+}
+
 int Run(Connection& c, sigset_t signals) {
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) return Usage(std::string(save.status().message()));
   absl::StatusOr<v1::StartWorkloadResponse> started = StartFromFlags(c);
   if (!started.ok()) return Fail(started.status());
   const std::string id = started->workload_id();
@@ -430,7 +456,9 @@ int Run(Connection& c, sigset_t signals) {
   const bool live = !absl::GetFlag(FLAGS_quiet) && !ApiJson();
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
   if (!end.ok()) return Fail(end.status());
-  return PrintFinal(c, *end);
+  const int code = PrintFinal(c, *end);
+  SaveRemoteResult(c, id, *save);
+  return code;
 }
 
 // `import-fio JOB.fio`: the spec a fio job file maps to, as protobuf JSON
@@ -528,6 +556,7 @@ int Main(int argc, char** argv) {
     settings.spec = [] { return SpecFromFlags(); };
     return fleet::RunFleetCommand(rest, settings);
   }
+  if (command == "results") return RunResultsCommand(rest, Json());
   const std::map<std::string, size_t> arity = {
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
       {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0},

@@ -189,9 +189,13 @@ TEST(OrchestratorTest, JsonHasTheNamedShapeAndFlagsOutliers) {
   std::vector<bool> flagged;
   for (const google::protobuf::Value& row : rows) {
     EXPECT_THAT(Keys(row), ::testing::IsSupersetOf(
-                               {"address", "state", "report",
+                               {"address", "state", "report", "environment",
                                 "start_offset_ns", "clock_error_ns"}));
     const auto& h = row.struct_value().fields();
+    // Each host's environment block (the fakes send none: every fact says
+    // unknown rather than being left out).
+    EXPECT_EQ(h.at("environment").struct_value().fields().at(
+                  "kernel_release").string_value(), "unknown");
     EXPECT_EQ(h.at("state").string_value(), "completed");
     ExpectWorkloadShape(h.at("report"), h.at("address").string_value());
     flagged.push_back(h.at("outlier").bool_value());

@@ -12,7 +12,9 @@
 #include "fleet/phase_merge.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
+#include "report/context.h"
 #include "report/report.h"
+#include "wire/context_convert.h"
 #include "wire/merge.h"
 #include "wire/message_json.h"
 #include "wire/remote_result.h"
@@ -389,13 +391,15 @@ std::string FormatReportText(const FleetReport& r) {
     absl::StrAppend(
         &out, absl::StrFormat(
                   "  %-24s %-9s %s p99=%s start %+.1fus +-%.1fus window [%s, "
-                  "%s]%s%s\n",
+                  "%s]%s%s [%s]\n",
                   h.address, h.state, Rate(h.iops, h.bytes_per_second),
                   Latency(h.workload.snapshot().total().latency().p99_ns()),
                   h.start_offset_ns / 1e3, h.clock_error_ns / 1e3,
                   Us(h.window.begin_ns), Us(h.window.end_ns),
                   h.outlier ? " OUTLIER" : "",
-                  h.note.empty() ? "" : " (" + h.note + ")"));
+                  h.note.empty() ? "" : " (" + h.note + ")",
+                  EnvironmentSummary(EnvironmentFromProto(
+                      h.workload.snapshot().environment()))));
     if (const std::string who = IdentityText(h); !who.empty()) {
       absl::StrAppend(&out, "    ", who, "\n");
     }
@@ -567,7 +571,10 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                         absl::StrAppend(o, Quote(kv.first), ": ",
                                         Quote(kv.second));
                       }),
-        "}", ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+        "}", ", \"environment\": ",
+        EnvironmentJson(
+            EnvironmentFromProto(h.workload.snapshot().environment())),
+        ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
   }
   absl::StrAppend(&out, "],\n\"cohort_by\": ", Quote(r.cohort_by),
                   ",\n\"cohorts\": [");

@@ -14,7 +14,9 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/environment.h"
 #include "model/histogram.h"
+#include "model/series.h"
 #include "model/slo_search.h"
 
 namespace blkperf {
@@ -310,6 +312,10 @@ struct WorkloadSnapshot {
   std::vector<GroupSnapshot> groups;
   // SLO search only: the steps so far and, once done, the answer.
   SloSummary slo;
+  // Where it ran: build, host, targets (model/environment.h).
+  Environment environment;
+  // Per series_interval, over the measured window so far (model/series.h).
+  Series series;
 };
 
 }  // namespace blkperf

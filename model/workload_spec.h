@@ -21,6 +21,9 @@
 
 namespace blkperf {
 
+// Shortest WorkloadSpec::series_interval.
+inline constexpr absl::Duration kMinSeriesInterval = absl::Milliseconds(10);
+
 // trim / randtrim discard ranges (block devices: BLOCK_URING_CMD_DISCARD;
 // files: fallocate PUNCH_HOLE | KEEP_SIZE); they need allow_write.
 enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW, kTrim, kRandTrim };
@@ -160,6 +163,9 @@ struct WorkloadSpec {
   uint64_t io_count = 0;
   // Time run before measuring starts; I/Os then are not counted.
   absl::Duration ramp_time = absl::ZeroDuration();
+  // The result's time series: one point per this much measured time
+  // (model/series.h). At least kMinSeriesInterval.
+  absl::Duration series_interval = absl::Seconds(1);
   bool direct = true;
   uint64_t seed = 0x626c6b70657266ULL;  // "blkperf"
   // Registered buffers: READ_FIXED / WRITE_FIXED. Off: plain READ / WRITE

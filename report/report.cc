@@ -9,6 +9,7 @@
 #include "base/bounded_text.h"
 #include "base/units.h"
 #include "model/split_strategy.h"
+#include "report/context.h"
 
 namespace blkperf {
 namespace {
@@ -636,6 +637,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   const ThreadSnapshot& t = s.total;
   const double seconds = absl::ToDoubleSeconds(s.elapsed);
   std::string out = absl::StrCat("blkperf: ", SpecSummary(spec), "\n");
+  absl::StrAppend(&out, EnvironmentText(s.environment));
   for (const TargetInfo& target : targets) {
     absl::StrAppend(&out, "target: ", TargetLine(target), "\n");
   }
@@ -749,7 +751,8 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     r.note.empty() ? "" : absl::StrCat(" (note: ", r.note, ")"),
                     "\n");
   }
-  absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo));
+  absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo),
+                  SeriesText(s.series));
   absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
   if (!s.error_sites.empty()) {
@@ -878,7 +881,13 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"error_sites\":[", absl::StrJoin(sites, ","), "]",
       ",\"verify\":", VerifyJson(s.verify),
       ",\"groups\":[", absl::StrJoin(groups, ","), "]",
-      ",\"slo\":", SloJson(s.slo), "}\n");
+      ",\"slo\":", SloJson(s.slo),
+      ",\"environment\":", EnvironmentJson(s.environment),
+      ",\"series_interval_seconds\":",
+      Number(absl::ToDoubleSeconds(s.series.interval)),
+      ",\"series_ticks_per_point\":", s.series.ticks_per_point,
+      ",\"series_downsampled\":", s.series.downsampled ? "true" : "false",
+      ",\"series\":", SeriesJson(s.series), "}\n");
 }
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,

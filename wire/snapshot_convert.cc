@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "wire/context_convert.h"
 
 namespace blkperf {
 namespace {
@@ -455,6 +456,8 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     out->mutable_total()->set_cpu(-1);
   }
   if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
+  EnvironmentToProto(s.environment, proto->mutable_environment());
+  SeriesToProto(s.series, proto->mutable_series());
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -626,6 +629,8 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
     if (!slo.ok()) return slo.status();
     s.slo = *std::move(slo);
   }
+  s.environment = EnvironmentFromProto(proto.environment());
+  s.series = SeriesFromProto(proto.series());
   return s;
 }
 

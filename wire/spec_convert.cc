@@ -550,6 +550,11 @@ absl::Status TimesFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
         spec->ramp_time,
         DurationFromProto(proto.ramp_time(), "spec.ramp_time"));
   }
+  if (proto.has_series_interval()) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        spec->series_interval,
+        DurationFromProto(proto.series_interval(), "spec.series_interval"));
+  }
   return absl::OkStatus();
 }
 
@@ -661,6 +666,7 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   DurationToProto(spec.runtime, proto->mutable_runtime());
   proto->set_io_count(spec.io_count);
   DurationToProto(spec.ramp_time, proto->mutable_ramp_time());
+  DurationToProto(spec.series_interval, proto->mutable_series_interval());
   proto->set_direct(spec.direct);
   proto->set_seed(spec.seed);
   proto->set_fixed_buffers(spec.fixed_buffers);

@@ -15,6 +15,10 @@
 #endif
 
 #include "absl/strings/str_cat.h"
+#include "daemon/engine/host/environment.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "wire/spec_convert.h"
 #include "base/status_macros.h"
 #include "base/unique_fd.h"
 #include "daemon/engine/host/page_placement.h"
@@ -25,6 +29,24 @@
 #include "daemon/engine/target/target.h"
 
 namespace blkperf {
+namespace {
+
+// The resolved spec's deterministic wire form: what Environment::spec_hash
+// hashes.
+std::string ResolvedSpecBytes(const WorkloadSpec& spec) {
+  v1::WorkloadSpec proto;
+  SpecToProto(spec, &proto);
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  proto.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+}  // namespace
+
 
 using internal::MonotonicNanos;
 using internal::SubmitterThread;
@@ -69,7 +91,8 @@ size_t TotalQueueDepth(const ResolvedSpec& spec) {
 Workload::Workload(ResolvedSpec spec)
     : spec_(std::move(spec)),
       shared_requests_(std::make_unique<SharedRequestPool<internal::Request>>(
-          TotalQueueDepth(spec_))) {
+          TotalQueueDepth(spec_))),
+      series_(spec_.spec.series_interval) {
   control_.shared_requests = shared_requests_.get();
   control_.split_strategies[0] = spec_.spec.ab_strategies.empty()
                                      ? spec_.spec.split
@@ -105,6 +128,8 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
   }
   BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved, ResolveSpec(spec, limits));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
+  workload->environment_ = CollectEnvironment(
+      workload->spec_.targets, ResolvedSpecBytes(workload->spec_.spec));
   BLKPERF_RETURN_IF_ERROR(workload->SetUpVerify());
   BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
@@ -191,6 +216,7 @@ Workload::~Workload() {
   Wait();
   cancel_.store(true);
   if (driver_.joinable()) driver_.join();
+  if (series_thread_.joinable()) series_thread_.join();
   for (size_t i = 0; i < threads_.size(); ++i) {
     if (!threads_[i].joinable()) continue;
     if (submitters_[i]->exited()) {  // the stalled I/O came back meanwhile
@@ -684,10 +710,46 @@ void Workload::Drive() {
     // The engine's counters are zero at this moment.
     OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
+  // The time series: on this thread, once per series_interval; beside the
+  // A/B schedule or the SLO search on a thread of its own, as they keep
+  // this one until the end.
+  const bool busy = !spec_.spec.ab_strategies.empty() || spec_.spec.slo.enabled;
+  if (busy) series_thread_ = std::thread([this] { RecordSeries(); });
   RunAbSchedule();
   if (spec_.spec.slo.enabled) RunSloSearch();
-  // Done: the last submitter to end records the final device counters, so
-  // no control thread idles here for the rest of the run.
+  if (!busy) RecordSeries();
+  // The last submitter to end records the final device counters.
+}
+
+void Workload::RecordSeries() {
+  // Released and its measured window set (Release(); Go() releases later).
+  while (!started_.load(std::memory_order_acquire)) {
+    if (cancel_.load() ||
+        finished_.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
+      return;
+    }
+  }
+  const int64_t start = control_.measure_start_ns;
+  const int64_t end = control_.end_ns;  // 0: until stopped or done
+  const int64_t step = absl::ToInt64Nanoseconds(spec_.spec.series_interval);
+  for (int64_t k = 1;; ++k) {
+    const int64_t at = end != 0 ? std::min(start + k * step, end)
+                                : start + k * step;
+    // One wake-up per tick; every end (stop, abort, the destructor's)
+    // notifies finished_. Ended: Snapshot() adds the tail.
+    const int64_t now = MonotonicNanos();
+    if (at > now &&
+        finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(at - now))) {
+      return;
+    }
+    if (finished_.HasBeenNotified()) return;
+    const ThreadSnapshot totals = TotalsNow();
+    {
+      absl::MutexLock lock(&series_mu_);
+      series_.Add(absl::Nanoseconds(at - start), totals);
+    }
+    if (at == end) return;
+  }
 }
 
 void Workload::RecordFinalDevices() {
@@ -1151,6 +1213,14 @@ WorkloadSnapshot Workload::Snapshot() const {
   }
   FillErrorSites(&snapshot);
   if (started) FillPhases(phases, device_now, end, &snapshot);
+  snapshot.environment = environment_;
+  snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);
+  if (started) {
+    absl::MutexLock lock(&series_mu_);
+    snapshot.series = series_.Get(snapshot.elapsed, snapshot.total);
+  } else {
+    snapshot.series.interval = spec_.spec.series_interval;
+  }
   if (spec_.spec.verify) {
     for (const auto& submitter : submitters_) {
       submitter->AddVerify(&snapshot.verify);

@@ -39,6 +39,8 @@
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/verify/verify_state.h"
+#include "model/environment.h"
+#include "model/series_builder.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
 
@@ -275,6 +277,11 @@ class Workload {
                   WorkloadSnapshot* snapshot) const;
   // Cumulative counters of the distinct devices under the targets.
   DeviceCounters ReadDevices() const;
+  // The series thread: from the start of the measured window, the totals
+  // once per spec.series_interval into series_ (model/series_builder.h),
+  // until the end or the workload finishes. Off the hot path: it reads the
+  // submitters' single-writer counters as Snapshot() does.
+  void RecordSeries();
 
   const ResolvedSpec spec_;
   std::unique_ptr<SharedRequestPool<internal::Request>> shared_requests_;
@@ -318,6 +325,14 @@ class Workload {
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> device_stat_paths_;
   std::thread driver_;
+  // RecordSeries() beside an A/B schedule or SLO search (Drive() runs it
+  // itself otherwise): started by the driver, joined after it.
+  std::thread series_thread_;
+  // Collected once the targets were resolved (host/environment.h); the
+  // ring features are added per snapshot.
+  Environment environment_;
+  mutable absl::Mutex series_mu_;
+  SeriesBuilder series_ ABSL_GUARDED_BY(series_mu_);
   std::vector<std::string> notes_;  // fixed once Launch() returns
   std::vector<std::unique_ptr<VerifyStateFile>> verify_states_;
   internal::VerifySetup verify_setup_;

@@ -24,6 +24,7 @@
 #include "daemon/run/stop_signal.h"
 #include "report/fio_json.h"
 #include "report/report.h"
+#include "store/save_result.h"
 #include "wire/spec_convert.h"
 
 ABSL_FLAG(bool, json, false,
@@ -110,6 +111,11 @@ int RunCommand() {
     std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());
     return 2;
   }
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) {
+    std::fprintf(stderr, "blkperfd run: %s\n", save.status().ToString().c_str());
+    return 2;
+  }
   absl::StatusOr<std::optional<FioLogPlan>> log_plan = FioLogPlanFromFlags(*spec);
   std::optional<FioLogWriter> logs;
   if (log_plan.ok() && *log_plan) {
@@ -158,6 +164,10 @@ int RunCommand() {
       FormatResult(*format, *percentiles, resolved, result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+  // After the report: a store that is down or locked costs the run nothing
+  // (the record waits in the spool; store/spool.h).
+  SaveResult(*save, MakeResultRecord(resolved.spec, resolved.targets, result,
+                                     /*run_id=*/"", "blkperfd run", save->tags));
   if (result.state == WorkloadState::kFailed) return kExitFailed;
   if (result.state == WorkloadState::kFinishedWithErrors) {
     return kExitFinishedWithErrors;

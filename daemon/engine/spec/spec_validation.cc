@@ -260,6 +260,12 @@ absl::Status ValidateTimeFields(const WorkloadSpec& spec,
   if (spec.ramp_time < absl::ZeroDuration()) {
     return Invalid("ramp_time", "must not be negative");
   }
+  if (spec.series_interval < kMinSeriesInterval) {
+    return Invalid("series_interval",
+                   absl::StrCat(absl::FormatDuration(spec.series_interval),
+                                " is shorter than ",
+                                absl::FormatDuration(kMinSeriesInterval)));
+  }
   return absl::OkStatus();
 }
 

@@ -254,6 +254,9 @@ TEST_F(SpecValidationTest, RejectsRuntimes) {
   spec_.runtime = absl::Seconds(1);
   spec_.ramp_time = absl::Seconds(-1);
   ExpectRejected(absl::StatusCode::kInvalidArgument, "ramp_time");
+  spec_.ramp_time = absl::ZeroDuration();
+  spec_.series_interval = absl::Milliseconds(1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "series_interval");
 }
 
 TEST_F(SpecValidationTest, RejectsPolledWithoutDirect) {

@@ -1,0 +1,66 @@
+// Builds a Series (model/series.h) from cumulative totals read once per
+// interval, off the hot path: each point is the difference of two reads,
+// its percentiles from the interval's own histogram delta. Beyond
+// `max_points` neighbours merge pairwise, histograms exactly; Get() returns
+// at most max_points + 1 points (the partial last interval).
+//
+//   SeriesBuilder b(absl::Seconds(1));
+//   b.Add(absl::Seconds(1), totals_at_1s);   // cumulative ThreadSnapshot
+//   b.Add(absl::Seconds(2), totals_at_2s);
+//   Series s = b.Get(elapsed, final_totals);  // plus the partial tail
+#ifndef BLKPERF_MODEL_SERIES_BUILDER_H_
+#define BLKPERF_MODEL_SERIES_BUILDER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "model/series.h"
+#include "model/snapshot.h"
+
+namespace blkperf {
+
+// Not thread-safe: the engine guards it with a mutex.
+class SeriesBuilder {
+ public:
+  explicit SeriesBuilder(absl::Duration interval,
+                         size_t max_points = kMaxSeriesPoints);
+
+  // One tick: the totals since measuring began, read at `at` (since
+  // measuring began). Ticks must come in time order; one at or before the
+  // last is ignored.
+  void Add(absl::Duration at, const ThreadSnapshot& cumulative);
+
+  // The points so far plus, when `at` is past the last tick, a last
+  // partial interval up to `at` from `cumulative` (a snapshot's elapsed and
+  // totals), so the points' counts add up to those totals.
+  Series Get(absl::Duration at, const ThreadSnapshot& cumulative) const;
+
+ private:
+  // A point with its interval's latency histogram (sparse), kept so that a
+  // merge of two points has exact percentiles.
+  struct Pending {
+    SeriesPoint point;
+    int ticks = 0;
+    std::vector<std::pair<int, uint64_t>> buckets;
+  };
+  Pending Delta(absl::Duration at, const ThreadSnapshot& cumulative) const;
+  // Adds `later` (the next interval) into `*into`.
+  static void MergeInto(const Pending& later, Pending* into);
+  // Halves the points by merging neighbours.
+  void Downsample();
+
+  const absl::Duration interval_;
+  const size_t max_points_;
+  int ticks_per_point_ = 1;
+  bool downsampled_ = false;
+  absl::Duration last_at_;
+  ThreadSnapshot last_;  // cumulative totals at last_at_
+  std::vector<Pending> points_;
+};
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_MODEL_SERIES_BUILDER_H_

@@ -1,0 +1,136 @@
+#include "store/save_result.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "report/report.h"
+#include "store/results_store.h"
+#include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
+
+ABSL_FLAG(std::string, results_db, "",
+          "Where results are kept: an SQLite file path, \"none\", or "
+          "postgresql://... (docs/results.md). Default: $BLKPERF_RESULTS_DB, "
+          "else the user's data directory (blkperf/results.sqlite).");
+ABSL_FLAG(std::string, tag, "",
+          "Tags stored with the result: key=value[,key=value...].");
+
+namespace blkperf {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+// $XDG_DATA_HOME/blkperf or $HOME/.local/share/blkperf; "" without either.
+std::string DataHome() {
+  if (std::string xdg = Env("XDG_DATA_HOME"); !xdg.empty()) {
+    return absl::StrCat(xdg, "/blkperf");
+  }
+  if (std::string home = Env("HOME"); !home.empty()) {
+    return absl::StrCat(home, "/.local/share/blkperf");
+  }
+  return "";
+}
+
+template <typename Message>
+std::string Deterministic(const Message& m) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    m.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::string DefaultResultsDb() {
+  if (std::string env = Env("BLKPERF_RESULTS_DB"); !env.empty()) return env;
+  const std::string home = DataHome();
+  return home.empty() ? "none" : absl::StrCat(home, "/results.sqlite");
+}
+
+std::string SpoolDirFor(const std::string& location) {
+  if (std::string env = Env("BLKPERF_SPOOL_DIR"); !env.empty()) return env;
+  if (!absl::StrContains(location, "://")) return location + ".spool";
+  const std::string home = DataHome();
+  return home.empty() ? "/tmp/blkperf-spool" : absl::StrCat(home, "/spool");
+}
+
+absl::StatusOr<SaveSettings> SaveSettingsFromFlags() {
+  SaveSettings s;
+  std::string location = absl::GetFlag(FLAGS_results_db);
+  if (location.empty()) location = DefaultResultsDb();
+  if (location != "none") {
+    s.location = location;
+    s.spool_dir = SpoolDirFor(location);
+  }
+  absl::StatusOr<Tags> tags = ParseTags(absl::GetFlag(FLAGS_tag), "--tag");
+  if (!tags.ok()) return tags.status();
+  s.tags = *std::move(tags);
+  return s;
+}
+
+ResultRecord MakeResultRecord(const WorkloadSpec& spec,
+                              const std::vector<TargetInfo>& targets,
+                              const WorkloadSnapshot& s,
+                              const std::string& run_id,
+                              const std::string& source, const Tags& tags) {
+  ResultRecord r;
+  r.id = NewResultId();
+  r.created_unix_ns = absl::ToUnixNanos(absl::Now());
+  r.run_id = run_id;
+  r.source = source;
+  r.hostname = s.environment.hostname;
+  r.kernel_release = s.environment.kernel_release;
+  r.target_model = s.environment.targets.empty()
+                       ? std::string(kUnknownFact)
+                       : s.environment.targets[0].model;
+  r.state = std::string(WorkloadStateName(s.state));
+  r.iops = s.total.Iops(s.elapsed);
+  r.bytes_per_second = s.total.BytesPerSecond(s.elapsed);
+  r.p99_ns = s.total.latency.Percentile(99);
+  r.spec_summary = SpecSummary(spec);
+  r.spec_hash = s.environment.spec_hash;
+  r.tags = tags;
+  r.report_json = FormatJsonReport(spec, targets, s);
+  while (!r.report_json.empty() && r.report_json.back() == '\n') {
+    r.report_json.pop_back();
+  }
+  v1::WorkloadSpec spec_proto;
+  SpecToProto(spec, &spec_proto);
+  r.spec_proto = Deterministic(spec_proto);
+  v1::Snapshot snapshot_proto;
+  SnapshotToProto(s, SnapshotProtoOptions{.thread_histograms = true,
+                                          .phase_histograms = true},
+                  &snapshot_proto);
+  r.snapshot_proto = Deterministic(snapshot_proto);
+  return r;
+}
+
+SaveReport SaveResult(const SaveSettings& settings, const ResultRecord& record,
+                      bool announce) {
+  SaveReport report;
+  if (settings.location.empty()) return report;
+  report = SaveOrSpool(OpenResultsStore, settings.location, settings.spool_dir,
+                       record);
+  std::fputs(report.message.c_str(), stderr);
+  if (report.saved && announce) {
+    std::fprintf(stderr, "results store: saved as %s in %s\n",
+                 record.id.c_str(), settings.location.c_str());
+  }
+  return report;
+}
+
+}  // namespace blkperf

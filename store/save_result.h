@@ -1,0 +1,59 @@
+// Saving a finished run's result: the --results_db and --tag flags shared by
+// `blkperfd run` and `blkperf run`, the record made from a result, and the
+// save that never costs the run its result (spool.h).
+//
+//   absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();  // exit 2 on error
+//   ... run ...
+//   SaveResult(*save, MakeResultRecord(spec, targets, snapshot,
+//                                      "w1", "blkperfd run", save->tags));
+#ifndef BLKPERF_STORE_SAVE_RESULT_H_
+#define BLKPERF_STORE_SAVE_RESULT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "model/snapshot.h"
+#include "model/target_info.h"
+#include "model/workload_spec.h"
+#include "store/result_record.h"
+#include "store/spool.h"
+
+ABSL_DECLARE_FLAG(std::string, results_db);
+ABSL_DECLARE_FLAG(std::string, tag);
+
+namespace blkperf {
+
+struct SaveSettings {
+  std::string location;   // "" : keep nothing (--results_db=none)
+  std::string spool_dir;
+  Tags tags;
+};
+
+// Where results go when --results_db is not given: $BLKPERF_RESULTS_DB
+// (a path or "none"), else $XDG_DATA_HOME/blkperf/results.sqlite, else
+// $HOME/.local/share/blkperf/results.sqlite; "none" without a HOME.
+std::string DefaultResultsDb();
+
+// The spool beside the user's data: $BLKPERF_SPOOL_DIR, else
+// <location>.spool for a path, else <data home>/blkperf/spool.
+std::string SpoolDirFor(const std::string& location);
+
+// --results_db and --tag checked (InvalidArgument naming the flag).
+absl::StatusOr<SaveSettings> SaveSettingsFromFlags();
+
+ResultRecord MakeResultRecord(const WorkloadSpec& spec,
+                              const std::vector<TargetInfo>& targets,
+                              const WorkloadSnapshot& snapshot,
+                              const std::string& run_id,
+                              const std::string& source, const Tags& tags);
+
+// Saves or spools `record` and prints what happened to stderr (nothing
+// when saved; "saved as <id>" with `announce`). Never fails.
+SaveReport SaveResult(const SaveSettings& settings, const ResultRecord& record,
+                      bool announce = true);
+
+}  // namespace blkperf
+
+#endif  // BLKPERF_STORE_SAVE_RESULT_H_
