@@ -259,7 +259,7 @@ void WatchSignals(std::atomic<bool>* flag) {
 }
 
 std::string Line(const IntervalFigures& f, const ClientSettings& s) {
-  if (s.json) {
+  if (s.json || s.api_json) {
     return absl::StrFormat(
         "{\"iops\": %.1f, \"bytes_per_second\": %.1f, \"p99_ns\": %d, "
         "\"slowest_host\": \"%s\", \"slowest_iops\": %.1f, \"running\": %d, "
