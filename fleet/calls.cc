@@ -1,12 +1,17 @@
 #include "fleet/calls.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <thread>
 #include <vector>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace blkperf::fleet {
 
@@ -22,6 +27,34 @@ void ForEachBounded(size_t n, int max_in_flight,
     });
   }
   for (std::thread& t : threads) t.join();
+}
+
+std::string PrepareForHosts(size_t hosts) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // One socket per host, plus gRPC's own descriptors and stdio.
+  const rlim_t needed = static_cast<rlim_t>(hosts) + 256;
+  rlimit limit = {};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return absl::StrCat("cannot read RLIMIT_NOFILE: ", strerror(errno));
+  }
+  std::string note;
+  if (limit.rlim_cur < limit.rlim_max) {
+    const rlim_t before = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+      note = absl::StrCat("RLIMIT_NOFILE stays ", before,
+                          ": cannot raise it to the hard limit ",
+                          limit.rlim_max, ": ", strerror(errno));
+      limit.rlim_cur = before;
+    }
+  }
+  if (limit.rlim_cur >= needed) return note;
+  if (!note.empty()) absl::StrAppend(&note, "; ");
+  absl::StrAppend(&note, "RLIMIT_NOFILE ", limit.rlim_cur, " is below the ",
+                  needed, " descriptors ", hosts,
+                  " hosts need: hosts past it fail to connect (raise the "
+                  "hard limit: ulimit -Hn)");
+  return note;
 }
 
 bool Retryable(absl::StatusCode code) {

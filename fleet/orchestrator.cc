@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -182,13 +183,17 @@ void SleepUnless(absl::Duration d, const std::atomic<bool>* interrupted) {
   }
 }
 
-// Replaces the host's clock samples with `count` fresh ones, taken back to
-// back, and estimates its offset from them (clock_sync.h): samples close
-// together in time, so that clocks drifting apart cannot skew the bounds.
-absl::Status SampleClock(const FleetOptions& options, int count,
-                         HostRun& host) {
-  host.clock_samples.clear();
-  for (int k = 0; k < count; ++k) {
+// Takes up to `max_count` clock samples of the host, back to back, and
+// estimates its offset from them (clock_sync.h): samples close together in
+// time, so that clocks drifting apart cannot skew the bounds. Stops once it
+// has kMinClockSamples and the bound is within options.clock_error_target.
+// Returns the samples taken.
+absl::StatusOr<int> SampleClock(const FleetOptions& options, int max_count,
+                                HostRun& host) {
+  std::vector<ClockSample> samples;
+  samples.reserve(static_cast<size_t>(max_count));
+  const int64_t target = absl::ToInt64Nanoseconds(options.clock_error_target);
+  for (int k = 0; k < max_count; ++k) {
     ClockSample s;
     s.sent_ns = MonotonicNowNs();
     absl::StatusOr<v1::GetClockResponse> r =
@@ -198,34 +203,45 @@ absl::Status SampleClock(const FleetOptions& options, int count,
     s.received_ns = MonotonicNowNs();
     if (!r.ok()) return r.status();
     s.host_ns = r->monotonic_ns();
-    host.clock_samples.push_back(s);
+    samples.push_back(s);
+    absl::StatusOr<ClockEstimate> e = EstimateOffset(samples);
+    if (!e.ok()) return e.status();
+    host.clock = *e;
+    if (k + 1 >= kMinClockSamples && e->consistent && e->error_ns <= target) {
+      break;
+    }
   }
-  absl::StatusOr<ClockEstimate> e = EstimateOffset(host.clock_samples);
-  if (!e.ok()) return e.status();
-  host.clock = *e;
-  return absl::OkStatus();
+  return static_cast<int>(samples.size());
 }
 
-// Reads the clock of every host in `hosts` whose state is `state`
-// (options.clock_samples samples each, hosts in parallel); hosts that fail
+// Reads the clock of every host in `hosts` whose state is `state` (up to
+// options.clock_samples samples each, hosts in parallel); hosts that fail
 // get `fail_state` and an error starting with `fail_prefix`. Returns how
 // long one round of calls over those hosts took (the whole pass divided by
-// the samples per host): what a round of Go calls will cost.
+// the mean samples per host): what a round of Go calls will cost.
 absl::Duration SampleClocks(const FleetOptions& options,
                             std::vector<HostRun>& hosts, HostState state,
                             HostState fail_state,
                             absl::string_view fail_prefix) {
   const absl::Time begin = absl::Now();
+  std::atomic<int64_t> sampled_hosts{0}, samples{0};
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     if (host.state != state) return;
-    if (absl::Status s = SampleClock(options, options.clock_samples, host);
-        !s.ok()) {
+    absl::StatusOr<int> taken =
+        SampleClock(options, options.clock_samples, host);
+    if (!taken.ok()) {
       host.state = fail_state;
-      host.error = absl::StrCat(fail_prefix, s.message());
+      host.error = absl::StrCat(fail_prefix, taken.status().message());
+      return;
     }
+    ++sampled_hosts;
+    samples += *taken;
   });
-  return (absl::Now() - begin) / options.clock_samples;
+  const absl::Duration pass = absl::Now() - begin;
+  if (samples.load() == 0) return pass;
+  return pass * static_cast<double>(sampled_hosts.load()) /
+         static_cast<double>(samples.load());
 }
 
 }  // namespace
@@ -342,6 +358,10 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
     return absl::InvalidArgumentError(absl::StrCat(
         "min_hosts needs ", run_.needed, " hosts but the inventory has ",
         requested));
+  }
+  if (const std::string note = PrepareForHosts(run_.hosts.size());
+      !note.empty()) {
+    std::cerr << "blkperf fleet: " << note << std::endl;
   }
   absl::Time step = absl::Now();
   ArmAll(spec);
@@ -528,12 +548,16 @@ void Orchestrator::Collect() {
       AbortAll("interrupted (SIGINT/SIGTERM)");
       return;
     }
+    // Rounds start an interval apart: a round that took part of the
+    // interval (a large fleet) shortens the wait, it does not add to it.
+    const absl::Time round_start = absl::Now();
     PollHosts(options_, run_.hosts);
     HandleLosses();
     if (on_interval_) on_interval_(FleetFigures(run_.hosts));
     if (!run_.abort_reason.empty()) return;
     if (Count(HostState::kStarted) == 0) break;
-    SleepUnless(options_.poll_interval, interrupted_);
+    SleepUnless(options_.poll_interval - (absl::Now() - round_start),
+                interrupted_);
   }
 }
 
@@ -588,6 +612,10 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
     const FleetOptions& options, const std::vector<std::string>& addresses,
     const std::string& run_id) {
   if (absl::Status s = CheckRunId(run_id); !s.ok()) return s;
+  if (const std::string note = PrepareForHosts(addresses.size());
+      !note.empty()) {
+    std::cerr << "blkperf fleet: " << note << std::endl;
+  }
   std::vector<HostRun> hosts(addresses.size());
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];

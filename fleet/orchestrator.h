@@ -10,8 +10,9 @@
 //   1. Arm on every host with the run id; hosts armed when arm_timeout has
 //      passed count, the rest fail with their error. Fewer than min_hosts:
 //      AbortRun everywhere, nothing starts.
-//   2. Once arming is over, GetClock clock_samples times per armed host,
-//      back to back (hosts in parallel), and bound each host's offset by
+//   2. Once arming is over, GetClock up to clock_samples times per armed
+//      host, back to back (hosts in parallel; a host stops early once its
+//      bound is within clock_error_target), and bound each host's offset by
 //      the intersection of its samples' bounds (clock_sync.h; never looser
 //      than half the minimum round trip). Samples are taken just before Go,
 //      not at each host's Arm, so clock drift while others arm cannot skew
@@ -21,7 +22,9 @@
 //      calls over the hosts (a round of Go calls costs about as much);
 //      GoWorkload on each host at that instant + its offset. Hosts armed
 //      but left out (late or clock unread) get AbortRun.
-//   4. Poll GetWorkload every poll_interval until every host has ended,
+//   4. Poll GetWorkload every poll_interval (rounds start an interval
+//      apart, however long a round over the fleet takes) until every host
+//      has ended,
 //      keeping each host's cumulative samples; a host lost (unreachable
 //      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
 //      excluded (continue) or aborts the run everywhere (abort).
@@ -63,6 +66,9 @@ absl::Status CheckRunId(const std::string& run_id);
 // A fresh run id: "fleet-" + UTC time + random suffix.
 std::string NewRunId();
 
+// Samples every host gets before its clock sampling may stop early.
+inline constexpr int kMinClockSamples = 2;
+
 struct FleetOptions {
   std::string run_id;
   int max_in_flight = 64;
@@ -73,7 +79,12 @@ struct FleetOptions {
   // call_timeout and keepalive_time above take precedence).
   ChannelOptions channel;
   RetryPolicy retry;
+  // At most this many GetClock samples per host; sampling a host stops
+  // early once it has kMinClockSamples and its offset's error bound is at
+  // most clock_error_target (more samples would tighten a bound already
+  // well under the start skew the hosts can hold).
   int clock_samples = 16;
+  absl::Duration clock_error_target = absl::Microseconds(250);
   Quorum min_hosts;
   absl::Duration arm_timeout = absl::Seconds(30);
   absl::Duration lease = absl::Seconds(60);
@@ -110,7 +121,6 @@ struct HostRun {
   // attempt whose answer was lost, before the retry that answered).
   int64_t arm_sent_local_ns = 0;
   ClockEstimate clock;
-  std::vector<ClockSample> clock_samples;
   // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
   int64_t go_host_ns = 0;
   // The latest workload seen (the final result once ended).

@@ -357,7 +357,7 @@ class FakeService final : public v1::Blkperf::Service {
 };
 
 absl::StatusOr<std::unique_ptr<FakeFleet>> FakeFleet::Start(
-    std::vector<FakeHostConfig> hosts) {
+    std::vector<FakeHostConfig> hosts, const std::string& bind_address) {
   std::unique_ptr<FakeFleet> fleet(new FakeFleet());
   fleet->configs_ = std::move(hosts);
   fleet->states_.resize(fleet->configs_.size());
@@ -365,7 +365,8 @@ absl::StatusOr<std::unique_ptr<FakeFleet>> FakeFleet::Start(
   grpc::ServerBuilder builder;
   std::vector<int> ports(fleet->configs_.size(), 0);
   for (size_t i = 0; i < ports.size(); ++i) {
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+    builder.AddListeningPort(absl::StrCat(bind_address, ":0"),
+                             grpc::InsecureServerCredentials(),
                              &ports[i]);
   }
   builder.RegisterService(fleet->service_.get());
@@ -379,7 +380,7 @@ absl::StatusOr<std::unique_ptr<FakeFleet>> FakeFleet::Start(
     }
     absl::MutexLock lock(&fleet->mu_);
     fleet->port_to_host_[ports[i]] = i;
-    fleet->addresses_.push_back(absl::StrCat("127.0.0.1:", ports[i]));
+    fleet->addresses_.push_back(absl::StrCat(bind_address, ":", ports[i]));
   }
   return fleet;
 }

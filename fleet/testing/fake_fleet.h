@@ -67,8 +67,11 @@ struct FakeHostState {
 
 class FakeFleet {
  public:
+  // Listens on `bind_address` (a loopback IPv4 address), one port per
+  // host, ports chosen by the kernel.
   static absl::StatusOr<std::unique_ptr<FakeFleet>> Start(
-      std::vector<FakeHostConfig> hosts);
+      std::vector<FakeHostConfig> hosts,
+      const std::string& bind_address = "127.0.0.1");
   ~FakeFleet();
 
   const std::vector<std::string>& addresses() const { return addresses_; }
