@@ -126,6 +126,9 @@ void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
       host.state = HostState::kLost;
       host.error = lost;
     }
+    // Nothing more is asked of a completed host (AbortRun skips it): its
+    // channel's memory goes back before the report is built.
+    if (host.state == HostState::kCompleted) host.connection.reset();
   });
 }
 
