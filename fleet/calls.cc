@@ -15,15 +15,73 @@
 
 namespace blkperf::fleet {
 
+namespace {
+thread_local int64_t calls_on_this_thread = 0;
+}  // namespace
+
+int64_t CallsOnThisThread() { return calls_on_this_thread; }
+
+AdaptiveLimit::AdaptiveLimit(int initial, int max)
+    : limit_(std::clamp(initial, 1, std::max(1, max))),
+      max_(std::max(1, max)) {}
+
+void AdaptiveLimit::Completed(absl::Duration latency, int calls) {
+  const double per_call =
+      absl::ToDoubleSeconds(latency) / std::max(1, calls);
+  if (min_per_call_s_ == 0 || per_call < min_per_call_s_) {
+    min_per_call_s_ = per_call;
+  }
+  window_sum_s_ += per_call;
+  if (++window_tasks_ < std::max(8, limit())) return;
+  const double mean = window_sum_s_ / window_tasks_;
+  const double gradient =
+      mean > 0 ? std::clamp(min_per_call_s_ / mean, 0.5, 1.0) : 1.0;
+  limit_ = std::clamp(limit_ * gradient + std::sqrt(limit_), 1.0, max_);
+  window_sum_s_ = 0;
+  window_tasks_ = 0;
+}
+
+namespace {
+
+// Shared by ForEachBounded's workers, under `mu`.
+struct Fanout {
+  absl::Mutex mu;
+  AdaptiveLimit limit;
+  size_t n;
+  size_t next = 0;
+  int in_flight = 0;
+  // A worker may take a task (or see that none is left).
+  bool Open() const { return next >= n || in_flight < limit.limit(); }
+};
+
+}  // namespace
+
 void ForEachBounded(size_t n, int max_in_flight,
                     const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
+  Fanout f{{}, AdaptiveLimit(kInitialInFlight, max_in_flight), n};
   const size_t workers = std::min(n, static_cast<size_t>(max_in_flight));
   std::vector<std::thread> threads;
   threads.reserve(workers);
   for (size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) fn(i);
+      for (;;) {
+        size_t i;
+        {
+          absl::MutexLock lock(&f.mu);
+          f.mu.Await(absl::Condition(&f, &Fanout::Open));
+          if (f.next >= n) return;
+          i = f.next++;
+          ++f.in_flight;
+        }
+        const int64_t calls_before = calls_on_this_thread;
+        const absl::Time begin = absl::Now();
+        fn(i);
+        const absl::Duration took = absl::Now() - begin;
+        absl::MutexLock lock(&f.mu);
+        --f.in_flight;
+        f.limit.Completed(
+            took, static_cast<int>(calls_on_this_thread - calls_before));
+      }
     });
   }
   for (std::thread& t : threads) t.join();
@@ -86,6 +144,7 @@ absl::Status RetryLoop(const RetryPolicy& policy, Idempotency idempotency,
     }
     status = call();
     ++made;
+    ++calls_on_this_thread;
     if (status.ok() || !Retryable(status.code())) break;
   }
   if (status.ok() || made == 1) return status;

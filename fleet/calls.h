@@ -15,6 +15,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <functional>
 
 #include "absl/status/status.h"
@@ -27,8 +29,42 @@ namespace blkperf::fleet {
 // Runs fn(0) .. fn(n - 1) on at most `max_in_flight` threads at once (each
 // makes one blocking call at a time, so at most that many calls are in
 // flight) and returns when all have returned. REQUIRES: max_in_flight >= 1.
+//
+// How many run at once adapts between 1 and max_in_flight to what the
+// hosts and this machine sustain (AdaptiveLimit below): it starts at
+// kInitialInFlight and grows while a call's latency stays near the
+// fastest seen, and shrinks when calls queue (latency grows with no more
+// done per second).
 void ForEachBounded(size_t n, int max_in_flight,
                     const std::function<void(size_t)>& fn);
+
+inline constexpr int kInitialInFlight = 16;
+
+// A gradient concurrency limit (after Netflix's concurrency-limits): every
+// window of max(8, limit) completed tasks it sets
+//   limit = limit * clamp(min_latency / mean_latency, 0.5, 1) + sqrt(limit)
+// within [1, max]: while latency stays at the fastest seen the limit grows
+// by its square root, and a queue that doubles latency halves it. The
+// latency is per call (the task's time over the calls it made, counted by
+// RetryLoop), so tasks that make more calls do not look slower.
+class AdaptiveLimit {
+ public:
+  AdaptiveLimit(int initial, int max);
+  // The tasks that may be in flight now.
+  int limit() const { return static_cast<int>(limit_); }
+  // A task made `calls` calls (0 counts as 1) in `latency`.
+  void Completed(absl::Duration latency, int calls);
+
+ private:
+  double limit_;
+  const double max_;
+  double min_per_call_s_ = 0;
+  double window_sum_s_ = 0;
+  int window_tasks_ = 0;
+};
+
+// Calls made by RetryLoop on this thread so far (attempts, not retries).
+int64_t CallsOnThisThread();
 
 // Readies this process to hold a connection to each of `hosts` daemons:
 // raises RLIMIT_NOFILE's soft limit to the hard limit (as blkperfd does)

@@ -1,5 +1,6 @@
 #include "fleet/calls.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -30,6 +31,54 @@ TEST(CallsTest, ForEachBoundedRunsEachOnceWithinTheBound) {
   for (size_t i = 0; i < 200; ++i) EXPECT_EQ(seen.count(i), 1u) << i;
   EXPECT_LE(peak.load(), 7);
   EXPECT_GE(peak.load(), 2);
+}
+
+TEST(CallsTest, AdaptiveLimitGrowsToTheCapWhileLatencyHolds) {
+  AdaptiveLimit limit(kInitialInFlight, 256);
+  for (int i = 0; i < 5000; ++i) limit.Completed(absl::Microseconds(100), 1);
+  EXPECT_EQ(limit.limit(), 256);
+}
+
+// A server that does `capacity` calls at once: beyond that, calls queue and
+// latency grows in proportion to the calls in flight.
+TEST(CallsTest, AdaptiveLimitSettlesNearWhatTheServerSustains) {
+  constexpr int kCapacity = 24;
+  AdaptiveLimit limit(kInitialInFlight, 1024);
+  int highest_late = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double queue = std::max(1.0, limit.limit() / double{kCapacity});
+    limit.Completed(absl::Microseconds(100) * queue, 1);
+    if (i > 10000) highest_late = std::max(highest_late, limit.limit());
+  }
+  EXPECT_GE(limit.limit(), kCapacity / 2);
+  EXPECT_LE(highest_late, 3 * kCapacity);
+}
+
+TEST(CallsTest, AdaptiveLimitJudgesLatencyPerCall) {
+  AdaptiveLimit limit(kInitialInFlight, 128);
+  // Tasks of 1 and of 16 calls, every call as fast: no queue to back off from.
+  for (int i = 0; i < 4000; ++i) {
+    const int calls = i % 2 == 0 ? 1 : 16;
+    limit.Completed(absl::Microseconds(100) * calls, calls);
+  }
+  EXPECT_EQ(limit.limit(), 128);
+}
+
+TEST(CallsTest, ForEachBoundedNeverExceedsTheCapWhenTheLimitGrows) {
+  std::atomic<int> in_flight{0}, peak{0};
+  std::atomic<int> done{0};
+  ForEachBounded(3000, 20, [&](size_t) {
+    const int now = ++in_flight;
+    int p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {}
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    ++done;
+    --in_flight;
+  });
+  EXPECT_EQ(done.load(), 3000);
+  EXPECT_LE(peak.load(), 20);
+  // Above the initial limit: constant latency let it grow.
+  EXPECT_GT(peak.load(), kInitialInFlight);
 }
 
 RetryPolicy Fast() {

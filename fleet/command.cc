@@ -34,7 +34,8 @@ ABSL_FLAG(absl::Duration, arm_timeout, absl::Seconds(30),
           "fleet run: time for every host to arm");
 ABSL_FLAG(std::string, on_host_loss, "abort",
           "fleet run: abort (everywhere) or continue (exclude, report partial)");
-ABSL_FLAG(int, max_in_flight, 64, "fleet: calls in flight at once");
+ABSL_FLAG(int, max_in_flight, 256,
+          "fleet: most calls in flight at once (how many are adapts below it)");
 ABSL_FLAG(int, clock_samples, 16,
           "fleet: GetClock samples per host, taken back to back just before Go");
 ABSL_FLAG(int, retries, 3,

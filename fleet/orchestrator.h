@@ -71,7 +71,9 @@ inline constexpr int kMinClockSamples = 2;
 
 struct FleetOptions {
   std::string run_id;
-  int max_in_flight = 64;
+  // The most calls in flight at once; ForEachBounded (calls.h) adapts how
+  // many are below it.
+  int max_in_flight = 256;
   absl::Duration connect_timeout = absl::Seconds(5);
   absl::Duration call_timeout = absl::Seconds(10);
   absl::Duration keepalive_time = absl::Seconds(30);
