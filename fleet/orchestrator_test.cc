@@ -469,5 +469,29 @@ TEST(OrchestratorTest, OptionsAreChecked) {
   EXPECT_TRUE(CheckRunId(NewRunId()).ok());
 }
 
+// Clock sampling stops at kMinClockSamples once a host's bound is within
+// clock_error_target, and takes every sample when the bound never gets
+// there; the offsets are bounded correctly either way.
+TEST(OrchestratorTest, ClockSamplingStopsOnceTheBoundIsTightEnough) {
+  for (const bool loose : {true, false}) {
+    auto fleet = FakeFleet::Start(Hosts(3));
+    ASSERT_TRUE(fleet.ok()) << fleet.status();
+    FleetOptions options = FastOptions();
+    options.clock_samples = 12;
+    // Any loopback round trip is within an hour; none is within 0 ns.
+    options.clock_error_target = loose ? absl::Hours(1) : absl::ZeroDuration();
+    const Outcome out = RunFleet(**fleet, options);
+    ASSERT_EQ(out.report.outcome, "completed");
+    for (size_t i = 0; i < 3; ++i) {
+      const int calls = (*fleet)->host(i).calls["GetClock"];
+      EXPECT_EQ(calls, loose ? kMinClockSamples : 12) << i << " loose=" << loose;
+      const HostRun& h = out.run.hosts[i];
+      EXPECT_EQ(h.clock.samples, calls);
+      EXPECT_LE(std::llabs(h.clock.offset_ns - (static_cast<int64_t>(i) - 1) * 5 * kHour),
+                h.clock.error_ns);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace blkperf::fleet
