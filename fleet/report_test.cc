@@ -270,7 +270,7 @@ TEST(ReportTest, WorkloadsJsonMatchesOneCallPerWorkload) {
   const std::vector<std::string> batched = WorkloadsJson(pointers);
   ASSERT_EQ(batched.size(), workloads.size());
   for (size_t i = 0; i < workloads.size(); ++i) {
-    EXPECT_EQ(batched[i], MessageJson(workloads[i], true)) << i;
+    EXPECT_EQ(batched[i], MessageJson(workloads[i], JsonLayout::kOneLine)) << i;
   }
 }
 
