@@ -543,8 +543,11 @@ void Orchestrator::GoAll() {
 }
 
 void Orchestrator::Collect() {
-  // Nothing to see before the start instant.
-  const int64_t wait = run_.start_local_ns - MonotonicNowNs();
+  // Nothing to see before the start instant, and nothing but zeros at it:
+  // the first round goes out an interval after it.
+  const int64_t wait = run_.start_local_ns +
+                       absl::ToInt64Nanoseconds(options_.poll_interval) -
+                       MonotonicNowNs();
   if (wait > 0) SleepUnless(absl::Nanoseconds(wait), interrupted_);
   while (Count(HostState::kStarted) > 0) {
     if (Interrupted()) {

@@ -22,9 +22,9 @@
 //      calls over the hosts (a round of Go calls costs about as much);
 //      GoWorkload on each host at that instant + its offset. Hosts armed
 //      but left out (late or clock unread) get AbortRun.
-//   4. Poll GetWorkload every poll_interval (rounds start an interval
-//      apart, however long a round over the fleet takes) until every host
-//      has ended,
+//   4. Poll GetWorkload every poll_interval from one interval after the
+//      start instant (rounds start an interval apart, however long a round
+//      over the fleet takes) until every host has ended,
 //      keeping each host's cumulative samples; a host lost (unreachable
 //      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
 //      excluded (continue) or aborts the run everywhere (abort).
