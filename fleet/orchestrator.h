@@ -66,8 +66,9 @@ absl::Status CheckRunId(const std::string& run_id);
 // A fresh run id: "fleet-" + UTC time + random suffix.
 std::string NewRunId();
 
-// Samples every host gets before its clock sampling may stop early.
-inline constexpr int kMinClockSamples = 2;
+// Samples every host gets before its clock sampling may stop early (one
+// sample's bound is already a hard bound: half its round trip).
+inline constexpr int kMinClockSamples = 1;
 
 struct FleetOptions {
   std::string run_id;
