@@ -17,6 +17,9 @@
 namespace blkperf::fleet {
 namespace {
 
+// How long after a run's expected end its collecting round goes out.
+constexpr int64_t kEndSlackNs = 50'000'000;
+
 // Longest abort reason sent (the daemon keeps 256 bytes).
 constexpr size_t kMaxReason = 200;
 
@@ -401,7 +404,7 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   ReleaseLeftOut();
   HandleLosses();
   step = absl::Now();
-  if (run_.abort_reason.empty()) Collect();
+  if (run_.abort_reason.empty()) Collect(spec);
   run_.collect_time = absl::Now() - step;
   return std::move(run_);
 }
@@ -542,28 +545,38 @@ void Orchestrator::GoAll() {
   });
 }
 
-void Orchestrator::Collect() {
-  // Nothing to see before the start instant, and nothing but zeros at it:
-  // the first round goes out an interval after it.
-  const int64_t wait = run_.start_local_ns +
-                       absl::ToInt64Nanoseconds(options_.poll_interval) -
-                       MonotonicNowNs();
-  if (wait > 0) SleepUnless(absl::Nanoseconds(wait), interrupted_);
+void Orchestrator::Collect(const v1::WorkloadSpec& spec) {
+  // When a host that starts on time ends (its ramp and runtime after the
+  // start instant), this process's clock; 0 for a run with no set end.
+  const int64_t runtime = Nanos(spec.runtime());
+  const int64_t expected_end =
+      runtime > 0 ? run_.start_local_ns + Nanos(spec.ramp_time()) + runtime
+                  : 0;
+  // Rounds start an interval apart: a round that took part of the
+  // interval (a large fleet) shortens the wait, it does not add to it. The
+  // first goes out an interval after the start instant (at it every host
+  // reports zeros), and a round due after the expected end goes out just
+  // after it instead (kEndSlack later), so a run is collected as soon as
+  // it ends, not up to an interval later.
+  int64_t next_round = run_.start_local_ns +
+                       absl::ToInt64Nanoseconds(options_.poll_interval);
   while (Count(HostState::kStarted) > 0) {
+    if (expected_end > 0 && next_round > expected_end + kEndSlackNs &&
+        MonotonicNowNs() < expected_end + kEndSlackNs) {
+      next_round = expected_end + kEndSlackNs;
+    }
+    const int64_t wait = next_round - MonotonicNowNs();
+    if (wait > 0) SleepUnless(absl::Nanoseconds(wait), interrupted_);
     if (Interrupted()) {
       AbortAll("interrupted (SIGINT/SIGTERM)");
       return;
     }
-    // Rounds start an interval apart: a round that took part of the
-    // interval (a large fleet) shortens the wait, it does not add to it.
-    const absl::Time round_start = absl::Now();
+    next_round =
+        MonotonicNowNs() + absl::ToInt64Nanoseconds(options_.poll_interval);
     PollHosts(options_, run_.hosts);
     HandleLosses();
     if (on_interval_) on_interval_(FleetFigures(run_.hosts));
     if (!run_.abort_reason.empty()) return;
-    if (Count(HostState::kStarted) == 0) break;
-    SleepUnless(options_.poll_interval - (absl::Now() - round_start),
-                interrupted_);
   }
 }
 

@@ -24,7 +24,9 @@
 //      but left out (late or clock unread) get AbortRun.
 //   4. Poll GetWorkload every poll_interval from one interval after the
 //      start instant (rounds start an interval apart, however long a round
-//      over the fleet takes) until every host has ended,
+//      over the fleet takes; a round due after the run's expected end, the
+//      start instant + ramp + runtime, goes out 50 ms after that end
+//      instead) until every host has ended,
 //      keeping each host's cumulative samples; a host lost (unreachable
 //      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
 //      excluded (continue) or aborts the run everywhere (abort).
@@ -192,7 +194,7 @@ class Orchestrator {
   // instant (the first Arm sent + lease < now + 2 * margin).
   absl::Status CheckLease() const;
   void GoAll();
-  void Collect();
+  void Collect(const v1::WorkloadSpec& spec);
   void PollOnce();
   void HandleLosses();
   void AbortAll(const std::string& reason);
