@@ -129,9 +129,6 @@ void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
       host.state = HostState::kLost;
       host.error = lost;
     }
-    // Nothing more is asked of a completed host (AbortRun skips it): its
-    // channel's memory goes back before the report is built.
-    if (host.state == HostState::kCompleted) host.connection.reset();
   });
 }
 
@@ -683,9 +680,14 @@ void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts) {
         host.state != HostState::kCompleted) {
       return;
     }
-    if (absl::Status s = SampleClock(options, options.clock_samples, host);
-        !s.ok()) {
-      host.error = absl::StrCat("clock not read: ", s.message());
+    if (host.connection == nullptr) {
+      host.error = "clock not read: its connection is closed";
+      return;
+    }
+    absl::StatusOr<int> taken =
+        SampleClock(options, options.clock_samples, host);
+    if (!taken.ok()) {
+      host.error = absl::StrCat("clock not read: ", taken.status().message());
     }
   });
 }

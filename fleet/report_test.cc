@@ -251,29 +251,6 @@ TEST(ReportTest, RefusesHostsWhoseGroupsDisagree) {
               HasSubstr("hosts[2].groups[0] is \"log\""));
 }
 
-// --json prints hosts' reports converted in batches: each must be exactly
-// what one MessageJson call gives, escapes and nesting included, across
-// batch boundaries.
-TEST(ReportTest, WorkloadsJsonMatchesOneCallPerWorkload) {
-  std::vector<v1::Workload> workloads(300);
-  for (size_t i = 0; i < workloads.size(); ++i) {
-    v1::Workload& w = workloads[i];
-    w.set_workload_id(absl::StrCat("w", i));
-    w.set_end_reason(absl::StrCat("a \"quoted\", [bracketed] {braced} \\ ", i));
-    w.mutable_snapshot()->mutable_total()->set_ios(1000 + i);
-    ThreadSnapshot t = GroupFigures(static_cast<int>(i % 4), 0, i % 2 == 0);
-    HistogramToProto(t.latency,
-                     w.mutable_snapshot()->mutable_total()->mutable_histogram());
-  }
-  std::vector<const v1::Workload*> pointers;
-  for (const v1::Workload& w : workloads) pointers.push_back(&w);
-  const std::vector<std::string> batched = WorkloadsJson(pointers);
-  ASSERT_EQ(batched.size(), workloads.size());
-  for (size_t i = 0; i < workloads.size(); ++i) {
-    EXPECT_EQ(batched[i], MessageJson(workloads[i], JsonLayout::kOneLine)) << i;
-  }
-}
-
 }  // namespace
 }  // namespace blkperf::fleet
 
