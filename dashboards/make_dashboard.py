@@ -384,12 +384,13 @@ LAYOUT = FLEET + [
                 "{{workload}} {{errno}} @ {{instance}}", "A")]), 8, 8),
     (timeseries(
         "In-flight I/Os",
-        "Logical I/Os still in flight right after each submitter's last "
-        "reap: the depth the queue kept between reaps, not its peak (0 "
-        "when each reap completes everything submitted, e.g. qd 8 with "
-        "complete batch 8).",
+        "Logical I/Os submitted and not yet completed, averaged over the "
+        "workload's measured time so far (Little's law: IOPS x mean "
+        "latency, submission to reap; the run's achieved queue depth, "
+        "blkperf's mean_inflight).",
         "short",
-        [target(f"sum by (instance, workload) (blkperf_ios_in_flight{{{SEL}}})",
+        [target("sum by (instance, workload) "
+                f"(blkperf_inflight_ios_mean{{{SEL}}})",
                 "{{workload}} @ {{instance}}", "A")]), 8, 8),
     (state_timeline(
         "Workload state",
