@@ -20,6 +20,7 @@ import sys
 
 import yaml
 
+import make_dashboard
 import queries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,17 +54,19 @@ REQUIRED_PANELS = [
         "blkperf_request_cache_hits_total" in x and
         "blkperf_request_cache_misses_total" in x for x in e)),
     ("errors", lambda t, e: any("blkperf_io_errors_total" in x for x in e)),
-    ("in-flight I/Os", lambda t, e: any("blkperf_ios_in_flight" in x
+    # Submitted and not yet completed, averaged (issue 45), not the
+    # post-reap residual blkperf_ios_in_flight.
+    ("in-flight I/Os", lambda t, e: any("blkperf_inflight_ios_mean" in x
                                         for x in e)),
     ("split strategy in force", lambda t, e: any(
         "blkperf_workload_info" in x and "split_strategy" in x for x in e)),
     # The fleet row (issue 8).
     ("fleet IOPS", lambda t, e: any(
-        re.match(r"sum(?: by \(op\))? \(rate\(blkperf_ios_total\{", x)
+        re.match(r"sum(?: by \(op\))? \(\(rate\(blkperf_ios_total\{", x)
         for x in e)),
     ("fleet latency percentiles (merged histogram)", lambda t, e: any(
         x.startswith("histogram_quantile(") and
-        "sum by (le) (rate(blkperf_io_latency_seconds_bucket{" in x
+        "sum by (le) ((rate(blkperf_io_latency_seconds_bucket{" in x
         for x in e)),
     ("top-k slowest hosts", lambda t, e: any(
         x.startswith("topk(") and "histogram_quantile(" in x and
@@ -100,9 +103,16 @@ class Checker:
 
 
 def check_selectors(c, where, expr):
-    """Every series selector filters by instance; workload series by
-    workload too."""
-    for m in SELECTOR.finditer(expr):
+    """Every series selector filters by instance; workload series by run
+    too, and by the Workload variable's (instance, workload) keys: each is
+    `and on (instance, workload)` the PICKED filter, whose own
+    blkperf_workload_info selector is the only one without it. A bare
+    `workload=~"$workload"` would sum the same id of different hosts."""
+    unkeyed = expr.replace(make_dashboard.PICKED, "PICKED")
+    c.check(make_dashboard.WORKLOAD_KEY not in unkeyed,
+            f"{where}: the workload key outside the PICKED filter")
+    workload_series = False
+    for m in SELECTOR.finditer(unkeyed):
         name, matchers = m.group(1), m.group(2) or ""
         if name in ("by", "on"):
             continue
@@ -110,11 +120,20 @@ def check_selectors(c, where, expr):
                 f"{where}: {name} is not filtered by $instance")
         per_daemon = name in DAEMON_METRICS or name.startswith(
             "blkperf_process_")
-        if not per_daemon:
-            c.check('workload=~"$workload"' in matchers,
-                    f"{where}: {name} is not filtered by $workload")
-            c.check('run_id=~"$run"' in matchers,
-                    f"{where}: {name} is not filtered by $run")
+        if per_daemon:
+            continue
+        workload_series = True
+        c.check('run_id=~"$run"' in matchers,
+                f"{where}: {name} is not filtered by $run")
+        c.check("$workload" not in matchers,
+                f"{where}: {name} matches a bare workload id")
+        rest = unkeyed[m.end():]
+        keyed = re.match(r"(?:\[[^\]]*\]\))?(?: offset \$__interval)? and on "
+                         r"\(instance, workload\) PICKED\)", rest)
+        c.check(keyed is not None,
+                f"{where}: {name} is not keyed by (instance, workload)")
+    if workload_series:
+        c.check("$workload" in expr, f"{where}: not filtered by $workload")
 
 
 def check_dashboard(c, d, listed):
@@ -141,6 +160,12 @@ def check_dashboard(c, d, listed):
         c.check(v.get("includeAll") and v.get("multi") and
                 v.get("allValue") == ".*",
                 f"variable {name}: want multi-value with All = .*")
+    # The Workload variable lists "INSTANCE/WORKLOAD" keys, never bare ids.
+    workload = variables.get("workload", {})
+    c.check(workload.get("definition") ==
+            f"query_result({make_dashboard.WORKLOAD_KEY})" and
+            workload.get("regex") == '/key="([^"]+)"/',
+            "variable workload: want the (instance, workload) keys")
 
     ids = set()
     rects = []

@@ -13,15 +13,35 @@ the end-to-end test evaluates against a real Prometheus.
 import argparse
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = os.path.join(HERE, "blkperf.json")
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
-# Every workload series is selected by the three dashboard variables (a
-# workload outside any fleet run has no run_id label, which `.*` matches).
-SEL = 'instance=~"$instance", workload=~"$workload", run_id=~"$run"'
+# Every workload series is selected by the host and run variables (a
+# workload outside any fleet run has no run_id label, which `.*` matches)
+# and by the Workload variable, whose values are "INSTANCE/WORKLOAD" keys:
+# workload ids are per daemon ("w4" on two hosts are two workloads), so a
+# picked key must select (instance, workload) pairs, never a bare id.
+HOST_SEL = 'instance=~"$instance", run_id=~"$run"'
+# The series selector of a workload metric: HOST_SEL plus a mark that
+# key_by_workload() replaces by the PICKED filter (see there).
+_MARK = "\x00picked\x00"
+SEL = HOST_SEL + _MARK
+# The workloads the Workload variable picked, one series per (instance,
+# workload) whose "INSTANCE/WORKLOAD" key matches $workload: label_replace
+# sets picked="1" only where the key matches (its regex is anchored, as
+# Grafana's multi-value `(a|b)` and All's `.*` expect), and the `and on
+# (picked)` keeps those.
+WORKLOAD_KEY = ('label_join(max by (instance, workload) (blkperf_workload_info'
+                f'{{{HOST_SEL}}}), "key", "/", "instance", "workload")')
+PICKED = (f'(label_replace({WORKLOAD_KEY}, "picked", "1", "key", "$workload")'
+          ' and on (picked) label_replace(vector(1), "picked", "1", "", ""))')
+_SELECTOR = re.compile(
+    r"(?P<rate>rate\()?(?P<sel>blkperf_[a-z_]+\{[^}]*" + re.escape(_MARK) +
+    r"[^}]*\})(?(rate)(?P<range>\[[^\]]+\]\))|(?P<offset> offset \$__interval)?)")
 RATE = "[$__rate_interval]"
 # prometheus.yml's scrape_interval, set as every query's Min step: Grafana
 # then takes $__rate_interval as max($__interval + 5s, 20s) whatever the
@@ -30,6 +50,19 @@ RATE = "[$__rate_interval]"
 SCRAPE_INTERVAL = "5s"
 # How many hosts the "slowest hosts" panels list.
 TOP_K = 5
+
+
+def key_by_workload(expr):
+    """`expr` with every workload selector (marked by SEL) filtered to the
+    picked (instance, workload) pairs: `rate(m{...}[r])` and `m{...}` (with
+    its offset) become `(... and on (instance, workload) PICKED)`."""
+    def wrap(m):
+        vector = m.group(0).replace(_MARK, "")
+        return f"({vector} and on (instance, workload) {PICKED})"
+    out = _SELECTOR.sub(wrap, expr)
+    if _MARK in out:
+        raise ValueError(f"a workload selector the filter cannot wrap: {expr}")
+    return out
 
 
 def rate_by(metric, by, selector=SEL):
@@ -59,7 +92,7 @@ def target(expr, legend, ref, **extra):
     t = {
         "datasource": DATASOURCE,
         "editorMode": "code",
-        "expr": expr,
+        "expr": key_by_workload(expr),
         "interval": SCRAPE_INTERVAL,
         "legendFormat": legend,
         "range": True,
@@ -384,12 +417,13 @@ LAYOUT = FLEET + [
                 "{{workload}} {{errno}} @ {{instance}}", "A")]), 8, 8),
     (timeseries(
         "In-flight I/Os",
-        "Logical I/Os still in flight right after each submitter's last "
-        "reap: the depth the queue kept between reaps, not its peak (0 "
-        "when each reap completes everything submitted, e.g. qd 8 with "
-        "complete batch 8).",
+        "Logical I/Os submitted and not yet completed, averaged over the "
+        "workload's measured time so far (Little's law: IOPS x mean "
+        "latency, submission to reap; the run's achieved queue depth, "
+        "blkperf's mean_inflight).",
         "short",
-        [target(f"sum by (instance, workload) (blkperf_ios_in_flight{{{SEL}}})",
+        [target("sum by (instance, workload) "
+                f"(blkperf_inflight_ios_mean{{{SEL}}})",
                 "{{workload}} @ {{instance}}", "A")]), 8, 8),
     (state_timeline(
         "Workload state",
@@ -496,7 +530,7 @@ SWITCH_ANNOTATION = (
     f"blkperf_workload_info{{{SEL}}})")
 
 
-def variable(name, label, query, regex_all=".*"):
+def variable(name, label, query, regex_all=".*", regex=""):
     return {
         "name": name,
         "label": label,
@@ -510,6 +544,7 @@ def variable(name, label, query, regex_all=".*"):
         "multi": True,
         "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
         "options": [],
+        "regex": regex,
         "sort": 1,
         "hide": 0,
     }
@@ -543,7 +578,7 @@ def build():
              "name": "Annotations & Alerts", "type": "dashboard"},
             {"datasource": DATASOURCE, "enable": True, "hide": False,
              "iconColor": "orange", "name": "Split strategy switches",
-             "expr": SWITCH_ANNOTATION, "step": SCRAPE_INTERVAL,
+             "expr": key_by_workload(SWITCH_ANNOTATION), "step": SCRAPE_INTERVAL,
              "titleFormat": "Split strategy switch",
              "textFormat": "{{workload}} @ {{instance}} now runs "
                            "{{split_strategy}}",
@@ -570,9 +605,8 @@ def build():
             variable("run", "Run",
                      'label_values(blkperf_workload_info{instance=~"$instance"}'
                      ', run_id)'),
-            variable("workload", "Workload",
-                     'label_values(blkperf_workload_info{instance=~"$instance",'
-                     ' run_id=~"$run"}, workload)'),
+            variable("workload", "Workload", f"query_result({WORKLOAD_KEY})",
+                     regex='/key="([^"]+)"/'),
         ]},
         "time": {"from": "now-30m", "to": "now"},
         "timepicker": {},

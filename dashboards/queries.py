@@ -14,7 +14,8 @@ queries.txt holds one "<where>\t<expression>" per line, where <where> is
   panel:<title>/<refId>   a dashboard panel target
   annotation:<name>       a dashboard annotation query
   variable:<name>         the series selector inside a variable's
-                          label_values(...)
+                          label_values(...), or the expression inside its
+                          query_result(...)
   record:<name>           a recording rule
   alert:<name>            an alerting rule
   probe:<name>            the alert's expression with `bool` on each
@@ -41,6 +42,7 @@ HEADER = """\
 """
 
 LABEL_VALUES = re.compile(r"^label_values\((.*),\s*([A-Za-z_][A-Za-z0-9_]*)\)$")
+QUERY_RESULT = re.compile(r"^query_result\((.*)\)$")
 COMPARISONS = ("==", "!=", ">=", "<=", ">", "<")
 
 
@@ -94,10 +96,10 @@ def dashboard_queries(dashboard):
         if v["type"] != "query":
             continue
         query = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
-        m = LABEL_VALUES.match(query)
+        m = LABEL_VALUES.match(query) or QUERY_RESULT.match(query)
         if not m:
             raise ValueError(f"variable {v['name']}: want label_values(selector,"
-                             f" label), got {query!r}")
+                             f" label) or query_result(expr), got {query!r}")
         entries.append((f"variable:{v['name']}", m.group(1)))
     return entries
 

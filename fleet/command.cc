@@ -21,9 +21,11 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "fleet/calls.h"
+#include "cli/output_format.h"
 #include "fleet/inventory.h"
 #include "fleet/orchestrator.h"
 #include "fleet/report.h"
+#include "report/fio_json.h"
 
 ABSL_FLAG(std::string, hosts, "",
           "fleet: host:port,... | @FILE | file_sd FILE.json/.yaml | "
@@ -276,18 +278,51 @@ std::string Line(const IntervalFigures& f, const ClientSettings& s) {
       f.running, f.hosts);
 }
 
-// Prints the report as --json / --api_json / text ask; the exit status of
-// its outcome.
+// What --output_format (or --json / --api_json) asks of a report, with
+// --percentile_list checked; InvalidArgument naming the flag otherwise.
+absl::StatusOr<OutputFormat> ReportFormat(const ClientSettings& s) {
+  absl::StatusOr<OutputFormat> format = OutputFormatFromFlags(s.json);
+  if (!format.ok()) return format.status();
+  if (absl::Status p = PercentileListFromFlags().status(); !p.ok()) return p;
+  if (s.api_json && *format != OutputFormat::kText &&
+      *format != OutputFormat::kJson) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--api_json conflicts with --output_format=",
+                     OutputFormatName(*format)));
+  }
+  return *format;
+}
+
+// The report as ReportFormat says.
+absl::StatusOr<std::string> FormatReport(const FleetReport& report,
+                                         const ClientSettings& s) {
+  absl::StatusOr<OutputFormat> format = ReportFormat(s);
+  if (!format.ok()) return format.status();
+  if (IsFioFormat(*format)) {
+    absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
+    if (!percentiles.ok()) return percentiles.status();
+    return FormatReportFioJson(
+        report, FioJsonOptions{.plus = *format == OutputFormat::kFioJsonPlus,
+                               .percentiles = *std::move(percentiles)});
+  }
+  if (s.api_json) return FormatReportJson(report, WorkloadJson::kApi);
+  if (*format == OutputFormat::kJson) return FormatReportJson(report);
+  return FormatReportText(report);
+}
+
+// Prints the report as --output_format / --json / --api_json / text ask;
+// the exit status of its outcome.
 int Print(const FleetReport& report, const ClientSettings& s) {
-  std::cout << (s.api_json ? FormatReportJson(report, WorkloadJson::kApi)
-                : s.json   ? FormatReportJson(report)
-                           : FormatReportText(report))
-            << std::flush;
+  absl::StatusOr<std::string> text = FormatReport(report, s);
+  if (!text.ok()) return Fail(text.status());
+  std::cout << *text << std::flush;
   if (report.outcome == "completed") return 0;
   return report.outcome == "partial" ? 3 : 1;
 }
 
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
+  absl::StatusOr<OutputFormat> format = ReportFormat(s);
+  if (!format.ok()) return FailUsage(format.status());
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
   Labels labels;
@@ -296,10 +331,16 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!addresses.ok()) return FailUsage(addresses.status());
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
   if (!spec.ok()) return FailUsage(spec.status());
+  // fio's slat/clat are per I/O: the fio formats default to per_io latency.
+  if (IsFioFormat(*format) &&
+      spec->latency_mode() == v1::LATENCY_MODE_UNSPECIFIED) {
+    spec->set_latency_mode(v1::LATENCY_MODE_PER_IO);
+  }
+  const bool machine = *format != OutputFormat::kText || s.api_json;
   std::cerr << "blkperf fleet: run " << options->run_id << " on "
             << addresses->size() << " hosts" << std::endl;
   Orchestrator o(*options, *std::move(addresses), interrupted);
-  if (!s.quiet && !s.json && !s.api_json) {
+  if (!s.quiet && !machine) {
     o.OnInterval([&](const IntervalFigures& f) {
       std::cerr << Line(f, s) << std::endl;
     });
@@ -413,6 +454,7 @@ int Abort(const ClientSettings& s, const std::string& run_id) {
 // final results carry no interval samples, so each host's count inside the
 // overlap window is interpolated over its whole run (the report says so).
 int Report(const ClientSettings& s, const std::string& run_id) {
+  if (absl::Status f = ReportFormat(s).status(); !f.ok()) return FailUsage(f);
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
   Labels labels;

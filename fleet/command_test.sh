@@ -4,7 +4,7 @@
 # through a file_sd inventory written by `fleet inventory`, watch and split
 # of a live run, Ctrl-C aborting everywhere, workload-shape flags, job
 # groups and an SLO search forwarded to every host, job groups merged per
-# group, and flag errors naming the flag.
+# group, fio's client/server JSON, and flag errors naming the flag.
 set -euo pipefail
 blkperf=$1
 fake=$2
@@ -248,6 +248,50 @@ slo_spec_ok='all(
 grep -q -- "--cohort_by" "$dir/help.txt" && grep -q -- "--min_hosts" "$dir/help.txt" \
   && ! grep -q "No flags matched" "$dir/help.txt" || fail "--help: $(tail -5 "$dir/help.txt")"
 
+# fio's client/server JSON: every host's job with its hostname and port,
+# then "All clients" from the exact merge: counts and clat bins the sums of
+# the hosts', its percentiles fio's rank over the merged bins, its rates
+# over the overlap window and saying so.
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --interval=300ms \
+  --start_margin=200ms --run_id=fio --output_format=fio-json+ \
+  --percentile_list=25:50:75:99 > "$dir/fio.json" 2> "$dir/fio.err" \
+  || fail "fio-json+ run exited $?: $(cat "$dir/fio.err")"
+python3 - "$dir/fio.json" "$dir/hosts.txt" <<'PY' || fail "fio client_stats: $(head -c 3000 "$dir/fio.json")"
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+hosts = open(sys.argv[2]).read().split()
+assert "jobs" not in r and r["disk_util"] == [], list(r)
+stats = r["client_stats"]
+assert len(stats) == len(hosts) + 1, len(stats)
+per_host, merged = stats[:-1], stats[-1]
+assert sorted(f"{j['hostname']}:{j['port']}" for j in per_host) == sorted(hosts)
+assert merged["jobname"] == "All clients", merged["jobname"]
+for key in ("total_ios", "io_bytes"):
+    assert merged["read"][key] == sum(j["read"][key] for j in per_host), key
+clat = [j["read"]["clat_ns"] for j in per_host]
+assert merged["read"]["clat_ns"]["N"] == sum(c["N"] for c in clat) > 0
+assert merged["read"]["clat_ns"]["min"] == min(c["min"] for c in clat)
+assert merged["read"]["clat_ns"]["max"] == max(c["max"] for c in clat)
+want = collections.Counter()
+for c in clat:
+    want.update({int(k): v for k, v in c["bins"].items()})
+bins = {int(k): v for k, v in merged["read"]["clat_ns"]["bins"].items()}
+assert bins == dict(want), (bins, dict(want))
+total, running, ordered = sum(bins.values()), 0, sorted(bins.items())
+pct = merged["read"]["clat_ns"]["percentile"]
+assert sorted(pct) == ["25.000000", "50.000000", "75.000000", "99.000000"], pct
+for key, value in pct.items():
+    i, running = 0, ordered[0][1]
+    while running < float(key) / 100 * total:
+        i += 1
+        running += ordered[i][1]
+    assert value == ordered[i][0], (key, value, ordered[i][0])
+assert merged["read"]["iops"] > 0 and "overlap window" in merged["blkperf"]["rates"]
+assert all("rates" not in j["blkperf"] for j in per_host)
+assert all(j["blkperf"]["latency_mode"] == "per_io" for j in stats)
+PY
+
 # Flag errors name the flag and exit 2 (usage) before any call.
 expect_error() {  # [RC=n] expect_error WORDS ARGS...
   local words=$1; shift
@@ -256,6 +300,9 @@ expect_error() {  # [RC=n] expect_error WORDS ARGS...
   [[ $rc == "${RC:-2}" ]] || fail "$* exited $rc, not ${RC:-2}"
   grep -q -- "$words" "$dir/err.txt" || fail "error for $* lacks '$words': $(cat "$dir/err.txt")"
 }
+expect_error "--json conflicts with --output_format" run --hosts=a:1 --json --output_format=fio-json
+expect_error "--api_json conflicts with --output_format" run --hosts=a:1 --api_json --output_format=fio-json+
+expect_error "percentile_list" run --hosts=a:1 --output_format=fio-json --percentile_list=0:50
 expect_error "min_hosts" run --hosts=a:1 --min_hosts=0
 expect_error "on_host_loss" run --hosts=a:1 --on_host_loss=maybe
 expect_error "run_id" run --hosts=a:1 --run_id='bad id'

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -596,6 +598,68 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
   }
   absl::StrAppend(&out, "]\n}\n");
   return out;
+}
+
+namespace {
+
+// "host:port" or "[v6]:port" split as fio names a client; port 0 when the
+// address has none.
+std::pair<std::string, int> HostAndPort(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || address.find(']', colon) != std::string::npos) {
+    return {address, 0};
+  }
+  int port = 0;
+  if (!absl::SimpleAtoi(address.substr(colon + 1), &port)) return {address, 0};
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return {host, port};
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FormatReportFioJson(const FleetReport& r,
+                                                const FioJsonOptions& options) {
+  std::vector<RemoteResult> results;
+  results.reserve(r.hosts.size() + 1);
+  for (const HostRow& h : r.hosts) {
+    absl::StatusOr<RemoteResult> result = ResultFromProto(h.workload);
+    if (!result.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "host ", h.address, ": ", result.status().message()));
+    }
+    results.push_back(*std::move(result));
+  }
+  absl::StatusOr<RemoteResult> merged = ResultFromProto(r.merged);
+  if (!merged.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the merged result: ", merged.status().message()));
+  }
+  std::vector<FioClientResult> hosts;
+  for (size_t i = 0; i < r.hosts.size(); ++i) {
+    auto [host, port] = HostAndPort(r.hosts[i].address);
+    hosts.push_back({.hostname = host, .port = port,
+                     .spec = &results[i].spec, .targets = &results[i].targets,
+                     .snapshot = &results[i].snapshot});
+  }
+  FioJsonOptions merged_options = options;
+  merged_options.rates = FioRates{
+      .ios_per_second = r.merged.snapshot().total().iops(),
+      .bytes_per_second = r.merged.snapshot().total().bytes_per_second(),
+      .meaning = absl::StrFormat(
+          "fleet of %d hosts: iops and bw summed over the overlap window "
+          "[%+.6fs, %+.6fs] in which every host was measuring; io_bytes, "
+          "total_ios and latencies are exact sums over each host's whole "
+          "measured run",
+          static_cast<int>(r.hosts.size()), r.overlap.begin_ns / 1e9,
+          r.overlap.end_ns / 1e9)};
+  const FioClientResult all{.hostname = "", .port = 0,
+                            .spec = &merged->spec, .targets = &merged->targets,
+                            .snapshot = &merged->snapshot,
+                            .options = &merged_options};
+  return FormatFioClientJson(hosts, all, options);
 }
 
 }  // namespace blkperf::fleet

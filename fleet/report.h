@@ -38,6 +38,7 @@
 #include "fleet/merge.h"
 #include "fleet/orchestrator.h"
 #include "proto/blkperf.pb.h"
+#include "report/fio_json.h"
 
 namespace blkperf::fleet {
 
@@ -132,6 +133,17 @@ enum class WorkloadJson { kReport, kApi };
 // into the report schema is {"unreadable": "<why>"}.
 std::string FormatReportJson(const FleetReport& report,
                              WorkloadJson workload_json = WorkloadJson::kReport);
+
+// fio's client/server JSON (`--output_format=fio-json|fio-json+`,
+// report/fio_json.h's FormatFioClientJson): "client_stats" holds every
+// included host's jobs with its "hostname" and "port" (from its address),
+// then, for more than one host, the "All clients" job from the exact merge:
+// io_bytes, total_ios and the latency histograms are the sums over every
+// host's whole measured run, iops and bw the merged rates over the overlap
+// window (its "blkperf"."rates" says so), runtime the overlap window.
+// InvalidArgument naming the host whose workload cannot be read back.
+absl::StatusOr<std::string> FormatReportFioJson(const FleetReport& report,
+                                                const FioJsonOptions& options);
 
 }  // namespace blkperf::fleet
 

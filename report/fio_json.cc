@@ -158,17 +158,29 @@ struct Direction {
   const ThreadSnapshot* latency = nullptr;
 };
 
-// fio's add_ddir_status_json for read, write, trim (or mixed).
-JsonObject DirectionJson(const Direction& d, absl::Duration elapsed,
-                         const FioJsonOptions& options) {
+// `part` of `whole` (a direction's share of the job's counts), 0 for none.
+double Fraction(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0 : static_cast<double>(part) / static_cast<double>(whole);
+}
+
+// fio's add_ddir_status_json for read, write, trim (or mixed). `job` is the
+// job's total, whose share of options.rates (when set) is the direction's.
+JsonObject DirectionJson(const Direction& d, const ThreadSnapshot& job,
+                         absl::Duration elapsed, const FioJsonOptions& options) {
   const double seconds = absl::ToDoubleSeconds(elapsed);
   const bool ran = d.ios != 0 && seconds > 0;
-  const uint64_t bw_bytes =
-      ran ? static_cast<uint64_t>(static_cast<double>(d.bytes) / seconds) : 0;
+  double iops = ran ? static_cast<double>(d.ios) / seconds : 0.0;
+  double bytes_per_second = ran ? static_cast<double>(d.bytes) / seconds : 0.0;
+  if (ran && options.rates) {
+    iops = options.rates->ios_per_second * Fraction(d.ios, job.ios);
+    bytes_per_second =
+        options.rates->bytes_per_second * Fraction(d.bytes, job.bytes);
+  }
+  const uint64_t bw_bytes = static_cast<uint64_t>(bytes_per_second);
   JsonObject o;
   o.Int("io_bytes", d.bytes).Int("io_kbytes", d.bytes >> 10);
   o.Int("bw_bytes", bw_bytes).Int("bw", bw_bytes / 1024);
-  o.Float("iops", ran ? static_cast<double>(d.ios) / seconds : 0.0);
+  o.Float("iops", iops);
   o.Int("runtime", ran ? static_cast<uint64_t>(absl::ToInt64Milliseconds(elapsed)) : 0);
   o.Int("total_ios", d.ios).Int("short_ios", 0).Int("drop_ios", 0);
   const ThreadSnapshot* t = d.latency;
@@ -337,15 +349,15 @@ JsonObject JobJson(const WorkloadSpec& spec,
                        absl::ToInt64Seconds(s.elapsed + spec.ramp_time +
                                             absl::Milliseconds(500))));
   o.Obj("job options", JobOptionsJson(spec, targets, job));
-  o.Obj("read", DirectionJson({reads, t.read_bytes, own(reads)}, s.elapsed, options));
-  o.Obj("write", DirectionJson({writes, t.write_bytes, own(writes)}, s.elapsed, options));
-  o.Obj("trim", DirectionJson({trims, t.trim_bytes, own(trims)}, s.elapsed, options));
+  o.Obj("read", DirectionJson({reads, t.read_bytes, own(reads)}, t, s.elapsed, options));
+  o.Obj("write", DirectionJson({writes, t.write_bytes, own(writes)}, t, s.elapsed, options));
+  o.Obj("trim", DirectionJson({trims, t.trim_bytes, own(trims)}, t, s.elapsed, options));
   JsonObject sync;
   sync.Int("total_ios", t.sync_ios);
   sync.Obj("lat_ns", LatencyJson(nullptr, false, options));
   o.Obj("sync", sync);
   if (!by_direction) {
-    o.Obj("mixed", DirectionJson({t.ios, t.bytes, &t}, s.elapsed, options));
+    o.Obj("mixed", DirectionJson({t.ios, t.bytes, &t}, t, s.elapsed, options));
   }
   // fio's group_reporting: run time and CPU time summed over the threads.
   const double thread_seconds =
@@ -358,7 +370,9 @@ JsonObject JobJson(const WorkloadSpec& spec,
   LatencyRangesJson(t.completion_latency, &o);
   o.Int("latency_depth", job.queue_depth).Int("latency_target", 0);
   o.Float("latency_percentile", 100.0).Int("latency_window", 0);
-  o.Obj("blkperf", BlkperfJobNotes(spec, by_direction));
+  JsonObject notes = BlkperfJobNotes(spec, by_direction);
+  if (options.rates) notes.Str("rates", options.rates->meaning);
+  o.Obj("blkperf", notes);
   return o;
 }
 
@@ -418,13 +432,13 @@ std::vector<uint64_t> FioPercentiles(const LatencyHistogram& h,
   return values;
 }
 
-std::string FormatFioJson(const WorkloadSpec& spec,
-                          const std::vector<TargetInfo>& targets,
-                          const WorkloadSnapshot& snapshot,
-                          const FioJsonOptions& options) {
+namespace {
+
+// fio's top-level keys before its job array.
+JsonObject FioRoot(absl::Time taken) {
   JsonObject root;
   root.Str("fio version", "blkperf (fio-3 JSON layout; not fio)");
-  const int64_t ms = absl::ToUnixMillis(snapshot.taken);
+  const int64_t ms = absl::ToUnixMillis(taken);
   root.Int("timestamp", static_cast<uint64_t>(ms / 1000));
   root.Int("timestamp_ms", static_cast<uint64_t>(ms));
   const time_t secs = static_cast<time_t>(ms / 1000);
@@ -437,11 +451,58 @@ std::string FormatFioJson(const WorkloadSpec& spec,
   JsonObject global;
   global.Str("ioengine", "io_uring");
   root.Obj("global options", global);
+  return root;
+}
+
+std::vector<JsonObject> JobsJson(const WorkloadSpec& spec,
+                                 const std::vector<TargetInfo>& targets,
+                                 const WorkloadSnapshot& snapshot,
+                                 const FioJsonOptions& options) {
   std::vector<JsonObject> jobs;
   for (const JobView& job : Jobs(spec, snapshot)) {
     jobs.push_back(JobJson(spec, targets, snapshot, job, options));
   }
-  root.ObjArray("jobs", jobs);
+  return jobs;
+}
+
+}  // namespace
+
+std::string FormatFioJson(const WorkloadSpec& spec,
+                          const std::vector<TargetInfo>& targets,
+                          const WorkloadSnapshot& snapshot,
+                          const FioJsonOptions& options) {
+  JsonObject root = FioRoot(snapshot.taken);
+  root.ObjArray("jobs", JobsJson(spec, targets, snapshot, options));
+  root.ObjArray("disk_util", {});
+  return root.Render() + "\n";
+}
+
+std::string FormatFioClientJson(absl::Span<const FioClientResult> hosts,
+                                const FioClientResult& all_clients,
+                                const FioJsonOptions& options) {
+  JsonObject root = FioRoot(all_clients.snapshot->taken);
+  std::vector<JsonObject> stats;
+  for (const FioClientResult& h : hosts) {
+    for (JsonObject& job :
+         JobsJson(*h.spec, *h.targets, *h.snapshot, options)) {
+      job.Str("hostname", h.hostname).Int("port", h.port);
+      stats.push_back(std::move(job));
+    }
+  }
+  if (hosts.size() > 1) {
+    // One job of the whole workload, as fio sums every client's jobs.
+    WorkloadSpec whole = *all_clients.spec;
+    whole.groups.clear();
+    std::vector<JobView> job = Jobs(whole, *all_clients.snapshot);
+    job.front().name = "All clients";
+    JsonObject all = JobJson(whole, *all_clients.targets,
+                             *all_clients.snapshot, job.front(),
+                             all_clients.options ? *all_clients.options
+                                                 : options);
+    all.Str("hostname", all_clients.hostname).Int("port", all_clients.port);
+    stats.push_back(std::move(all));
+  }
+  root.ObjArray("client_stats", stats);
   root.ObjArray("disk_util", {});
   return root.Render() + "\n";
 }

@@ -24,6 +24,7 @@
 #define BLKPERF_REPORT_FIO_JSON_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,16 @@
 
 namespace blkperf {
 
+// Rates measured over another window than the snapshot's elapsed time (a
+// fleet's overlap window): all directions together; each direction's iops
+// and bw take their share in proportion to its counts.
+struct FioRates {
+  double ios_per_second = 0;
+  double bytes_per_second = 0;
+  // Said in the job's "blkperf"."rates".
+  std::string meaning;
+};
+
 struct FioJsonOptions {
   // json+: clat_ns carries "bins" (every non-empty bucket).
   bool plus = false;
@@ -42,6 +53,8 @@ struct FioJsonOptions {
   // --percentile_list into this).
   std::vector<double> percentiles = {1,  5,  10, 20, 30, 40,   50,   60,   70,
                                      80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  // Unset: iops and bw are the counts over the snapshot's elapsed time.
+  std::optional<FioRates> rates;
 };
 
 // The whole fio JSON document, pretty-printed as fio does, ending in "\n".
@@ -49,6 +62,28 @@ std::string FormatFioJson(const WorkloadSpec& spec,
                           const std::vector<TargetInfo>& targets,
                           const WorkloadSnapshot& snapshot,
                           const FioJsonOptions& options);
+
+// One host's result in fio's client/server JSON (`fio --client`), and the
+// fleet's merged result as its "All clients" job. Not owned.
+struct FioClientResult {
+  std::string hostname;
+  int port = 0;
+  const WorkloadSpec* spec = nullptr;
+  const std::vector<TargetInfo>* targets = nullptr;
+  const WorkloadSnapshot* snapshot = nullptr;
+  // Options of this result alone (the merge's window rates); unset: the
+  // call's.
+  const FioJsonOptions* options = nullptr;
+};
+
+// fio's client/server JSON: the top-level keys of FormatFioJson, then
+// "client_stats": every host's jobs (as FormatFioJson's "jobs", each with
+// "hostname" and "port"), then, for more than one host (as fio), one job
+// named "All clients" from `all_clients` (the whole workload, groups
+// together), and "disk_util" []. REQUIRES: every pointer set.
+std::string FormatFioClientJson(absl::Span<const FioClientResult> hosts,
+                                const FioClientResult& all_clients,
+                                const FioJsonOptions& options);
 
 // fio's value for histogram bucket `index` (plat_idx_to_val): the index
 // itself below 128, else the bucket's lower bound plus half its width.

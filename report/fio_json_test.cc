@@ -132,5 +132,55 @@ TEST(FormatFioJsonTest, MixedJobPutsLatencyInMixedAndBatchSaysSo) {
   EXPECT_EQ(count, 1u);
 }
 
+// fio's client/server layout: the hosts' jobs with hostname and port, then
+// "All clients" whose rates are the given window's, shared out between the
+// directions by their counts (600 reads and 400 writes of 4 KiB: 60 % and
+// 40 % of 1000 I/Os/s), whose counts are the merged snapshot's.
+TEST(FormatFioClientJsonTest, HostsThenAllClientsWithWindowRates) {
+  WorkloadSpec spec;
+  spec.op = Op::kRandRW;
+  spec.latency_mode = LatencyMode::kPerIo;
+  const WorkloadSnapshot host = ReadSnapshot();
+  WorkloadSnapshot merged = ReadSnapshot();
+  merged.total.read_ios = 600;
+  merged.total.write_ios = 400;
+  merged.total.read_bytes = 600 * 4096;
+  merged.total.write_bytes = 400 * 4096;
+  FioJsonOptions window{.plus = true};
+  window.rates = FioRates{.ios_per_second = 1000,
+                          .bytes_per_second = 1000 * 4096,
+                          .meaning = "over the overlap window"};
+  const std::vector<TargetInfo> targets;
+  const std::vector<FioClientResult> hosts = {
+      {.hostname = "a", .port = 1, .spec = &spec, .targets = &targets,
+       .snapshot = &host},
+      {.hostname = "b", .port = 2, .spec = &spec, .targets = &targets,
+       .snapshot = &host}};
+  const FioClientResult all{.spec = &spec, .targets = &targets,
+                            .snapshot = &merged, .options = &window};
+  const std::string json =
+      FormatFioClientJson(hosts, all, FioJsonOptions{.plus = true});
+  EXPECT_THAT(json, HasSubstr("\"client_stats\" : ["));
+  EXPECT_THAT(json, Not(HasSubstr("\"jobs\"")));
+  const size_t a = json.find("\"hostname\" : \"a\"");
+  const size_t b = json.find("\"hostname\" : \"b\"");
+  const size_t all_at = json.find("\"jobname\" : \"All clients\"");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(all_at, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, all_at);
+  const std::string all_job = json.substr(all_at);
+  EXPECT_THAT(all_job, HasSubstr("\"iops\" : 600.000000,"));
+  EXPECT_THAT(all_job, HasSubstr("\"iops\" : 400.000000,"));
+  EXPECT_THAT(all_job, HasSubstr(absl::StrCat("\"bw_bytes\" : ", 600 * 4096, ",")));
+  EXPECT_THAT(all_job, HasSubstr("\"total_ios\" : 600,"));
+  EXPECT_THAT(all_job, HasSubstr("\"rates\" : \"over the overlap window\""));
+  EXPECT_THAT(json.substr(0, all_at), Not(HasSubstr("\"rates\"")));
+  // One host: no "All clients", as fio.
+  EXPECT_THAT(FormatFioClientJson({hosts[0]}, all, FioJsonOptions{}),
+              Not(HasSubstr("All clients")));
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -12,6 +12,7 @@ PACKAGES=(
   libfuse3-dev libsqlite3-dev
   libbenchmark-dev libyaml-dev
   fio python3-six prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
+  gnuplot-nox python3-numpy python3-pandas
   iproute2 systemd nodejs gdb openssl strace
 )
 

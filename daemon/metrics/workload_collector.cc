@@ -49,6 +49,11 @@ struct Families {
                         "Logical I/Os still in flight right after the "
                         "submitter's last reap (not the peak depth).",
                         MetricType::Gauge};
+  MetricFamily inflight_mean{
+      "blkperf_inflight_ios_mean",
+      "Mean logical I/Os submitted and not yet completed over the measured "
+      "time so far (Little's law: IOPS x mean latency, submission to reap).",
+      MetricType::Gauge};
   MetricFamily enter_calls{
       "blkperf_io_uring_enter_calls_total",
       "io_uring_enter system calls made to submit and reap I/O.",
@@ -182,6 +187,7 @@ struct Families {
                             &bytes,
                             &errors,
                             &inflight,
+                            &inflight_mean,
                             &enter_calls,
                             &ios_per_syscall,
                             &sqes,
@@ -301,6 +307,7 @@ std::map<int, ThreadSnapshot> ThreadsByCpu(const WorkloadSnapshot& s) {
 
 void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
                      int cpu, const ThreadSnapshot& t, Families& f) {
+  const absl::Duration elapsed = view.snapshot.elapsed;
   const Labels labels = With(base, "cpu", CpuLabel(cpu));
   bool reads = false;
   bool writes = false;
@@ -328,6 +335,7 @@ void AddThreadSeries(const WorkloadMetricsView& view, const Labels& base,
   }
   AddErrorSeries(view, labels, t, f);
   AddGauge(f.inflight, labels, static_cast<double>(t.inflight));
+  AddGauge(f.inflight_mean, labels, t.MeanInflight(elapsed));
   AddCounter(f.enter_calls, labels, static_cast<double>(t.enter_calls));
   AddGauge(f.ios_per_syscall, labels, t.IosPerCall());
   AddCounter(f.sqes, labels, static_cast<double>(t.sqes));

@@ -26,6 +26,9 @@
 //                                     occurrence
 //   ios_in_flight                     gauge: in flight right after the
 //                                     last reap (not the peak depth)
+//   inflight_ios_mean                 gauge: mean I/Os submitted and not
+//                                     yet completed over the measured time
+//                                     (Little's law: iops x mean latency)
 //   io_uring_enter_calls_total        counter: submit and reap syscalls
 //   ios_per_syscall                   gauge: ios / enter calls, whole run
 //   sqes_total                        counter: SQEs (split pieces)

@@ -145,6 +145,26 @@ TEST(WorkloadCollectorTest, ThreadsOnOneCpuAreSummedIntoOneSeries) {
   EXPECT_EQ(unique.size(), s.size());
 }
 
+// The mean depth is what was submitted and not yet completed, averaged
+// over the measured time: each I/O counts for its latency, so 4000 I/Os of
+// 1 ms and 1000 of 4 ms in 2 s kept (4 + 4) / 2 = 4 I/Os in flight, whatever
+// the residual after the last reap (`inflight`, 16 here) was.
+TEST(WorkloadCollectorTest, MeanInflightIsLittlesLawOverTheMeasuredTime) {
+  ThreadSnapshot a = Thread(0, 5, 0, 0);
+  ThreadSnapshot b = Thread(1, 5, 0, 0);
+  a.read_ios = a.ios = 4000;
+  a.latency.RecordN(1'000'000, 4000);
+  b.read_ios = b.ios = 1000;
+  b.latency.RecordN(4'000'000, 1000);
+  WorkloadMetricsView v = View("w1", {a, b});
+  v.op = "randread";
+  ASSERT_EQ(v.snapshot.elapsed, absl::Seconds(2));
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string labels = R"(workload="w1",target="/dev/zram0",cpu="5")";
+  EXPECT_THAT(s, Contains("blkperf_inflight_ios_mean{" + labels + "} 4"));
+  EXPECT_THAT(s, Contains("blkperf_ios_in_flight{" + labels + "} 32"));
+}
+
 TEST(WorkloadCollectorTest, ErrorsByErrnoWithPseudoErrnosNamed) {
   ThreadSnapshot t = Thread(0, 1, 10, 0);
   t.errors = {{5, "EIO", 3},
@@ -597,12 +617,12 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
     }
   }
   // Per CPU: ios x2, bytes x2, errors x2 (EIO, short_transfer), inflight,
-  // enter calls, per syscall, sqes, hits, misses, cpu x3 = 15. Per workload: histogram (finite
+  // mean inflight, enter calls, per syscall, sqes, hits, misses, cpu x3 = 16. Per workload: histogram (finite
   // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and for
   // its one strategy 3 series and a histogram.
   const size_t histogram = LatencyBucketBoundsNs().size() + 3;
   const size_t per_workload =
-      kThreads * 15 + histogram + 1 + 9 + 1 + 1 + 3 + histogram;
+      kThreads * 16 + histogram + 1 + 9 + 1 + 1 + 3 + histogram;
   EXPECT_EQ(series, 2 * per_workload);
 }
 

@@ -73,6 +73,9 @@ v1::ThreadStats FakeTotal(const FakeHostConfig& config, int64_t elapsed_ns) {
     h->set_min_ns(h->buckets(0).lower_bound_ns());
     h->set_max_ns(h->buckets(h->buckets_size() - 1).upper_bound_ns());
   }
+  // Completion latency = total (a fake submits in no time), so fio's
+  // clat_ns of each host and of the merge has the buckets to compare.
+  *t.mutable_completion_histogram() = *h;
   return t;
 }
 
