@@ -538,10 +538,9 @@ absl::Status TimesFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
         spec->runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
   if (proto.has_io_count()) spec->io_count = proto.io_count();
-  // An I/O count (or a verify pass, which sets one) without a runtime runs
-  // until the count, as on the command line; --max_runtime still bounds it.
-  if (!proto.has_runtime() &&
-      (spec->io_count != 0 || (proto.has_verify_pass() && proto.verify_pass()))) {
+  // An I/O count without a runtime runs until the count, as on the command
+  // line; --max_runtime still bounds it.
+  if (!proto.has_runtime() && spec->io_count != 0) {
     spec->runtime = absl::ZeroDuration();
   }
   // An SLO search ends after its steps, whatever the runtime.

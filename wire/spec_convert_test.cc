@@ -54,13 +54,6 @@ TEST(SpecFromProtoTest, IoCountWithoutRuntimeRunsUntilTheCount) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->runtime, absl::ZeroDuration());
   EXPECT_EQ(spec->io_count, 1000u);
-  v1::WorkloadSpec pass = MinimalSpec();
-  pass.set_verify(true);
-  pass.set_verify_pass(true);
-  pass.set_op(v1::OP_READ);
-  spec = SpecFromProto(pass);
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_EQ(spec->runtime, absl::ZeroDuration());
   // A runtime given is kept.
   proto.mutable_runtime()->set_seconds(3);
   spec = SpecFromProto(proto);
