@@ -1,10 +1,16 @@
 #include "wire/connection.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "base/config_file.h"
 #include "base/status_macros.h"
 #include "wire/connect_diagnosis.h"
@@ -68,6 +74,41 @@ bool WaitReadyOrFailed(grpc::Channel& channel,
 }
 
 }  // namespace
+
+absl::Status UnixSocketReachability(const std::string& server) {
+  absl::string_view path = server;
+  if (!absl::ConsumePrefix(&path, "unix://") &&
+      !absl::ConsumePrefix(&path, "unix:")) {
+    return absl::OkStatus();
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
+    return absl::OkStatus();
+  }
+  path.copy(address.sun_path, path.size());
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::OkStatus();
+  const int rc = connect(fd, reinterpret_cast<const sockaddr*>(&address),
+                         sizeof(address));
+  const int error = rc == 0 ? 0 : errno;
+  close(fd);
+  if (error == EACCES || error == EPERM) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot connect to blkperfd at ", server,
+        ": permission denied for this user (uid ", getuid(),
+        "): the socket's mode (blkperfd's --unix_socket_mode, 0660 by "
+        "default) or a directory above it does not let this user in; run "
+        "as its owner or a member of its group"));
+  }
+  if (error == ENOENT) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot connect to blkperfd at ", server,
+        ": no socket there (is `blkperfd serve --listen=", server,
+        "` running? see --server)"));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckServerApiVersion(uint32_t server_version,
                                    const std::string& server) {
@@ -150,6 +191,8 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   }
   const auto deadline = DeadlineIn(connect_timeout);
   if (!WaitReadyOrFailed(*channel, deadline)) {
+    // A unix socket this user may not use, or none there.
+    BLKPERF_RETURN_IF_ERROR(UnixSocketReachability(server));
     // TCP reached it: the handshake (TLS against plaintext, a certificate).
     return DiagnoseHandshake(options,
                              std::min(connect_timeout, absl::Seconds(2)));

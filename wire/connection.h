@@ -72,11 +72,19 @@ std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout);
 absl::Status CheckServerApiVersion(uint32_t server_version,
                                    const std::string& server);
 
+// Why a unix socket server ("unix:PATH", "unix://PATH") cannot be reached,
+// from a connect() of this process: PermissionDenied when the socket (or a
+// directory above it) refuses this user (EACCES/EPERM), NotFound when no
+// socket is there; OkStatus when connect() succeeds, for a server that is
+// not a unix socket, and for other errors (left to the generic message).
+absl::Status UnixSocketReachability(const std::string& server);
+
 class Connection {
  public:
   // Connects (waiting up to `connect_timeout`) and checks the server's API
   // version with GetCapabilities. Unavailable when the daemon cannot be
-  // reached; FailedPrecondition naming both versions on a mismatch.
+  // reached (PermissionDenied/NotFound from UnixSocketReachability for a
+  // unix socket); FailedPrecondition naming both versions on a mismatch.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(
       const ChannelOptions& options, absl::Duration connect_timeout);
 

@@ -538,6 +538,11 @@ absl::Status TimesFromProto(const v1::WorkloadSpec& proto, SpecOrigin origin,
         spec->runtime, DurationFromProto(proto.runtime(), "spec.runtime"));
   }
   if (proto.has_io_count()) spec->io_count = proto.io_count();
+  // An I/O count without a runtime runs until the count, as on the command
+  // line; --max_runtime still bounds it.
+  if (!proto.has_runtime() && spec->io_count != 0) {
+    spec->runtime = absl::ZeroDuration();
+  }
   // An SLO search ends after its steps, whatever the runtime.
   if (user_input && proto.has_runtime() &&
       spec->runtime == absl::ZeroDuration() && spec->io_count == 0 &&

@@ -45,6 +45,22 @@ TEST(SpecFromProtoTest, UnsetFieldsKeepEngineDefaults) {
   EXPECT_EQ(spec->huge_pages, HugePageMode::kAuto);
 }
 
+// The audit's B46: io_count alone means "until the count", not a 10 s
+// default that a daemon with --max_runtime below 10 s refuses.
+TEST(SpecFromProtoTest, IoCountWithoutRuntimeRunsUntilTheCount) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.set_io_count(1000);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->runtime, absl::ZeroDuration());
+  EXPECT_EQ(spec->io_count, 1000u);
+  // A runtime given is kept.
+  proto.mutable_runtime()->set_seconds(3);
+  spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->runtime, absl::Seconds(3));
+}
+
 TEST(SpecFromProtoTest, SetFieldsAreTaken) {
   v1::WorkloadSpec proto = MinimalSpec();
   proto.mutable_targets(0)->set_create_size(1 << 20);

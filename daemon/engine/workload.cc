@@ -69,6 +69,14 @@ absl::Status RefillForVerify(const TargetSpec& t, uint32_t block_size,
   return FillTargetForVerify(fd.get(), t.path, block_size, seed, state);
 }
 
+// The key of a target's verify state: its identity as probed.
+VerifyStateKey StateKeyOf(const TargetInfo& info) {
+  if (info.kind == TargetKind::kBlockDevice) {
+    return {.block_device = true, .device = info.st_rdev};
+  }
+  return {.device = info.st_dev, .inode = info.st_ino};
+}
+
 }  // namespace
 
 namespace {
@@ -249,9 +257,11 @@ absl::Status Workload::SetUpVerify() {
   const WorkloadSpec& spec = spec_.spec;
   if (!spec.verify) {
     // Writing without headers makes a target's verify state wrong.
-    for (const TargetSpec& t : spec.targets) {
+    for (size_t i = 0; i < spec.targets.size(); ++i) {
+      const TargetSpec& t = spec.targets[i];
       if (spec_.writes &&
-          VerifyStateFile::Discard(spec.verify_state_dir, t.path)) {
+          VerifyStateFile::Discard(spec.verify_state_dir,
+                                   StateKeyOf(spec_.targets[i]))) {
         notes_.push_back(absl::StrCat("verify: discarded the verify state of ",
                                       t.path, ": this run writes it without "
                                       "verify"));
@@ -267,8 +277,9 @@ absl::Status Workload::SetUpVerify() {
     const TargetSpec& t = spec.targets[i];
     const uint64_t blocks = spec_.targets[i].size_bytes / spec.block_size;
     absl::StatusOr<std::unique_ptr<VerifyStateFile>> state =
-        VerifyStateFile::Open(spec.verify_state_dir, t.path, spec.block_size,
-                              blocks,
+        VerifyStateFile::Open(spec.verify_state_dir,
+                              StateKeyOf(spec_.targets[i]), t.path,
+                              spec.block_size, blocks,
                               spec_.writes || t.refill_for_verify
                                   ? VerifyStateFile::kCreateOrLoad
                                   : VerifyStateFile::kLoad);
@@ -291,7 +302,7 @@ absl::Status Workload::SetUpVerify() {
                                     " is not saved (no data directory)"));
     }
     verify_setup_.tables.push_back({(*state)->entries(), blocks,
-                                    VerifyTargetId(t.path), t.path});
+                                    (*state)->target_id(), t.path});
     verify_states_.push_back(*std::move(state));
   }
   if (spec.verify_pass && spec_.min_target_bytes / spec.block_size !=

@@ -382,6 +382,42 @@ TEST_F(WorkloadTest, VerifyReadWithoutStateIsRefused) {
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("targets[0] verify"));
 }
 
+// The audit's B30: the state belongs to the file, not to a spelling of it.
+TEST_F(WorkloadTest, VerifyStateIsSharedByEverySpellingOfTheFile) {
+  const size_t slash = path_.rfind('/');
+  const std::string alias =
+      path_.substr(0, slash) + "/./" + path_.substr(slash + 1);
+  WorkloadSpec write = VerifySpec();
+  write.op = Op::kWrite;
+  write.io_count = kFileBytes / write.block_size;
+  ExpectClean(RunToEnd(write), write.block_size);
+  // A verify read through another spelling finds that state.
+  WorkloadSpec read = write;
+  read.op = Op::kRandRead;
+  read.targets[0].path = alias;
+  read.targets[0].create_size = 0;
+  const WorkloadSnapshot checked = RunToEnd(read);
+  ExpectClean(checked, read.block_size);
+  EXPECT_EQ(checked.verify.checked, read.io_count);
+  // A plain write through that spelling discards it...
+  WorkloadSpec plain = read;
+  plain.op = Op::kRandWrite;
+  plain.verify = false;
+  const WorkloadSnapshot written = RunToEnd(plain);
+  ExpectClean(written, plain.block_size);
+  bool discarded = false;
+  for (const std::string& note : written.notes) {
+    discarded |= note.find("discarded the verify state") != std::string::npos;
+  }
+  EXPECT_TRUE(discarded);
+  // ...so a verify read through the first is refused, not a false corrupt.
+  read.targets[0].path = path_;
+  read.targets[0].allow_write = false;
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(read);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(WorkloadTest, ShortReadsStopTheWorkloadWithTargetAndOffset) {
   WorkloadSpec spec = TimedSpec(absl::Seconds(30));
   absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);

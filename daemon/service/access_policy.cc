@@ -110,6 +110,17 @@ std::string KernelName(dev_t rdev) {
   return resolved.substr(resolved.rfind('/') + 1);
 }
 
+// Whether `st` (an opened block device node) is the kernel's own node of
+// it, /dev/`name`: the same inode, not a node of the same device made with
+// mknod somewhere else whose name shares a prefix rule's prefix.
+bool IsKernelNode(const struct stat& st, const std::string& name) {
+  struct stat own;
+  return !name.empty() && name.find('/') == std::string::npos &&
+         lstat(absl::StrCat("/dev/", name).c_str(), &own) == 0 &&
+         S_ISBLK(own.st_mode) && own.st_rdev == st.st_rdev &&
+         own.st_dev == st.st_dev && own.st_ino == st.st_ino;
+}
+
 // `normal` relative to the directory of `rule` when the rule's path covers
 // it; "" otherwise.
 std::string RelativeUnder(const std::string& normal,
@@ -436,7 +447,7 @@ absl::Status AccessPolicy::JudgeOpened(absl::string_view field,
     for (const Rule& rule : rules) {
       if (rule.block_devices_only || rule.rdev == st.st_rdev ||
           (rule.kind == Rule::Kind::kPrefix && !name.empty() &&
-           absl::StartsWith(name, rule.name))) {
+           absl::StartsWith(name, rule.name) && IsKernelNode(st, name))) {
         return absl::OkStatus();
       }
     }

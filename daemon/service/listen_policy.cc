@@ -48,6 +48,15 @@ bool IsLocalListen(absl::string_view listen) {
          IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
+std::string MetricsListenWarning(absl::string_view metrics_listen) {
+  if (metrics_listen.empty() || IsLocalListen(metrics_listen)) return "";
+  return absl::StrCat(
+      "--metrics_listen=", metrics_listen,
+      " is not loopback: /metrics has no TLS and no roles, so anyone who "
+      "can reach it reads every workload's id, run id and target paths; "
+      "keep it on 127.0.0.1 or [::1] (or a firewall) unless that is meant");
+}
+
 absl::Status CheckListenPolicy(const ListenOptions& o) {
   const int tls_files = !o.tls_cert.empty() + !o.tls_key.empty() +
                         !o.tls_client_ca.empty();

@@ -52,6 +52,11 @@ std::string UnixSocketPath(absl::string_view listen);
 // localhost, [::1]).
 bool IsLocalListen(absl::string_view listen);
 
+// The warning serving /metrics on `metrics_listen` deserves: "" for a
+// loopback host, else a line saying who can then read it (no TLS, no roles:
+// workload ids, run ids and target paths to anyone who can reach it).
+std::string MetricsListenWarning(absl::string_view metrics_listen);
+
 // InvalidArgument naming the flags: some but not all TLS files given;
 // a non-local listen without TLS and without --insecure_listen.
 absl::Status CheckListenPolicy(const ListenOptions& options);

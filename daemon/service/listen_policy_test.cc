@@ -39,6 +39,19 @@ TEST(ListenPolicyTest, NonLocalWithoutTlsIsRefusedNamingInsecureListen) {
   EXPECT_TRUE(CheckListenPolicy({.listen = "127.0.0.1:0"}).ok());
 }
 
+TEST(ListenPolicyTest, MetricsOffLoopbackIsWarned) {
+  for (const char* local : {"127.0.0.1:9477", "[::1]:9477", "localhost:9477",
+                            ""}) {
+    EXPECT_EQ(MetricsListenWarning(local), "") << local;
+  }
+  for (const char* open : {"0.0.0.0:9477", "[::]:9477", "10.0.0.1:9477"}) {
+    EXPECT_THAT(MetricsListenWarning(open),
+                ::testing::AllOf(::testing::HasSubstr(open),
+                                 ::testing::HasSubstr("not loopback")))
+        << open;
+  }
+}
+
 TEST(ListenPolicyTest, TlsFilesGoTogether) {
   const absl::Status partial =
       CheckListenPolicy({.listen = "127.0.0.1:0", .tls_cert = "c"});

@@ -204,6 +204,8 @@ absl::Status BlkperfServer::Listen(std::unique_ptr<WorkloadBackend> backend) {
                         !listen.tls() && !IsLocalListen(options.listen)});
   BLKPERF_RETURN_IF_ERROR(Bind(listen));
   if (!options.metrics_listen.empty()) {
+    const std::string warning = MetricsListenWarning(options.metrics_listen);
+    if (!warning.empty()) BLKPERF_LOG(WARNING) << warning;
     WorkloadManager* manager = manager_.get();
     absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
         StartMetricsServer(

@@ -189,6 +189,42 @@ TEST_F(TargetAccessTest, MknodNodeInWriteDirIsRefused) {
   EXPECT_EQ(ReadAll(loop.path()), before);
 }
 
+// The audit's B35: a prefix rule (rw/lo*) admits a device only through the
+// kernel's own node (/dev/loopN), never a node made with mknod whose name
+// shares the prefix; a /dev prefix rule still admits the device.
+TEST_F(TargetAccessTest, PrefixRuleAdmitsNoMknodNodeOfADevice) {
+  LoopDeviceForTest loop(4 << 20);
+  ASSERT_TRUE(loop.ok()) << loop.why();
+  struct stat dev;
+  ASSERT_EQ(stat(loop.path().c_str(), &dev), 0);
+  char* real = realpath(rw_.c_str(), nullptr);  // TempDir may hold "//"
+  ASSERT_NE(real, nullptr);
+  const std::string rw(real);
+  free(real);
+  const std::string node = rw + "/lo-node";
+  ASSERT_EQ(mknod(node.c_str(), S_IFBLK | 0600, dev.st_rdev), 0);
+  const std::string before = ReadAll(loop.path());
+  ManagerLimits limits;
+  limits.max_runtime = absl::Seconds(30);
+  WorkloadManager prefixed(
+      NewEngineBackend(), limits,
+      AccessPolicy::Create({rw + "/lo*", "/dev/loop*"},
+                           {rw + "/lo*", "/dev/loop*"}, ""));
+  absl::StatusOr<WorkloadView> w = prefixed.Start(WriteOnce(node));
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(ReadAll(loop.path()), before);
+  // The device's own node under the /dev prefix rule is admitted.
+  absl::StatusOr<WorkloadView> own = prefixed.Start(WriteOnce(loop.path()));
+  ASSERT_TRUE(own.ok()) << own.status();
+  for (int i = 0; i < 1000; ++i) {
+    absl::StatusOr<bool> ended = prefixed.HasEnded(own->id);
+    ASSERT_TRUE(ended.ok()) << ended.status();
+    if (*ended) break;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+}
+
 TEST_F(TargetAccessTest, RefusedCreateLeavesNoFile) {
   WorkloadSpec spec = WriteOnce(rw_ + "/new.dat");
   spec.targets[0].create_size = 4096;

@@ -1,5 +1,6 @@
 #include "daemon/engine/verify/verify_state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/engine/verify/verify_block.h"
@@ -35,23 +37,39 @@ struct StateHeader {
 };
 static_assert(sizeof(StateHeader) <= kVerifyStateHeaderBytes);
 
+// The state files in `dir` (names ending ".state"); 0 when unreadable.
+size_t CountStates(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  size_t n = 0;
+  while (const dirent* e = readdir(d)) {
+    if (absl::EndsWith(e->d_name, ".state")) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
 }  // namespace
 
 std::string VerifyStateFile::FilePath(absl::string_view state_dir,
-                                      absl::string_view target_path) {
-  return absl::StrFormat("%s/%016x.state", state_dir,
-                         VerifyTargetId(target_path));
+                                      const VerifyStateKey& key) {
+  if (key.block_device) {
+    return absl::StrFormat("%s/b-%x.state", state_dir, key.device);
+  }
+  return absl::StrFormat("%s/f-%x-%x.state", state_dir, key.device,
+                         key.inode);
 }
 
 bool VerifyStateFile::Discard(absl::string_view state_dir,
-                              absl::string_view target_path) {
+                              const VerifyStateKey& key) {
   if (state_dir.empty()) return false;
-  return unlink(FilePath(state_dir, target_path).c_str()) == 0;
+  return unlink(FilePath(state_dir, key).c_str()) == 0;
 }
 
 absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
-    absl::string_view state_dir, absl::string_view target_path,
-    uint32_t block_size, uint64_t blocks, Mode mode) {
+    absl::string_view state_dir, const VerifyStateKey& key,
+    absl::string_view target_path, uint32_t block_size, uint64_t blocks,
+    Mode mode) {
   if (blocks > kMaxVerifyStateBlocks) {
     return absl::InvalidArgumentError(absl::StrCat(
         "verify: ", target_path, " has ", blocks, " blocks of ", block_size,
@@ -61,6 +79,7 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
   }
   std::unique_ptr<VerifyStateFile> state(new VerifyStateFile());
   state->blocks_ = blocks;
+  state->target_id_ = VerifyTargetId(target_path);
   if (state_dir.empty()) {
     if (mode == kLoad) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -79,10 +98,18 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
         "verify state directory ", dir, " cannot be created: ",
         error.message()));
   }
-  state->path_ = FilePath(state_dir, target_path);
-  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW |
-                    (mode == kCreateOrLoad ? O_CREAT : 0);
-  const int fd = open(state->path_.c_str(), flags, 0600);
+  state->path_ = FilePath(state_dir, key);
+  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+  int fd = open(state->path_.c_str(), flags);
+  if (fd < 0 && errno == ENOENT && mode == kCreateOrLoad) {
+    if (CountStates(dir) >= kMaxVerifyStates) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "verify: ", dir, " holds ", kMaxVerifyStates,
+          " verify states already (the limit); no new one for ", target_path,
+          ": remove states of targets no longer verified"));
+    }
+    fd = open(state->path_.c_str(), flags | O_CREAT, 0600);
+  }
   if (fd < 0) {
     if (errno == ENOENT) {
       return absl::NotFoundError(absl::StrCat(
@@ -129,8 +156,7 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
     compatible = static_cast<uint64_t>(st.st_size) == want &&
                  header.magic == kStateMagic &&
                  header.version == kStateVersion &&
-                 header.block_size == block_size && header.blocks == blocks &&
-                 header.target_id == VerifyTargetId(target_path);
+                 header.block_size == block_size && header.blocks == blocks;
   }
   if (!compatible && mode == kLoad) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -156,6 +182,7 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
                                    block_size);
   if (!mapped.ok()) return mapped;
   state->loaded_ = compatible;
+  if (compatible) state->target_id_ = header.target_id;
   std::move(close_lock).Cancel();
   state->lock_fd_ = lock_fd;
   return state;
@@ -184,7 +211,7 @@ absl::Status VerifyStateFile::Map(int fd, bool fresh,
     header.magic = kStateMagic;
     header.version = kStateVersion;
     header.block_size = block_size;
-    header.target_id = VerifyTargetId(target_path);
+    header.target_id = target_id_;
     header.blocks = blocks_;
     const size_t n = std::min(target_path.size(), kPathBytes - 1);
     std::memcpy(header.path, target_path.data(), n);
@@ -237,7 +264,7 @@ absl::Status FillTargetForVerify(int fd, absl::string_view path,
   }
   const uint64_t per_chunk = std::max<uint64_t>(1, (1u << 20) / block_size);
   std::vector<unsigned char> chunk(per_chunk * block_size);
-  const uint64_t target_id = VerifyTargetId(path);
+  const uint64_t target_id = state->target_id();
   uint32_t* entries = state->entries();
   for (uint64_t block = 0; block < state->blocks(); block += per_chunk) {
     const uint64_t n = std::min(per_chunk, state->blocks() - block);

@@ -3,12 +3,18 @@
 // one after the daemon was killed mid-write — knows which write each block
 // must hold.
 //
-//   <state_dir>/<target id as 16 hex digits>.state
+//   <state_dir>/f-<st_dev>-<st_ino>.state   (a file, hex)
+//   <state_dir>/b-<st_rdev>.state           (a block device, hex)
 //     4096-byte header (magic, version, target id, block size, blocks, path)
 //     then one uint32 entry per block (VerifyEntry bits below)
 //
+// Keyed by the opened target's identity, never by the path's text: every
+// spelling of one file (rw/f, rw/./f, rw//f, a hard link) shares one state,
+// and a write without verify through any of them discards it. The target id
+// the blocks carry is the one recorded when the state was made.
+//
 //   absl::StatusOr<std::unique_ptr<VerifyStateFile>> s = VerifyStateFile::Open(
-//       dir, path, block_size, blocks, VerifyStateFile::kCreateOrLoad);
+//       dir, key, path, block_size, blocks, VerifyStateFile::kCreateOrLoad);
 //   uint32_t* table = (*s)->entries();   // mapped MAP_SHARED
 //
 // The table is the file, mapped shared: a store to an entry is in the page
@@ -46,6 +52,17 @@ inline constexpr uint64_t kVerifyStateHeaderBytes = 4096;
 inline constexpr uint64_t kMaxVerifyStateBlocks =
     (kMaxVerifyStateBytes - kVerifyStateHeaderBytes) / sizeof(uint32_t);
 
+// At most this many state files in one state directory: a new state beyond
+// it is refused (ResourceExhausted naming the directory), never evicted.
+inline constexpr size_t kMaxVerifyStates = 1024;
+
+// What a verify state is kept under: the opened target's identity.
+struct VerifyStateKey {
+  bool block_device = false;  // then `device` is st_rdev and `inode` unused
+  uint64_t device = 0;        // st_dev of a file
+  uint64_t inode = 0;         // st_ino of a file
+};
+
 class VerifyStateFile {
  public:
   enum Mode {
@@ -65,9 +82,13 @@ class VerifyStateFile {
   // becomes kVerifyUncertain, a read mark is cleared. The file is locked
   // (flock) for the object's life: FailedPrecondition, naming the target,
   // while another run (of any process) holds it.
+  // `target_path` names the target in messages (and, for a new state, gives
+  // its target id); the state is found by `key` alone. A new state file
+  // when the directory holds kMaxVerifyStates already: ResourceExhausted.
   static absl::StatusOr<std::unique_ptr<VerifyStateFile>> Open(
-      absl::string_view state_dir, absl::string_view target_path,
-      uint32_t block_size, uint64_t blocks, Mode mode);
+      absl::string_view state_dir, const VerifyStateKey& key,
+      absl::string_view target_path, uint32_t block_size, uint64_t blocks,
+      Mode mode);
 
   ~VerifyStateFile();  // msyncs and unmaps
   VerifyStateFile(const VerifyStateFile&) = delete;
@@ -76,6 +97,8 @@ class VerifyStateFile {
   uint32_t* entries() { return entries_; }
   uint64_t blocks() const { return blocks_; }
   const std::string& path() const { return path_; }  // "" when anonymous
+  // The id the target's verify blocks carry (BlockIdentity::target_id).
+  uint64_t target_id() const { return target_id_; }
   bool loaded() const { return loaded_; }            // an earlier run's state
   // Ends this run's hold on the state (the lock Open took), once the run's
   // I/O has ended: a finished workload kept for its results must not keep
@@ -85,12 +108,11 @@ class VerifyStateFile {
   // incompatible one, writes found in flight). Empty when nothing.
   const std::string& note() const { return note_; }
 
-  // Removes the state of `target_path` in `state_dir` (a run that writes it
-  // without verify makes it wrong). True when there was one.
-  static bool Discard(absl::string_view state_dir,
-                      absl::string_view target_path);
+  // Removes the state of the target `key` names in `state_dir` (a run that
+  // writes it without verify makes it wrong). True when there was one.
+  static bool Discard(absl::string_view state_dir, const VerifyStateKey& key);
   static std::string FilePath(absl::string_view state_dir,
-                              absl::string_view target_path);
+                              const VerifyStateKey& key);
 
  private:
   VerifyStateFile() = default;
@@ -101,6 +123,7 @@ class VerifyStateFile {
   size_t map_bytes_ = 0;
   uint32_t* entries_ = nullptr;
   uint64_t blocks_ = 0;
+  uint64_t target_id_ = 0;
   std::string path_;
   bool loaded_ = false;
   std::string note_;
@@ -110,8 +133,8 @@ class VerifyStateFile {
 // Writes every whole block of the regular file open (writable) as `fd` as a
 // verify block of its next generation and records it in `state` (whose
 // blocks are the file's): how the default target is made checkable again.
-// `path` names the file in messages and gives its target id; it is never
-// opened. `fd` is borrowed. Refuses anything but a regular file (checked on
+// `path` names the file in messages; the blocks carry state->target_id().
+// `path` is never opened. `fd` is borrowed. Refuses anything but a regular file (checked on
 // the fd).
 absl::Status FillTargetForVerify(int fd, absl::string_view path,
                                  uint32_t block_size, uint64_t seed,

@@ -8,11 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "daemon/engine/verify/verify_block.h"
 #include "gtest/gtest.h"
 
 namespace blkperf {
 namespace {
+
+// A made-up identity per name (these tests open no target).
+VerifyStateKey KeyOf(absl::string_view name) {
+  return {.device = 1, .inode = VerifyTargetId(name)};
+}
 
 class VerifyStateTest : public ::testing::Test {
  protected:
@@ -26,14 +33,14 @@ class VerifyStateTest : public ::testing::Test {
 
 TEST_F(VerifyStateTest, GenerationsSurviveAReopen) {
   {
-    auto s = VerifyStateFile::Open(dir_, "/t/a", 4096, 100,
+    auto s = VerifyStateFile::Open(dir_, KeyOf("/t/a"), "/t/a", 4096, 100,
                                    VerifyStateFile::kCreateOrLoad);
     ASSERT_TRUE(s.ok()) << s.status();
     EXPECT_FALSE((*s)->loaded());
     (*s)->entries()[7] = 3;
     (*s)->entries()[99] = 1;
   }
-  auto s = VerifyStateFile::Open(dir_, "/t/a", 4096, 100,
+  auto s = VerifyStateFile::Open(dir_, KeyOf("/t/a"), "/t/a", 4096, 100,
                                  VerifyStateFile::kLoad);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE((*s)->loaded());
@@ -47,13 +54,13 @@ TEST_F(VerifyStateTest, GenerationsSurviveAReopen) {
 
 TEST_F(VerifyStateTest, AWriteInFlightAtTheEndBecomesUncertain) {
   {
-    auto s = VerifyStateFile::Open(dir_, "/t/b", 4096, 10,
+    auto s = VerifyStateFile::Open(dir_, KeyOf("/t/b"), "/t/b", 4096, 10,
                                    VerifyStateFile::kCreateOrLoad);
     ASSERT_TRUE(s.ok());
     (*s)->entries()[1] = 5 | kVerifyWriteInFlight;
     (*s)->entries()[2] = 4 | kVerifyReadInFlight;
   }
-  auto s = VerifyStateFile::Open(dir_, "/t/b", 4096, 10,
+  auto s = VerifyStateFile::Open(dir_, KeyOf("/t/b"), "/t/b", 4096, 10,
                                  VerifyStateFile::kLoad);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ((*s)->entries()[1], 5u | kVerifyUncertain);
@@ -65,12 +72,12 @@ TEST_F(VerifyStateTest, AWriteInFlightAtTheEndBecomesUncertain) {
 // verifying the same target) is refused naming the target while the first
 // lives, and succeeds once it is gone.
 TEST_F(VerifyStateTest, ASecondRunIsRefusedWhileTheFirstHoldsTheState) {
-  auto first = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+  auto first = VerifyStateFile::Open(dir_, KeyOf("/t/held"), "/t/held", 4096, 10,
                                      VerifyStateFile::kCreateOrLoad);
   ASSERT_TRUE(first.ok()) << first.status();
   for (VerifyStateFile::Mode mode :
        {VerifyStateFile::kLoad, VerifyStateFile::kCreateOrLoad}) {
-    auto second = VerifyStateFile::Open(dir_, "/t/held", 4096, 10, mode);
+    auto second = VerifyStateFile::Open(dir_, KeyOf("/t/held"), "/t/held", 4096, 10, mode);
     ASSERT_FALSE(second.ok());
     EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_NE(second.status().message().find("/t/held"), std::string::npos)
@@ -80,30 +87,30 @@ TEST_F(VerifyStateTest, ASecondRunIsRefusedWhileTheFirstHoldsTheState) {
         << second.status();
   }
   (*first)->Unlock();  // the run ended (kept for its results)
-  auto after_unlock = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+  auto after_unlock = VerifyStateFile::Open(dir_, KeyOf("/t/held"), "/t/held", 4096, 10,
                                             VerifyStateFile::kLoad);
   EXPECT_TRUE(after_unlock.ok()) << after_unlock.status();
   after_unlock->reset();
   first->reset();
-  auto again = VerifyStateFile::Open(dir_, "/t/held", 4096, 10,
+  auto again = VerifyStateFile::Open(dir_, KeyOf("/t/held"), "/t/held", 4096, 10,
                                      VerifyStateFile::kLoad);
   EXPECT_TRUE(again.ok()) << again.status();
 }
 
 TEST_F(VerifyStateTest, LoadRefusesMissingOrOtherBlockSize) {
-  auto missing = VerifyStateFile::Open(dir_, "/t/none", 4096, 10,
+  auto missing = VerifyStateFile::Open(dir_, KeyOf("/t/none"), "/t/none", 4096, 10,
                                        VerifyStateFile::kLoad);
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  ASSERT_TRUE(VerifyStateFile::Open(dir_, "/t/c", 4096, 10,
+  ASSERT_TRUE(VerifyStateFile::Open(dir_, KeyOf("/t/c"), "/t/c", 4096, 10,
                                     VerifyStateFile::kCreateOrLoad)
                   .ok());
-  auto other = VerifyStateFile::Open(dir_, "/t/c", 8192, 5,
+  auto other = VerifyStateFile::Open(dir_, KeyOf("/t/c"), "/t/c", 8192, 5,
                                      VerifyStateFile::kLoad);
   EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(other.status().message().find("block_size 4096"),
             std::string::npos);
   // A writing run starts over, and says so.
-  auto fresh = VerifyStateFile::Open(dir_, "/t/c", 8192, 5,
+  auto fresh = VerifyStateFile::Open(dir_, KeyOf("/t/c"), "/t/c", 8192, 5,
                                      VerifyStateFile::kCreateOrLoad);
   ASSERT_TRUE(fresh.ok());
   EXPECT_FALSE((*fresh)->loaded());
@@ -111,7 +118,7 @@ TEST_F(VerifyStateTest, LoadRefusesMissingOrOtherBlockSize) {
 }
 
 TEST_F(VerifyStateTest, SizeIsBounded) {
-  auto s = VerifyStateFile::Open(dir_, "/t/huge", 512,
+  auto s = VerifyStateFile::Open(dir_, KeyOf("/t/huge"), "/t/huge", 512,
                                  kMaxVerifyStateBlocks + 1,
                                  VerifyStateFile::kCreateOrLoad);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
@@ -123,9 +130,9 @@ TEST_F(VerifyStateTest, NeverFollowsALink) {
   const std::string victim = dir_ + "/victim";
   ASSERT_EQ(close(open(victim.c_str(), O_CREAT | O_WRONLY, 0600)), 0);
   ASSERT_EQ(symlink(victim.c_str(),
-                    VerifyStateFile::FilePath(dir_, "/t/link").c_str()),
+                    VerifyStateFile::FilePath(dir_, KeyOf("/t/link")).c_str()),
             0);
-  auto s = VerifyStateFile::Open(dir_, "/t/link", 4096, 10,
+  auto s = VerifyStateFile::Open(dir_, KeyOf("/t/link"), "/t/link", 4096, 10,
                                  VerifyStateFile::kCreateOrLoad);
   EXPECT_FALSE(s.ok());
   struct stat st;
@@ -140,7 +147,7 @@ TEST_F(VerifyStateTest, FillWritesEveryBlockAsTheNextGeneration) {
   const int fd = open(file.c_str(), O_CREAT | O_RDWR, 0600);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(ftruncate(fd, 64 * 4096), 0);
-  auto s = VerifyStateFile::Open(dir_, file, 4096, 64,
+  auto s = VerifyStateFile::Open(dir_, KeyOf(file), file, 4096, 64,
                                  VerifyStateFile::kCreateOrLoad);
   ASSERT_TRUE(s.ok());
   (*s)->entries()[5] = 7;
@@ -155,6 +162,65 @@ TEST_F(VerifyStateTest, FillWritesEveryBlockAsTheNextGeneration) {
         << b;
   }
   close(fd);
+}
+
+TEST_F(VerifyStateTest, EverySpellingOfOneTargetSharesOneState) {
+  const VerifyStateKey key{.device = 0x803, .inode = 42};
+  {
+    auto s = VerifyStateFile::Open(dir_, key, "rw/f", 4096, 10,
+                                   VerifyStateFile::kCreateOrLoad);
+    ASSERT_TRUE(s.ok()) << s.status();
+    (*s)->entries()[2] = 5;
+  }
+  for (const char* alias : {"rw/./f", "rw//f", "rw/hard-link-of-f"}) {
+    auto s = VerifyStateFile::Open(dir_, key, alias, 4096, 10,
+                                   VerifyStateFile::kLoad);
+    ASSERT_TRUE(s.ok()) << alias << ": " << s.status();
+    EXPECT_EQ((*s)->entries()[2], 5u) << alias;
+    // The blocks carry the id of the spelling that made the state.
+    EXPECT_EQ((*s)->target_id(), VerifyTargetId("rw/f")) << alias;
+  }
+  // A plain write through another spelling discards the one state.
+  EXPECT_TRUE(VerifyStateFile::Discard(dir_, key));
+  EXPECT_EQ(VerifyStateFile::Open(dir_, key, "rw/f", 4096, 10,
+                                  VerifyStateFile::kLoad)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+  // Another inode of the same device is another state.
+  EXPECT_NE(VerifyStateFile::FilePath(dir_, key),
+            VerifyStateFile::FilePath(dir_, {.device = 0x803, .inode = 43}));
+  EXPECT_NE(VerifyStateFile::FilePath(dir_, {.block_device = true,
+                                             .device = 0x700}),
+            VerifyStateFile::FilePath(dir_, {.device = 0x700}));
+}
+
+TEST_F(VerifyStateTest, TheNumberOfStatesIsCapped) {
+  ASSERT_EQ(mkdir(dir_.c_str(), 0700), 0);
+  for (size_t i = 0; i + 1 < kMaxVerifyStates; ++i) {
+    const std::string name = absl::StrCat(dir_, "/other-", i, ".state");
+    ASSERT_EQ(close(open(name.c_str(), O_CREAT | O_WRONLY, 0600)), 0);
+  }
+  const VerifyStateKey last{.device = 9, .inode = 1};
+  ASSERT_TRUE(VerifyStateFile::Open(dir_, last, "/t/last", 4096, 10,
+                                    VerifyStateFile::kCreateOrLoad)
+                  .ok());
+  auto refused = VerifyStateFile::Open(dir_, {.device = 9, .inode = 2},
+                                       "/t/one-too-many", 4096, 10,
+                                       VerifyStateFile::kCreateOrLoad);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("/t/one-too-many"),
+            std::string::npos);
+  EXPECT_NE(refused.status().message().find("limit"), std::string::npos);
+  struct stat st;
+  EXPECT_NE(stat(VerifyStateFile::FilePath(dir_, {.device = 9, .inode = 2})
+                     .c_str(),
+                 &st),
+            0);
+  // An existing state still opens at the cap.
+  EXPECT_TRUE(VerifyStateFile::Open(dir_, last, "/t/last", 4096, 10,
+                                    VerifyStateFile::kCreateOrLoad)
+                  .ok());
 }
 
 }  // namespace
