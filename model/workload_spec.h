@@ -157,6 +157,10 @@ struct WorkloadSpec {
   // CPUs this daemon may run on (its affinity mask, host_cpus.h) in order,
   // round-robin.
   std::vector<int> cpus;
+  // A CPU another blkperf run holds (the host's registry,
+  // daemon/engine/host/cpu_registry.h) refuses the run instead of being
+  // shared with a note. Not in the API: `blkperfd run --cpu_sharing`.
+  bool refuse_shared_cpus = false;
   // Measured run time (after ramp). Zero with io_count set: run until count.
   absl::Duration runtime = absl::Seconds(10);
   // Total logical I/Os to measure across all threads; 0 = no limit.
