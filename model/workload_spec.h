@@ -276,8 +276,9 @@ uint64_t SpecBufferBytes(const WorkloadSpec& spec);
 // The longest the spec runs: ramp_time + runtime, or with an SLO search
 // ramp_time + its most steps x (settle + step).
 absl::Duration SpecMaxDuration(const WorkloadSpec& spec);
-// Steps an SLO search of `precision` takes: the closed-loop step and
-// ceil(log2(1 / precision)) bisections.
+// Most steps an SLO search of `precision` takes: the closed-loop step,
+// ceil(log2(1 / precision)) bisections each repeated once when undecided,
+// and the final bracket's two re-tests.
 int SloSteps(double precision);
 
 }  // namespace blkperf

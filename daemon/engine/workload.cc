@@ -28,6 +28,7 @@
 #include "daemon/engine/ring/start_instant.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/target/target.h"
+#include "model/percentile_interval.h"
 
 namespace blkperf {
 namespace {
@@ -862,6 +863,13 @@ void Workload::RunSloSearch() {
     step.p99_ns = h.Percentile(99);
     step.p99_9_ns = h.Percentile(99.9);
     step.value_ns = h.Percentile(slo.target.percentile);
+    const PercentileInterval ci =
+        PercentileIntervalOf(h, slo.target.percentile, kSloConfidence);
+    step.interval_known = true;
+    step.tail_ios = ci.tail_samples;
+    step.value_low_ns = ci.low_ns;
+    step.value_high_ns = ci.high_ns;
+    step.value_bounded_above = ci.bounded_above;
     search.Record(step);
     PiMutexLock lock(&mu_);
     slo_ = search.summary();
