@@ -14,24 +14,8 @@ dir=${TEST_TMPDIR:-$(mktemp -d)}
 mnt=$dir/fuse
 export BLKPERF_CPU_REGISTRY=$dir/registry
 fail() { echo "FAIL: $*" >&2; exit 1; }
-[[ $(id -u) -eq 0 ]] || fail "needs root to mount FUSE"
-[[ -w /dev/fuse ]] || fail "needs /dev/fuse"
-mkdir -p "$mnt"
-"$server" "$mnt" 67108864 --service_us=200 &
-server_pid=$!
-cleanup() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  umount -l "$mnt" 2>/dev/null || true
-  rmdir "$mnt" 2>/dev/null || true
-}
-trap cleanup EXIT
-for _ in $(seq 100); do
-  [[ $(stat -c %s "$mnt/data" 2>/dev/null || echo 0) == 67108864 ]] && break
-  sleep 0.1
-done
-[[ $(stat -c %s "$mnt/data" 2>/dev/null || echo 0) == 67108864 ]] ||
-  fail "the FUSE file did not appear"
+source "$(dirname "$0")/stall_fuse.sh"
+mount_stall_fuse "$server" "$mnt" --service_us=200
 
 for i in 1 2 3; do
   "$blkperfd" run --target="$mnt/data" --nodirect --qd=16 --arrivals=poisson \
