@@ -8,6 +8,36 @@
 
 namespace blkperf {
 
+const char* SloVerdictName(SloVerdict verdict) {
+  switch (verdict) {
+    case SloVerdict::kMet:
+      return "met";
+    case SloVerdict::kMissed:
+      return "missed";
+    case SloVerdict::kUndecided:
+      return "undecided";
+  }
+  return "?";
+}
+
+namespace {
+
+SloVerdict VerdictOf(const SloTarget& target, const SloStep& step) {
+  if (step.ios == 0) return SloVerdict::kMissed;
+  if (!step.interval_known) {
+    return target.Met(step.value_ns) ? SloVerdict::kMet : SloVerdict::kMissed;
+  }
+  if (step.value_bounded_above && target.Met(step.value_high_ns)) {
+    return SloVerdict::kMet;
+  }
+  if (!target.Met(step.value_low_ns)) return SloVerdict::kMissed;
+  return SloVerdict::kUndecided;
+}
+
+std::string Iops(double rate) { return absl::StrFormat("%.0f IOPS", rate); }
+
+}  // namespace
+
 SloSearch::SloSearch(const SloTarget& target, double precision,
                      absl::Duration step, absl::Duration settle) {
   summary_.enabled = true;
@@ -20,14 +50,17 @@ SloSearch::SloSearch(const SloTarget& target, double precision,
 std::optional<double> SloSearch::NextRate() const {
   if (summary_.done) return std::nullopt;
   if (summary_.steps.empty()) return 0.0;
+  if (repeating_) return summary_.steps.back().asked_iops;
+  if (!retests_.empty()) return retests_.front();
   return (lo_ + hi_) / 2;
 }
 
 void SloSearch::Record(SloStep step) {
-  step.met = step.ios != 0 && summary_.target.Met(step.value_ns);
+  step.verdict = VerdictOf(summary_.target, step);
+  step.met = step.verdict == SloVerdict::kMet;
   const bool closed = summary_.steps.empty();
-  summary_.steps.push_back(step);
   if (closed) {
+    summary_.steps.push_back(step);
     summary_.max_iops = step.iops;
     lo_ = 0;
     hi_ = step.iops;
@@ -37,10 +70,40 @@ void SloSearch::Record(SloStep step) {
     }
     return;
   }
+  if (!retests_.empty() && !repeating_) {
+    step.retest = true;
+    summary_.steps.push_back(step);
+    RecordRetest(step);
+  } else {
+    summary_.steps.push_back(step);
+    RecordBisection(step);
+  }
+  if (!summary_.done &&
+      static_cast<int>(summary_.steps.size()) >= kMaxSloSteps) {
+    Finish(absl::StrCat("stopped after ", kMaxSloSteps,
+                        " steps before reaching the precision"));
+  }
+}
+
+void SloSearch::RecordBisection(const SloStep& step) {
+  if (step.verdict == SloVerdict::kUndecided && !repeating_) {
+    repeating_ = true;  // once more at the same rate
+    return;
+  }
+  if (repeating_) {
+    if (step.verdict != SloVerdict::kUndecided) {
+      Warn(absl::StrCat("the step at ", Iops(step.asked_iops),
+                        " was undecided, its repeat ",
+                        SloVerdictName(step.verdict)));
+    }
+    repeating_ = false;
+  }
   if (step.met) {
     lo_ = step.asked_iops;
     summary_.best_iops = lo_;
     summary_.best_achieved_iops = step.iops;
+    summary_.best_value_low_ns = step.value_low_ns;
+    summary_.best_value_high_ns = step.value_high_ns;
   } else {
     hi_ = step.asked_iops;
     summary_.failed_iops = hi_;
@@ -48,15 +111,36 @@ void SloSearch::Record(SloStep step) {
   // (The tolerance absorbs rounding of the midpoints: the bracket halves
   // exactly in real numbers.)
   if (hi_ - lo_ <= summary_.precision * summary_.max_iops * (1 + 1e-9)) {
-    Finish(lo_ == 0 ? absl::StrCat("no rate tested met ",
-                                   SloTargetName(summary_.target),
-                                   " (the lowest missed was ",
-                                   absl::StrFormat("%.0f", hi_), " IOPS)")
-                    : "");
-  } else if (static_cast<int>(summary_.steps.size()) >= kMaxSloSteps) {
-    Finish(absl::StrCat("stopped after ", kMaxSloSteps,
-                        " steps before reaching the precision"));
+    Converged();
   }
+}
+
+void SloSearch::Converged() {
+  if (lo_ == 0) {
+    summary_.note = absl::StrCat("no rate tested met ",
+                                 SloTargetName(summary_.target),
+                                 " (the lowest missed was ", Iops(hi_), ")");
+  }
+  if (lo_ > 0) retests_.push_back(lo_);
+  if (hi_ < summary_.max_iops) retests_.push_back(hi_);
+  if (retests_.empty()) Finish(summary_.note);
+}
+
+void SloSearch::RecordRetest(const SloStep& step) {
+  const double rate = retests_.front();
+  retests_.erase(retests_.begin());
+  const bool was_met = rate == lo_ && lo_ > 0;
+  if (step.met != was_met) {
+    Warn(absl::StrCat("the re-test at ", Iops(rate), " ",
+                      SloVerdictName(step.verdict), " where its first step ",
+                      was_met ? "met" : "did not meet", " the objective"));
+  }
+  if (retests_.empty()) Finish(summary_.note);
+}
+
+void SloSearch::Warn(const std::string& warning) {
+  if (!summary_.warning.empty()) absl::StrAppend(&summary_.warning, "; ");
+  absl::StrAppend(&summary_.warning, warning);
 }
 
 void SloSearch::Finish(std::string note) {

@@ -19,6 +19,14 @@
 //      `failed_iops`; it stops once failed_iops - best_iops <= precision x
 //      max_iops (so about log2(1 / precision) open-loop steps) or after
 //      kMaxSloSteps steps.
+//   3. a step's verdict comes from the 95% order-statistic interval of its
+//      percentile (its tail-sample count shown): met when the interval lies
+//      within the bound, missed when it lies outside, undecided when it
+//      straddles it; an undecided step is repeated once at the same rate,
+//      and one still undecided counts as not met (the answer is a rate
+//      shown to meet the objective);
+//   4. the final bracket (best_iops, and failed_iops when tested) is re-run;
+//      a re-test that disagrees with the first verdict sets `warning`.
 // The answer is best_iops (0 when no tested rate met the bound) with the
 // bracket it is known to: the objective holds there and fails at
 // failed_iops (failed_iops = max_iops when no tested rate failed).
@@ -44,6 +52,13 @@
 namespace blkperf {
 
 inline constexpr int kMaxSloSteps = 32;
+// The confidence of a step's percentile interval.
+inline constexpr double kSloConfidence = 0.95;
+
+// met: the whole interval meets the bound; missed: none of it does;
+// undecided: it straddles the bound (or has no upper end).
+enum class SloVerdict { kMet, kMissed, kUndecided };
+const char* SloVerdictName(SloVerdict verdict);
 
 // One measured step. Latencies are of the intended-time histogram in open
 // loop, of the service-time one in the closed-loop step (there the two are
@@ -57,8 +72,18 @@ struct SloStep {
   uint64_t p99_ns = 0;
   uint64_t p99_9_ns = 0;
   uint64_t value_ns = 0;  // the objective's percentile
-  bool met = false;       // value_ns meets the bound (set by Record)
+  bool met = false;       // verdict == kMet (set by Record)
   absl::Duration elapsed; // the step's measured window
+  // The objective percentile's confidence interval (percentile_interval.h),
+  // from the step's histogram; interval_known false: the verdict rests on
+  // value_ns alone (steps from before intervals were measured).
+  bool interval_known = false;
+  uint64_t tail_ios = 0;      // I/Os above the percentile's rank
+  uint64_t value_low_ns = 0;
+  uint64_t value_high_ns = 0;
+  bool value_bounded_above = false;  // false: too few tail I/Os for a bound
+  SloVerdict verdict = SloVerdict::kMissed;  // set by Record
+  bool retest = false;        // a re-test of the final bracket
 
   bool operator==(const SloStep&) const = default;
 };
@@ -77,6 +102,13 @@ struct SloSummary {
   double failed_iops = 0;  // lowest asked rate above best_iops that missed
   double knee_iops = 0;    // 0: no knee (see above)
   std::string note;        // why the search ended early, if it did
+  // The met step's percentile interval at best_iops (0, 0: no answer).
+  uint64_t best_value_low_ns = 0;
+  uint64_t best_value_high_ns = 0;
+  // Set when a repeat disagreed: a re-test of the final bracket, or an
+  // undecided step repeated; the answer is then less certain than its
+  // bracket says.
+  std::string warning;
 
   bool operator==(const SloSummary&) const = default;
 };
@@ -99,10 +131,16 @@ class SloSearch {
  private:
   void Finish(std::string note);
   void FindKnee();
+  void RecordBisection(const SloStep& step);
+  void RecordRetest(const SloStep& step);
+  void Converged();
+  void Warn(const std::string& warning);
 
   SloSummary summary_;
   double lo_ = 0;  // highest met rate so far
   double hi_ = 0;  // lowest missed rate so far (max_iops until one misses)
+  bool repeating_ = false;      // the next step repeats an undecided one
+  std::vector<double> retests_; // the final bracket's rates still to re-test
 };
 
 // The knee of (rate, latency) points as described above; 0 when none.

@@ -4,7 +4,9 @@
 // (mu - lambda) and p99 < B holds exactly below lambda* = mu - ln(100)/B.
 #include "model/slo_search.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -53,8 +55,15 @@ TEST(SloSearchTest, ConvergesOnTheRateWhereTheObjectiveStartsToFail) {
   EXPECT_GT(s.failed_iops, exact);
   EXPECT_LE(s.failed_iops - s.best_iops, 0.02 * kCapacity);
   EXPECT_GE(s.best_iops, exact - 0.02 * kCapacity);
-  // 1 closed-loop step + ceil(log2(1 / 0.02)) = 6 bisections.
-  EXPECT_EQ(s.steps.size(), 7u);
+  // 1 closed-loop step + ceil(log2(1 / 0.02)) = 6 bisections + the two
+  // ends of the final bracket re-tested.
+  ASSERT_EQ(s.steps.size(), 9u);
+  EXPECT_TRUE(s.steps[7].retest);
+  EXPECT_EQ(s.steps[7].asked_iops, s.best_iops);
+  EXPECT_TRUE(s.steps[7].met);
+  EXPECT_EQ(s.steps[8].asked_iops, s.failed_iops);
+  EXPECT_FALSE(s.steps[8].met);
+  EXPECT_EQ(s.warning, "");
   EXPECT_EQ(s.steps[0].asked_iops, 0);
   for (size_t i = 1; i < s.steps.size(); ++i) {
     EXPECT_EQ(s.steps[i].met, s.steps[i].value_ns < 1'000'000) << i;
@@ -95,6 +104,82 @@ TEST(SloSearchTest, AClosedLoopStepWithoutIoEndsTheSearch) {
   search.Record(SloStep{});
   EXPECT_FALSE(search.NextRate().has_value());
   EXPECT_FALSE(search.summary().note.empty());
+}
+
+// The M/M/1 model with an interval of +-`spread` around each percentile, as
+// a step with few tail samples has.
+SloSummary SearchWithIntervals(const SloTarget& target, double spread) {
+  SloSearch search(target, 0.02);
+  int steps = 0;
+  while (std::optional<double> rate = search.NextRate()) {
+    SloStep step = Measure(target, *rate);
+    step.interval_known = true;
+    step.value_bounded_above = true;
+    step.value_low_ns = static_cast<uint64_t>(step.value_ns * (1 - spread));
+    step.value_high_ns = static_cast<uint64_t>(step.value_ns * (1 + spread));
+    search.Record(step);
+    EXPECT_LE(++steps, kMaxSloSteps);
+  }
+  return search.summary();
+}
+
+TEST(SloSearchTest, AStepWhoseIntervalStraddlesTheBoundIsUndecidedAndRepeated) {
+  const SloTarget target = ParseSloTarget("p99<1ms", "slo").value();
+  const SloSummary s = SearchWithIntervals(target, 0.3);
+  ASSERT_TRUE(s.done);
+  int undecided = 0;
+  for (size_t i = 1; i < s.steps.size(); ++i) {
+    const SloStep& st = s.steps[i];
+    switch (st.verdict) {
+      case SloVerdict::kMet:
+        EXPECT_LT(st.value_high_ns, 1'000'000u) << i;
+        break;
+      case SloVerdict::kMissed:
+        EXPECT_GE(st.value_low_ns, 1'000'000u) << i;
+        break;
+      case SloVerdict::kUndecided:
+        ++undecided;
+        EXPECT_LT(st.value_low_ns, 1'000'000u) << i;
+        EXPECT_GE(st.value_high_ns, 1'000'000u) << i;
+        // Repeated at the same rate (the model repeats itself: undecided).
+        if (!st.retest && (i + 1 < s.steps.size()) &&
+            s.steps[i - 1].asked_iops != st.asked_iops) {
+          EXPECT_EQ(s.steps[i + 1].asked_iops, st.asked_iops) << i;
+        }
+        break;
+    }
+    EXPECT_EQ(st.met, st.verdict == SloVerdict::kMet);
+  }
+  EXPECT_GT(undecided, 0);
+  // The answer is a rate shown to meet the objective: its whole interval.
+  ASSERT_GT(s.best_iops, 0);
+  EXPECT_LT(s.best_value_high_ns, 1'000'000u);
+  const double exact = kCapacity - std::log(100.0) / 1e-3;
+  EXPECT_LT(s.best_iops, exact);
+  // Undecided steps count as not met: failed_iops may lie below the exact
+  // rate, never the answer above it.
+  EXPECT_GT(s.failed_iops, s.best_iops);
+}
+
+TEST(SloSearchTest, ARetestThatDisagreesWarns) {
+  const SloTarget target = ParseSloTarget("p99<1ms", "slo").value();
+  SloSearch search(target, 0.1);
+  std::vector<double> met_rates;
+  while (std::optional<double> rate = search.NextRate()) {
+    SloStep step = Measure(target, *rate);
+    const bool seen = std::find(met_rates.begin(), met_rates.end(), *rate) !=
+                      met_rates.end();
+    // A device that meets the objective once at a rate, then never again.
+    if (seen) step.value_ns = 5'000'000;
+    else if (target.Met(step.value_ns)) met_rates.push_back(*rate);
+    search.Record(step);
+  }
+  const SloSummary& s = search.summary();
+  ASSERT_TRUE(s.done);
+  ASSERT_GT(s.best_iops, 0);
+  EXPECT_NE(s.warning.find("re-test at"), std::string::npos) << s.warning;
+  EXPECT_NE(s.warning.find("missed where its first step met"), std::string::npos)
+      << s.warning;
 }
 
 TEST(SloSearchTest, KneeIsWhereTheCurveLeavesTheDiagonal) {

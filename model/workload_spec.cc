@@ -183,7 +183,11 @@ uint64_t SpecBufferBytes(const WorkloadSpec& spec) {
 
 int SloSteps(double precision) {
   if (!(precision > 0 && precision < 1)) return 1;
-  return 1 + static_cast<int>(std::ceil(std::log2(1 / precision) - 1e-9));
+  // The closed-loop step, each bisection step and its repeat when
+  // undecided, and the final bracket's two re-tests (slo_search.h).
+  const int bisections =
+      static_cast<int>(std::ceil(std::log2(1 / precision) - 1e-9));
+  return 1 + 2 * bisections + 2;
 }
 
 absl::Duration SpecMaxDuration(const WorkloadSpec& spec) {

@@ -157,6 +157,10 @@ struct WorkloadSpec {
   // CPUs this daemon may run on (its affinity mask, host_cpus.h) in order,
   // round-robin.
   std::vector<int> cpus;
+  // A CPU another blkperf run holds (the host's registry,
+  // daemon/engine/host/cpu_registry.h) refuses the run instead of being
+  // shared with a note. Not in the API: `blkperfd run --cpu_sharing`.
+  bool refuse_shared_cpus = false;
   // Measured run time (after ramp). Zero with io_count set: run until count.
   absl::Duration runtime = absl::Seconds(10);
   // Total logical I/Os to measure across all threads; 0 = no limit.
@@ -272,8 +276,9 @@ uint64_t SpecBufferBytes(const WorkloadSpec& spec);
 // The longest the spec runs: ramp_time + runtime, or with an SLO search
 // ramp_time + its most steps x (settle + step).
 absl::Duration SpecMaxDuration(const WorkloadSpec& spec);
-// Steps an SLO search of `precision` takes: the closed-loop step and
-// ceil(log2(1 / precision)) bisections.
+// Most steps an SLO search of `precision` takes: the closed-loop step,
+// ceil(log2(1 / precision)) bisections each repeated once when undecided,
+// and the final bracket's two re-tests.
 int SloSteps(double precision);
 
 }  // namespace blkperf

@@ -532,6 +532,17 @@ std::string GroupsText(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
   return out;
 }
 
+// " value 95% [low, high] from N tail I/Os": the objective percentile's
+// order-statistic interval; "high" is "none" with too few tail I/Os.
+std::string SloIntervalText(const SloStep& st) {
+  if (!st.interval_known) return "";
+  return absl::StrCat(
+      " value=", Ns(st.value_ns), " ", absl::StrFormat("%g", 100 * kSloConfidence),
+      "%[", Ns(st.value_low_ns), ", ",
+      st.value_bounded_above ? Ns(st.value_high_ns) : std::string("unbounded"),
+      "] from ", st.tail_ios, " tail I/Os");
+}
+
 std::string SloStepText(size_t i, const SloStep& st) {
   return absl::StrCat(
       "    step ", i, " ",
@@ -540,7 +551,9 @@ std::string SloStepText(size_t i, const SloStep& st) {
       ": IOPS=", FormatCount(st.iops), " p50=", Ns(st.p50_ns),
       " p99=", Ns(st.p99_ns), " p99.9=", Ns(st.p99_9_ns),
       st.asked_iops > 0 ? absl::StrCat(" late=", st.late_ios) : "",
-      st.asked_iops > 0 ? (st.met ? " met" : " missed") : "", "\n");
+      SloIntervalText(st),
+      st.asked_iops > 0 ? absl::StrCat(" ", SloVerdictName(st.verdict)) : "",
+      st.retest ? " (re-test)" : "", "\n");
 }
 
 std::string SloText(const SloSummary& slo) {
@@ -559,7 +572,10 @@ std::string SloText(const SloSummary& slo) {
     absl::StrAppend(
         &out, "    answer: ", FormatCount(slo.best_iops), " IOPS meet ",
         SloTargetName(slo.target), " (achieved ",
-        FormatCount(slo.best_achieved_iops), "); ",
+        FormatCount(slo.best_achieved_iops), "; its ",
+        SloTargetName(slo.target).substr(0, SloTargetName(slo.target).find_first_of("<")),
+        " ", absl::StrFormat("%g", 100 * kSloConfidence), "% interval [",
+        Ns(slo.best_value_low_ns), ", ", Ns(slo.best_value_high_ns), "]); ",
         slo.failed_iops < slo.max_iops
             ? absl::StrCat("missed at ", FormatCount(slo.failed_iops))
             : absl::StrCat("no tested rate missed up to the closed-loop ",
@@ -575,6 +591,9 @@ std::string SloText(const SloSummary& slo) {
                     "\n");
   }
   if (!slo.note.empty()) absl::StrAppend(&out, "    note: ", slo.note, "\n");
+  if (!slo.warning.empty()) {
+    absl::StrAppend(&out, "    warning: repeats disagree: ", slo.warning, "\n");
+  }
   return out;
 }
 
@@ -587,8 +606,15 @@ std::string SloJson(const SloSummary& slo) {
         Number(st.iops), ",\"ios\":", st.ios, ",\"late_ios\":", st.late_ios,
         ",\"p50_ns\":", st.p50_ns, ",\"p99_ns\":", st.p99_ns,
         ",\"p99_9_ns\":", st.p99_9_ns, ",\"value_ns\":", st.value_ns,
-        ",\"met\":", st.met ? "true" : "false", ",\"elapsed_seconds\":",
-        Number(absl::ToDoubleSeconds(st.elapsed)), "}"));
+        ",\"met\":", st.met ? "true" : "false",
+        ",\"verdict\":", Quote(SloVerdictName(st.verdict)),
+        ",\"retest\":", st.retest ? "true" : "false",
+        ",\"tail_ios\":", st.tail_ios,
+        ",\"value_low_ns\":", st.value_low_ns,
+        ",\"value_high_ns\":",
+        st.value_bounded_above ? absl::StrCat(st.value_high_ns) : "null",
+        ",\"elapsed_seconds\":", Number(absl::ToDoubleSeconds(st.elapsed)),
+        "}"));
   }
   return absl::StrCat(
       "{\"objective\":", Quote(SloTargetName(slo.target)),
@@ -601,6 +627,10 @@ std::string SloJson(const SloSummary& slo) {
       ",\"best_achieved_iops\":", Number(slo.best_achieved_iops),
       ",\"failed_iops\":", Number(slo.failed_iops),
       ",\"knee_iops\":", Number(slo.knee_iops),
+      ",\"best_value_low_ns\":", slo.best_value_low_ns,
+      ",\"best_value_high_ns\":", slo.best_value_high_ns,
+      ",\"confidence\":", Number(kSloConfidence),
+      ",\"warning\":", Quote(slo.warning),
       ",\"note\":", Quote(slo.note), ",\"steps\":[",
       absl::StrJoin(steps, ","), "]}");
 }

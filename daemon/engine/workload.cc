@@ -21,12 +21,14 @@
 #include "wire/spec_convert.h"
 #include "base/status_macros.h"
 #include "base/unique_fd.h"
+#include "daemon/engine/host/host_cpus.h"
 #include "daemon/engine/host/page_placement.h"
 #include "daemon/engine/host/realtime_priority.h"
 #include "daemon/engine/ring/ring_sizing.h"
 #include "daemon/engine/ring/start_instant.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/target/target.h"
+#include "model/percentile_interval.h"
 
 namespace blkperf {
 namespace {
@@ -134,10 +136,24 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
                                        created.message()));
     }
   }
-  BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved, ResolveSpec(spec, limits));
+  // The CPUs, registered host-wide before they are resolved: a spec
+  // without `cpus` takes CPUs no other blkperf run holds.
+  WorkloadSpec registered = spec;
+  BLKPERF_ASSIGN_OR_RETURN(
+      CpuRegistration cpus,
+      RegisterCpus(CpuRegistryRoot(), CurrentHostCpus().placement,
+                   SpecCpus(spec),
+                   spec.groups.empty() ? TopLevelThreads(spec)
+                                       : static_cast<uint32_t>(SpecCpus(spec).size()),
+                   spec.refuse_shared_cpus));
+  if (spec.groups.empty()) registered.cpus = cpus.cpus;
+  BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved,
+                           ResolveSpec(registered, limits));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
   workload->environment_ = CollectEnvironment(
       workload->spec_.targets, ResolvedSpecBytes(workload->spec_.spec));
+  if (!cpus.note.empty()) workload->notes_.push_back(cpus.note);
+  workload->cpu_registration_ = std::move(cpus);
   BLKPERF_RETURN_IF_ERROR(workload->SetUpVerify());
   BLKPERF_RETURN_IF_ERROR(workload->SizeRingsForStrategies());
   BLKPERF_RETURN_IF_ERROR(workload->OpenTargets());
@@ -858,6 +874,13 @@ void Workload::RunSloSearch() {
     step.p99_ns = h.Percentile(99);
     step.p99_9_ns = h.Percentile(99.9);
     step.value_ns = h.Percentile(slo.target.percentile);
+    const PercentileInterval ci =
+        PercentileIntervalOf(h, slo.target.percentile, kSloConfidence);
+    step.interval_known = true;
+    step.tail_ios = ci.tail_samples;
+    step.value_low_ns = ci.low_ns;
+    step.value_high_ns = ci.high_ns;
+    step.value_bounded_above = ci.bounded_above;
     search.Record(step);
     PiMutexLock lock(&mu_);
     slo_ = search.summary();

@@ -36,6 +36,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/pi_mutex.h"
+#include "daemon/engine/host/cpu_registry.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/verify/verify_state.h"
@@ -334,6 +335,7 @@ class Workload {
   mutable absl::Mutex series_mu_;
   SeriesBuilder series_ ABSL_GUARDED_BY(series_mu_);
   std::vector<std::string> notes_;  // fixed once Launch() returns
+  CpuRegistration cpu_registration_;  // held host-wide until destruction
   std::vector<std::unique_ptr<VerifyStateFile>> verify_states_;
   internal::VerifySetup verify_setup_;
 };

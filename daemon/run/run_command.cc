@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "cli/output_format.h"
@@ -29,6 +31,10 @@
 
 ABSL_FLAG(bool, json, false,
           "Print the result as JSON (the same as --output_format=json).");
+ABSL_FLAG(std::string, cpu_sharing, "allow",
+          "A CPU another blkperf run holds (the host's registry, "
+          "$BLKPERF_CPU_REGISTRY or /run/blkperf): allow (share it, and the "
+          "report says so) or refuse (exit 1 naming the CPU).");
 ABSL_FLAG(absl::Duration, status_interval, absl::Seconds(1),
           "Live status line interval on stderr; 0 = none.");
 
@@ -83,6 +89,13 @@ absl::StatusOr<WorkloadSpec> RunSpecFromProto(v1::WorkloadSpec proto,
     spec.targets.push_back(std::move(target));
   }
   spec.verify_state_dir = VerifyStateDirectory(DataDirectory());
+  const std::string sharing = absl::GetFlag(FLAGS_cpu_sharing);
+  if (sharing != "allow" && sharing != "refuse") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cpu_sharing: \"", absl::CEscape(sharing),
+        "\" is not allow or refuse"));
+  }
+  spec.refuse_shared_cpus = sharing == "refuse";
   return spec;
 }
 

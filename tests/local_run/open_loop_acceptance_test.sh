@@ -20,24 +20,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 json() {  # json FILE EXPR: evaluates EXPR with r = the parsed report
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
-[[ $(id -u) -eq 0 ]] || fail "needs root to mount FUSE"
-[[ -w /dev/fuse ]] || fail "needs /dev/fuse"
-mkdir -p "$mnt"
-"$server" "$mnt" 67108864 --service_us=100 &
-server_pid=$!
-cleanup() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  umount -l "$mnt" 2>/dev/null || true
-  rmdir "$mnt" 2>/dev/null || true
-}
-trap cleanup EXIT
-for _ in $(seq 100); do
-  [[ $(stat -c %s "$mnt/data" 2>/dev/null || echo 0) == 67108864 ]] && break
-  sleep 0.1
-done
-[[ $(stat -c %s "$mnt/data" 2>/dev/null || echo 0) == 67108864 ]] ||
-  fail "the FUSE file did not appear"
+source "$(dirname "$0")/stall_fuse.sh"
+mount_stall_fuse "$server" "$mnt" --service_us=100
 
 "$blkperfd" run --target="$mnt/data" --nodirect --qd=16 --rate_iops=20000 \
   --runtime=3s --json --data_dir="$dir/data" > "$dir/over.json"
