@@ -51,7 +51,9 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
   estimate.samples = static_cast<int>(baseline.size());
   estimate.ratio = std::exp(sum / static_cast<double>(baseline.size()));
   double lo = 0, hi = 0;
-  BootstrapMeanInterval(log_ratios, confidence, kBootstrapResamples,
+  BootstrapMeanInterval(log_ratios,
+                        ExpandedConfidence(confidence, estimate.samples),
+                        kBootstrapResamples,
                         kBootstrapSeed, &lo, &hi);
   estimate.ci_lo = std::exp(lo);
   estimate.ci_hi = std::exp(hi);
@@ -77,9 +79,9 @@ RatioEstimate UnpairedRatio(const std::vector<double>& a,
     difference = sum_b / static_cast<double>(log_b.size()) -
                  sum_a / static_cast<double>(log_a.size());
   }
-  const double tail = (1 - confidence) / 2;
   RatioEstimate estimate;
   estimate.samples = static_cast<int>(std::min(a.size(), b.size()));
+  const double tail = (1 - ExpandedConfidence(confidence, estimate.samples)) / 2;
   estimate.ratio = std::exp(mean(log_b) - mean(log_a));
   estimate.ci_lo = std::exp(Quantile(differences, tail));
   estimate.ci_hi = std::exp(Quantile(std::move(differences), 1 - tail));
@@ -179,6 +181,25 @@ double RegularizedBeta(double a, double b, double x) {
 double StudentTSurvival(double t, double df) {
   const double tail = 0.5 * RegularizedBeta(df / 2, 0.5, df / (df + t * t));
   return t >= 0 ? tail : 1 - tail;
+}
+
+double StudentTInverseSurvival(double p, double df) {
+  // P(T > t) falls as t grows: bisect on a bracket that holds the answer.
+  double lo = -1, hi = 1;
+  while (StudentTSurvival(lo, df) < p) lo *= 2;
+  while (StudentTSurvival(hi, df) > p) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-13 * std::max(1.0, std::fabs(hi)); ++i) {
+    const double mid = (lo + hi) / 2;
+    (StudentTSurvival(mid, df) > p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+double ExpandedConfidence(double confidence, int n) {
+  if (n < 2) return confidence;
+  const double t = StudentTInverseSurvival((1 - confidence) / 2, n - 1);
+  const double z = std::sqrt(static_cast<double>(n) / (n - 1)) * t;
+  return 1 - std::erfc(z / std::sqrt(2.0));  // 2 Phi(z) - 1
 }
 
 Trend LinearTrend(const std::vector<double>& values) {

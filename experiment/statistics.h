@@ -33,10 +33,23 @@ double Quantile(std::vector<double> values, double q);
 // exp(mean(log x)). REQUIRES: every value > 0, not empty.
 double GeometricMean(const std::vector<double>& values);
 
+// The percentile bootstrap's intervals are too narrow on few samples (by
+// about sqrt((n-1)/n) and the t distribution's heavier tails). The
+// expanded percentile interval (Hesterberg, 2015) takes the bootstrap
+// quantiles at the level whose normal quantile is sqrt(n/(n-1)) times
+// Student's t quantile: 2 Phi(sqrt(n/(n-1)) t(1-(1-c)/2, n-1)) - 1.
+// Returns `confidence` itself for n < 2.
+double ExpandedConfidence(double confidence, int n);
+
+// Student's t quantile: the t with P(T > t) = p, `df` degrees of freedom.
+// REQUIRES: 0 < p < 1, df > 0.
+double StudentTInverseSurvival(double p, double df);
+
 // The ratio of an arm to the baseline over paired rounds: the geometric
 // mean of the per-round ratios arm[i] / baseline[i], and its two-sided
-// percentile-bootstrap interval at `confidence` (rounds resampled with
-// replacement, kBootstrapResamples times, generator seeded kBootstrapSeed).
+// expanded percentile-bootstrap interval at `confidence` (rounds resampled
+// with replacement, kBootstrapResamples times, generator seeded
+// kBootstrapSeed; quantiles at ExpandedConfidence(confidence, n)).
 struct RatioEstimate {
   double ratio = 0;
   double ci_lo = 0;
@@ -50,8 +63,8 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
 
 // Two independent sets of samples (two runs' per-interval values): the
 // ratio of the geometric means b / a, and its percentile-bootstrap interval
-// with each side resampled on its own (same resamples and seed as above).
-// `samples` is the smaller side's count.
+// with each side resampled on its own (same resamples and seed as above;
+// expanded for the smaller side's count). `samples` is that count.
 // REQUIRES: a and b not empty, every value > 0, 0 < confidence < 1.
 RatioEstimate UnpairedRatio(const std::vector<double>& a,
                             const std::vector<double>& b, double confidence);

@@ -24,8 +24,9 @@ TEST(PairedRatioTest, RatioIsScipyGeometricMeanOfRoundRatios) {
   EXPECT_NEAR(r.ratio, kGeometricMeanRatio, 1e-12);
 }
 
-// SciPy draws its own resamples: the intervals agree within a small share
-// of their width (each end's Monte Carlo error is about 1 % of it here).
+// SciPy draws its own resamples (at the expanded level, computed by SciPy):
+// the intervals agree within a small share of their width (each end's
+// Monte Carlo error is about 1 % of it here).
 TEST(PairedRatioTest, IntervalMatchesScipyPercentileBootstrap) {
   for (const auto& [confidence, lo, hi] :
        {std::array<double, 3>{0.95, kLogRatioLo95, kLogRatioHi95},
@@ -103,6 +104,23 @@ TEST(StudentTTest, SurvivalMatchesScipy) {
     EXPECT_NEAR(StudentTSurvival(t, df), expected, 1e-9 + 1e-7 * expected)
         << "t=" << t << " df=" << df;
   }
+}
+
+TEST(StudentTTest, InverseSurvivalMatchesScipy) {
+  for (const auto& [p, df, expected] : kTInverse) {
+    EXPECT_NEAR(StudentTInverseSurvival(p, df), expected, 1e-8)
+        << "p=" << p << " df=" << df;
+  }
+}
+
+TEST(ExpandedConfidenceTest, MatchesScipyAndWidensFewSamples) {
+  for (const auto& [confidence, n, expected] : kExpanded) {
+    EXPECT_NEAR(ExpandedConfidence(confidence, static_cast<int>(n)), expected,
+                1e-9)
+        << confidence << " n=" << n;
+  }
+  EXPECT_GT(ExpandedConfidence(0.95, 10), 0.95);
+  EXPECT_EQ(ExpandedConfidence(0.95, 1), 0.95);
 }
 
 TEST(LinearTrendTest, MatchesScipyLinregress) {

@@ -6,6 +6,7 @@
 # refused naming both flags.
 set -euo pipefail
 blkperfd=$1
+blkperf=$2
 dir=${TEST_TMPDIR:-$(mktemp -d)}
 target=$dir/experiment.dat
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -70,4 +71,19 @@ refused --vary=nonsense -- --vary=nonsense=1,2
 refused --vary=qd=x -- --vary=qd=16,x
 refused "arm qd=0" queue_depth -- --vary=qd=32,0 --rounds=1
 refused --margin -- --vary=qd=16,32 --margin=2
+# blkperf compare: two saved reports, the spec difference first, the
+# warning always, an interval only from per-interval samples.
+"$blkperfd" run --target="$target" --nodirect --runtime=300ms --status_interval=0 --json > "$dir/a.json"
+"$blkperfd" run --target="$target" --nodirect --runtime=300ms --qd=8 --status_interval=0 --json > "$dir/b.json"
+"$blkperf" compare "$dir/a.json" "$dir/b.json" > "$dir/compare.txt"
+cat "$dir/compare.txt"
+head -2 "$dir/compare.txt" | grep -q "spec differences: .*qd: 32 -> 8" || fail "compare: spec first"
+grep -q "WARNING: A and B ran one after the other, not interleaved" "$dir/compare.txt" || fail "compare: warning"
+if python3 -c 'import json,sys; sys.exit(0 if "series" in json.load(open(sys.argv[1])) else 1)' "$dir/a.json"; then
+  grep -q "intervals as samples, unpaired" "$dir/compare.txt" || fail "compare: series interval"
+else
+  grep -q "no interval and no verdict" "$dir/compare.txt" || fail "compare: no series"
+fi
+rc=0; "$blkperf" compare "$dir/a.json" "$dir/missing.json" 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q missing.json "$dir/err" || fail "compare: unreadable file"
 echo PASS
