@@ -175,7 +175,7 @@ std::string FormatExperimentText(const ExperimentResult& r) {
   for (size_t i = 1; i < r.arms.size(); ++i) {
     absl::StrAppend(&out, ArmTable(r, i));
   }
-  absl::StrAppend(&out, "  (ratio: geometric mean of per-round ratios to A; "
+  absl::StrAppend(&out, "  (ratio: median of per-round ratios to A; "
                         "faster = better, lower is better for CPU/IO and latency)\n");
   if (r.guardrails.empty()) {
     absl::StrAppend(&out, "guardrails: none tripped\n");

@@ -15,46 +15,55 @@ double Quantile(std::vector<double> values, double q) {
   return values[below] + fraction * (values[above] - values[below]);
 }
 
-double GeometricMean(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += std::log(v);
-  return std::exp(sum / static_cast<double>(values.size()));
+double Median(const std::vector<double>& values) { return Quantile(values, 0.5); }
+
+namespace {
+
+// `values` drawn with replacement into `*out` (same size). Index draws: the
+// generator's next value modulo n (n is at most a few thousand, so the
+// modulo's bias is below 1e-15).
+void Resample(const std::vector<double>& values, std::mt19937_64& generator,
+              std::vector<double>* out) {
+  out->resize(values.size());
+  for (double& v : *out) v = values[generator() % values.size()];
 }
 
-void BootstrapMeanInterval(const std::vector<double>& values, double confidence,
-                           int resamples, uint64_t seed, double* lo,
-                           double* hi) {
-  // Index draws: the generator's next value modulo n (n is a few hundred
-  // rounds at most, so the modulo's bias is below 1e-16).
+std::vector<double> Logs(const std::vector<double>& values) {
+  std::vector<double> logs;
+  logs.reserve(values.size());
+  for (double v : values) logs.push_back(std::log(v));
+  return logs;
+}
+
+}  // namespace
+
+void BootstrapMedianInterval(const std::vector<double>& values,
+                             double confidence, int resamples, uint64_t seed,
+                             double* lo, double* hi) {
   std::mt19937_64 generator(seed);
-  const size_t n = values.size();
-  std::vector<double> means(static_cast<size_t>(resamples));
-  for (double& mean : means) {
-    double sum = 0;
-    for (size_t i = 0; i < n; ++i) sum += values[generator() % n];
-    mean = sum / static_cast<double>(n);
+  std::vector<double> medians(static_cast<size_t>(resamples)), drawn;
+  for (double& median : medians) {
+    Resample(values, generator, &drawn);
+    median = Median(drawn);
   }
   const double tail = (1 - confidence) / 2;
-  *lo = Quantile(means, tail);
-  *hi = Quantile(std::move(means), 1 - tail);
+  *lo = Quantile(medians, tail);
+  *hi = Quantile(std::move(medians), 1 - tail);
 }
 
 RatioEstimate PairedRatio(const std::vector<double>& baseline,
                           const std::vector<double>& arm, double confidence) {
   std::vector<double> log_ratios(baseline.size());
-  double sum = 0;
   for (size_t i = 0; i < baseline.size(); ++i) {
     log_ratios[i] = std::log(arm[i] / baseline[i]);
-    sum += log_ratios[i];
   }
   RatioEstimate estimate;
   estimate.samples = static_cast<int>(baseline.size());
-  estimate.ratio = std::exp(sum / static_cast<double>(baseline.size()));
+  estimate.ratio = std::exp(Median(log_ratios));
   double lo = 0, hi = 0;
-  BootstrapMeanInterval(log_ratios,
-                        ExpandedConfidence(confidence, estimate.samples),
-                        kBootstrapResamples,
-                        kBootstrapSeed, &lo, &hi);
+  BootstrapMedianInterval(log_ratios,
+                          ExpandedConfidence(confidence, estimate.samples),
+                          kBootstrapResamples, kBootstrapSeed, &lo, &hi);
   estimate.ci_lo = std::exp(lo);
   estimate.ci_hi = std::exp(hi);
   return estimate;
@@ -62,27 +71,18 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
 
 RatioEstimate UnpairedRatio(const std::vector<double>& a,
                             const std::vector<double>& b, double confidence) {
-  std::vector<double> log_a, log_b;
-  for (double v : a) log_a.push_back(std::log(v));
-  for (double v : b) log_b.push_back(std::log(v));
-  const auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
+  const std::vector<double> log_a = Logs(a), log_b = Logs(b);
   std::mt19937_64 generator(kBootstrapSeed);
-  std::vector<double> differences(kBootstrapResamples);
+  std::vector<double> differences(kBootstrapResamples), drawn_a, drawn_b;
   for (double& difference : differences) {
-    double sum_a = 0, sum_b = 0;
-    for (size_t i = 0; i < log_a.size(); ++i) sum_a += log_a[generator() % log_a.size()];
-    for (size_t i = 0; i < log_b.size(); ++i) sum_b += log_b[generator() % log_b.size()];
-    difference = sum_b / static_cast<double>(log_b.size()) -
-                 sum_a / static_cast<double>(log_a.size());
+    Resample(log_a, generator, &drawn_a);
+    Resample(log_b, generator, &drawn_b);
+    difference = Median(drawn_b) - Median(drawn_a);
   }
   RatioEstimate estimate;
   estimate.samples = static_cast<int>(std::min(a.size(), b.size()));
+  estimate.ratio = std::exp(Median(log_b) - Median(log_a));
   const double tail = (1 - ExpandedConfidence(confidence, estimate.samples)) / 2;
-  estimate.ratio = std::exp(mean(log_b) - mean(log_a));
   estimate.ci_lo = std::exp(Quantile(differences, tail));
   estimate.ci_hi = std::exp(Quantile(std::move(differences), 1 - tail));
   return estimate;

@@ -30,8 +30,9 @@ inline constexpr uint64_t kBootstrapSeed = 0x6b7066626f6f74;  // "kpfboot"
 // REQUIRES: values not empty.
 double Quantile(std::vector<double> values, double q);
 
-// exp(mean(log x)). REQUIRES: every value > 0, not empty.
-double GeometricMean(const std::vector<double>& values);
+// Quantile(values, 0.5): the middle value, or the mean of the two middle
+// ones. REQUIRES: values not empty.
+double Median(const std::vector<double>& values);
 
 // The percentile bootstrap's intervals are too narrow on few samples (by
 // about sqrt((n-1)/n) and the t distribution's heavier tails). The
@@ -45,8 +46,10 @@ double ExpandedConfidence(double confidence, int n);
 // REQUIRES: 0 < p < 1, df > 0.
 double StudentTInverseSurvival(double p, double df);
 
-// The ratio of an arm to the baseline over paired rounds: the geometric
-// mean of the per-round ratios arm[i] / baseline[i], and its two-sided
+// The ratio of an arm to the baseline over paired rounds: the median of the
+// per-round ratios arm[i] / baseline[i] (taken on their logs: with an even
+// count, the geometric mean of the middle two), robust to a round that
+// other load on the machine hit hard; and its two-sided
 // expanded percentile-bootstrap interval at `confidence` (rounds resampled
 // with replacement, kBootstrapResamples times, generator seeded
 // kBootstrapSeed; quantiles at ExpandedConfidence(confidence, n)).
@@ -62,18 +65,18 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
                           const std::vector<double>& arm, double confidence);
 
 // Two independent sets of samples (two runs' per-interval values): the
-// ratio of the geometric means b / a, and its percentile-bootstrap interval
+// ratio of the medians b / a (on logs), and its percentile-bootstrap interval
 // with each side resampled on its own (same resamples and seed as above;
 // expanded for the smaller side's count). `samples` is that count.
 // REQUIRES: a and b not empty, every value > 0, 0 < confidence < 1.
 RatioEstimate UnpairedRatio(const std::vector<double>& a,
                             const std::vector<double>& b, double confidence);
 
-// The percentile-bootstrap interval of the mean of `values` (the engine of
-// PairedRatio, applied to log ratios); exposed for the tests.
-void BootstrapMeanInterval(const std::vector<double>& values, double confidence,
-                           int resamples, uint64_t seed, double* lo,
-                           double* hi);
+// The percentile-bootstrap interval of the median of `values` at exactly
+// `confidence` (the engine of PairedRatio, applied to log ratios).
+void BootstrapMedianInterval(const std::vector<double>& values,
+                             double confidence, int resamples, uint64_t seed,
+                             double* lo, double* hi);
 
 enum class Better { kHigher, kLower };  // IOPS: higher; latency: lower
 enum class Verdict { kFaster, kSlower, kEquivalent, kInconclusive };
