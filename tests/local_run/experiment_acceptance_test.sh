@@ -28,6 +28,9 @@ cat "$dir/rate.json"
 [[ $(json "$dir/rate.json" 'len(e["arms"][1]["iops"]["ci"]) == 2 and all(isinstance(x, float) for x in e["arms"][1]["iops"]["ci"])') == True ]] || fail "ci"
 [[ $(json "$dir/rate.json" 'e["arms"][1]["iops"]["ci"][0] <= e["arms"][1]["iops"]["ratio"] <= e["arms"][1]["iops"]["ci"][1]') == True ]] || fail "ci around ratio"
 [[ $(json "$dir/rate.json" 'len(e["arms"][1]["samples"]) == 10 and len(e["arms"][0]["samples"]) == 10') == True ]] || fail "samples"
+# Anyone can recompute the ratio from the samples: the median of the
+# per-round ratios (on logs).
+[[ $(json "$dir/rate.json" 'abs(__import__("math").exp(__import__("statistics").median(__import__("math").log(b / a) for a, b in zip(e["arms"][0]["samples"], e["arms"][1]["samples"]))) - e["arms"][1]["iops"]["ratio"]) < 1e-6') == True ]] || fail "ratio from samples"
 [[ $(json "$dir/rate.json" 'len(e["order"]) == 10 and sorted(e["order"][0]) == ["A", "B"]') == True ]] || fail "order"
 [[ $(json "$dir/rate.json" '(e["margin"], e["confidence"], e["total_seconds"])') == "(0.02, 0.95, 10)" ]] || fail "margin, confidence, total"
 
