@@ -11,7 +11,8 @@
 //   watch ID             a status line per --interval until the end, then
 //                        the final report
 //   split ID STRATEGY    switch a running workload's split strategy
-//   run [spec flags]     start + watch + final report (Ctrl-C stops it)
+//   run [spec flags]     start + watch + final report (Ctrl-C stops it);
+//                        with --vary an experiment (docs/experiments.md)
 //   health               the standard gRPC health check of the daemon
 //   compare A.json B.json  two saved reports: spec and environment
 //                        differences, IOPS ratio (client/compare_command.h)
@@ -67,6 +68,8 @@
 #include "fio/job_flags.h"
 #include "client/describe.h"
 #include "experiment/flags.h"
+#include "experiment/format.h"
+#include "experiment/runner.h"
 #include "client/result.h"
 #include "client/results_command.h"
 #include "fleet/command.h"
@@ -475,6 +478,43 @@ int ImportFio(const std::string& path) {
   return 0;
 }
 
+// `blkperf run --vary=...`: an experiment on the daemon (experiment/
+// runner.h), each arm of each round a workload started and watched to its
+// end. Ctrl-C ends the client; the round's workload ends by its runtime.
+int RunExperimentRemotely(Connection& c) {
+  absl::StatusOr<ExperimentPlan> plan = PlanExperimentFromFlags();
+  if (!plan.ok()) {
+    std::cerr << "blkperf: " << plan.status().ToString() << std::endl;
+    return kExitBadFlags;
+  }
+  const google::protobuf::Duration& ramp = plan->arms[0].ramp_time();
+  const ExperimentOutcome outcome = RunExperimentPlan(
+      *plan, absl::Seconds(ramp.seconds()) + absl::Nanoseconds(ramp.nanos()),
+      c.capabilities().cpu_frequency_governor(),
+      [&](int arm) -> absl::StatusOr<WorkloadSnapshot> {
+        v1::StartWorkloadRequest request;
+        *request.mutable_spec() = plan->arms[static_cast<size_t>(arm)];
+        absl::StatusOr<v1::StartWorkloadResponse> started = c.StartWorkload(request);
+        if (!started.ok()) return started.status();
+        absl::StatusOr<v1::Workload> end =
+            WatchToEnd(c, started->workload_id(), /*live=*/false);
+        if (!end.ok()) return end.status();
+        absl::StatusOr<v1::Workload> full = FullWorkload(c, started->workload_id());
+        absl::StatusOr<RemoteResult> result =
+            ResultFromProto(full.ok() ? *full : *end);
+        if (!result.ok()) return result.status();
+        return result->snapshot;
+      },
+      !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO));
+  if (outcome.exit_code != 0) {
+    std::cerr << "blkperf: " << outcome.message << std::endl;
+    return outcome.exit_code;
+  }
+  std::cout << (Json() ? FormatExperimentJson(outcome.result)
+                       : FormatExperimentText(outcome.result));
+  return ExitCodeOf(*plan, outcome.result);
+}
+
 int Health() {
   const std::string server = absl::GetFlag(FLAGS_server);
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
@@ -541,9 +581,9 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
-  if (VaryGiven()) {
-    return Usage("--vary: experiments run on `blkperfd run` for now "
-                 "(docs/experiments.md)");
+  if (VaryGiven() && command != "run") {
+    return Usage("--vary: experiments run on `blkperfd run` and `blkperf "
+                 "run` (docs/experiments.md)");
   }
   if (command == "fleet") {
     fleet::ClientSettings settings;
@@ -583,7 +623,7 @@ int Main(int argc, char** argv) {
   // gRPC starts threads so that every thread inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
-  if (command == "run") {
+  if (command == "run" && !VaryGiven()) {
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
@@ -599,6 +639,7 @@ int Main(int argc, char** argv) {
   if (command == "list") return List(c);
   if (command == "watch") return Watch(c, rest[0]);
   if (command == "split") return Split(c, rest[0], rest[1]);
+  if (VaryGiven()) return RunExperimentRemotely(c);
   return Run(c, signals);
 }
 

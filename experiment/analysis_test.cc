@@ -116,7 +116,9 @@ TEST(FormatTest, JsonCarriesTheAcceptanceFields) {
         "\"baseline\":true", "\"verdict\":\"faster\"", "\"ratio\":1.25",
         "\"ci\":[", "\"samples\":[", "\"order\":[\"AB\",\"BA\"",
         "\"margin\":0.02", "\"confidence\":0.95", "\"seed\":9",
-        "\"guardrails\":[]"}) {
+        "\"guardrails\":[]",
+        "\"statistic\":\"median of the per-round ratios arm/baseline (on logs)\"",
+        "\"interval\":\"expanded percentile\""}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
   EXPECT_EQ(json.back(), '\n');

@@ -93,8 +93,8 @@ std::string FormatExperimentJson(const ExperimentResult& r) {
       ",\"ramp_seconds\":", Number(absl::ToDoubleSeconds(in.ramp)),
       ",\"total_seconds\":", Number(absl::ToDoubleSeconds(r.total)),
       ",\"order\":[", absl::StrJoin(order, ","), "]",
-      ",\"bootstrap\":{\"statistic\":\"geometric mean of the per-round ratios "
-      "arm/baseline\",\"interval\":\"percentile\",\"resamples\":",
+      ",\"bootstrap\":{\"statistic\":\"median of the per-round ratios "
+      "arm/baseline (on logs)\",\"interval\":\"expanded percentile\",\"resamples\":",
       kBootstrapResamples, ",\"seed\":", kBootstrapSeed, "}",
       ",\"governor\":", in.governor.empty() ? "null" : Quote(in.governor),
       ",\"arms\":[", absl::StrJoin(arms, ","), "],\"guardrails\":[",

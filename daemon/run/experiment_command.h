@@ -13,9 +13,9 @@
 
 namespace blkperf {
 
-// Exit status when --fail_on=slower and an arm's headline verdict is slower
-// (1: a round failed; 2: bad flags; 3: a round counted I/O errors).
-inline constexpr int kExitSlower = 4;
+// Exit status (experiment/runner.h): 4 when --fail_on=slower and an arm's
+// headline verdict is slower; 1 a round failed; 2 bad flags; 3 a round
+// counted I/O errors.
 
 // True when --vary is given (RunCommand hands over to RunExperiment).
 bool ExperimentRequested();

@@ -3,7 +3,7 @@
 # file. A known effect (rate_iops 20000 vs 25000) is "faster" with the ratio
 # 1.25; an A/A calibration (qd=32,32) gives faster or slower at most once in
 # 5 tries; --fail_on=slower exits 4; --runtime and --ab with --vary are
-# refused naming both flags.
+# refused naming both flags; blkperf compare; blkperf run --vary on a daemon.
 set -euo pipefail
 blkperfd=$1
 blkperf=$2
@@ -89,4 +89,17 @@ else
 fi
 rc=0; "$blkperf" compare "$dir/a.json" "$dir/missing.json" 2> "$dir/err" || rc=$?
 (( rc == 2 )) && grep -q missing.json "$dir/err" || fail "compare: unreadable file"
+# The same experiment on a daemon: blkperf run --vary.
+"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port" --metrics_listen= \
+  --data_dir="$dir/serve" --allow_read_paths="$dir/" > "$dir/serve.log" 2>&1 &
+serve=$!
+trap 'kill $serve 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
+[[ -s $dir/port ]] || fail "serve wrote no port"
+"$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --target="$target" --nodirect \
+  --vary=rate_iops=20000,25000 --rounds=4 --round=300ms --json > "$dir/remote.json"
+[[ $(json "$dir/remote.json" 'e["arms"][1]["verdict"]') == faster ]] || fail "remote verdict"
+[[ $(json "$dir/remote.json" 'abs(e["arms"][1]["iops"]["ratio"] - 1.25) <= 0.03 and len(e["arms"][1]["samples"]) == 4') == True ]] || fail "remote ratio"
+rc=0; "$blkperf" --server=127.0.0.1:$(cat "$dir/port") fleet run --vary=qd=1,2 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q -- --vary "$dir/err" || fail "fleet --vary not refused"
 echo PASS
