@@ -15,7 +15,7 @@ double Quantile(std::vector<double> values, double q) {
   return values[below] + fraction * (values[above] - values[below]);
 }
 
-double Median(const std::vector<double>& values) { return Quantile(values, 0.5); }
+double SampleMedian(const std::vector<double>& values) { return Quantile(values, 0.5); }
 
 namespace {
 
@@ -44,7 +44,7 @@ void BootstrapMedianInterval(const std::vector<double>& values,
   std::vector<double> medians(static_cast<size_t>(resamples)), drawn;
   for (double& median : medians) {
     Resample(values, generator, &drawn);
-    median = Median(drawn);
+    median = SampleMedian(drawn);
   }
   const double tail = (1 - confidence) / 2;
   *lo = Quantile(medians, tail);
@@ -59,7 +59,7 @@ RatioEstimate PairedRatio(const std::vector<double>& baseline,
   }
   RatioEstimate estimate;
   estimate.samples = static_cast<int>(baseline.size());
-  estimate.ratio = std::exp(Median(log_ratios));
+  estimate.ratio = std::exp(SampleMedian(log_ratios));
   double lo = 0, hi = 0;
   BootstrapMedianInterval(log_ratios,
                           ExpandedConfidence(confidence, estimate.samples),
@@ -77,11 +77,11 @@ RatioEstimate UnpairedRatio(const std::vector<double>& a,
   for (double& difference : differences) {
     Resample(log_a, generator, &drawn_a);
     Resample(log_b, generator, &drawn_b);
-    difference = Median(drawn_b) - Median(drawn_a);
+    difference = SampleMedian(drawn_b) - SampleMedian(drawn_a);
   }
   RatioEstimate estimate;
   estimate.samples = static_cast<int>(std::min(a.size(), b.size()));
-  estimate.ratio = std::exp(Median(log_b) - Median(log_a));
+  estimate.ratio = std::exp(SampleMedian(log_b) - SampleMedian(log_a));
   const double tail = (1 - ExpandedConfidence(confidence, estimate.samples)) / 2;
   estimate.ci_lo = std::exp(Quantile(differences, tail));
   estimate.ci_hi = std::exp(Quantile(std::move(differences), 1 - tail));

@@ -32,7 +32,7 @@ double Quantile(std::vector<double> values, double q);
 
 // Quantile(values, 0.5): the middle value, or the mean of the two middle
 // ones. REQUIRES: values not empty.
-double Median(const std::vector<double>& values);
+double SampleMedian(const std::vector<double>& values);
 
 // The percentile bootstrap's intervals are too narrow on few samples (by
 // about sqrt((n-1)/n) and the t distribution's heavier tails). The

@@ -213,7 +213,18 @@ struct AbStrategyResult {
   double ratio_to_first = 0;   // median_iops / the first strategy's
   // Set when the median rests on fewer than kMinAbSlices full slices.
   std::string note;
+  // Against the first strategy, slice by slice (the k-th full slice of each
+  // paired; experiment/statistics.h's PairedRatio): the median of the
+  // pairs' IOPS ratios, its 95 % interval, the pairs, and the verdict
+  // against a kAbMargin margin ("" for the first strategy or with no pair).
+  double paired_ratio = 0;
+  double paired_ratio_ci_low = 0;
+  double paired_ratio_ci_high = 0;
+  int pairs = 0;
+  std::string verdict;
 };
+inline constexpr double kAbMargin = 0.02;
+inline constexpr double kAbConfidence = 0.95;
 inline constexpr int kMinAbSlices = 3;
 
 // When a workload's I/O actually began, per its submitters' own clocks: each

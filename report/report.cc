@@ -778,6 +778,14 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     FormatBytes(r.median_bytes_per_second), "/s over ",
                     r.slices, " slices, ratio to ", s.ab[0].strategy, " ",
                     absl::StrFormat("%.3f", r.ratio_to_first),
+                    r.verdict.empty()
+                        ? ""
+                        : absl::StrFormat(
+                              "; slice by slice %.3f, 95%% interval "
+                              "%.3f-%.3f over %d pairs: %s against a 2%% "
+                              "margin",
+                              r.paired_ratio, r.paired_ratio_ci_low,
+                              r.paired_ratio_ci_high, r.pairs, r.verdict),
                     r.note.empty() ? "" : absl::StrCat(" (note: ", r.note, ")"),
                     "\n");
   }
@@ -848,6 +856,10 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
         ",\"median_iops\":", Number(r.median_iops),
         ",\"median_bytes_per_second\":", Number(r.median_bytes_per_second),
         ",\"ratio_to_first\":", Number(r.ratio_to_first),
+        ",\"paired_ratio\":", Number(r.paired_ratio),
+        ",\"paired_ratio_ci\":[", Number(r.paired_ratio_ci_low), ",",
+        Number(r.paired_ratio_ci_high), "],\"pairs\":", r.pairs,
+        ",\"verdict\":", r.verdict.empty() ? "null" : Quote(r.verdict),
         ",\"note\":", Quote(r.note), "}"));
   }
   std::vector<std::string> sites;

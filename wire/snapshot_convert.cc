@@ -438,6 +438,11 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     out->set_median_bytes_per_second(r.median_bytes_per_second);
     out->set_ratio_to_first(r.ratio_to_first);
     out->set_note(r.note);
+    out->set_paired_ratio(r.paired_ratio);
+    out->set_paired_ratio_ci_low(r.paired_ratio_ci_low);
+    out->set_paired_ratio_ci_high(r.paired_ratio_ci_high);
+    out->set_pairs(static_cast<uint32_t>(r.pairs));
+    out->set_verdict(r.verdict);
   }
   for (const ErrorSite& site : s.error_sites) {
     v1::ErrorSite* out = proto->add_error_sites();
@@ -605,7 +610,12 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
                     .median_iops = in.median_iops(),
                     .median_bytes_per_second = in.median_bytes_per_second(),
                     .ratio_to_first = in.ratio_to_first(),
-                    .note = in.note()});
+                    .note = in.note(),
+                    .paired_ratio = in.paired_ratio(),
+                    .paired_ratio_ci_low = in.paired_ratio_ci_low(),
+                    .paired_ratio_ci_high = in.paired_ratio_ci_high(),
+                    .pairs = static_cast<int>(in.pairs()),
+                    .verdict = in.verdict()});
   }
   for (const v1::ErrorSite& in : proto.error_sites()) {
     s.error_sites.push_back({.errno_value = in.errno_value(),

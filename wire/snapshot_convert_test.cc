@@ -334,7 +334,12 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
                   .median_iops = 1234.25,
                   .median_bytes_per_second = 1234.25 * 131072,
                   .ratio_to_first = 1234.25 / 1000.5,
-                  .note = "the median rests on 2 full slices"});
+                  .note = "the median rests on 2 full slices",
+                  .paired_ratio = 1.21,
+                  .paired_ratio_ci_low = 1.1,
+                  .paired_ratio_ci_high = 1.3,
+                  .pairs = 2,
+                  .verdict = "faster"});
   s.error_sites = {{.errno_value = 5, .target = "/dev/loop0", .offset = 1 << 20},
                    {.errno_value = 110, .target = "/dev/loop0", .offset = 8192}};
 
@@ -421,6 +426,11 @@ TEST(SnapshotProtoTest, RoundTripsExactly) {
     EXPECT_EQ(back->ab[i].median_bytes_per_second,
               s.ab[i].median_bytes_per_second);
     EXPECT_EQ(back->ab[i].ratio_to_first, s.ab[i].ratio_to_first);
+    EXPECT_EQ(back->ab[i].paired_ratio, s.ab[i].paired_ratio);
+    EXPECT_EQ(back->ab[i].paired_ratio_ci_low, s.ab[i].paired_ratio_ci_low);
+    EXPECT_EQ(back->ab[i].paired_ratio_ci_high, s.ab[i].paired_ratio_ci_high);
+    EXPECT_EQ(back->ab[i].pairs, s.ab[i].pairs);
+    EXPECT_EQ(back->ab[i].verdict, s.ab[i].verdict);
   }
 }
 

@@ -28,6 +28,7 @@
 #include "daemon/engine/ring/start_instant.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/target/target.h"
+#include "experiment/statistics.h"
 #include "model/percentile_interval.h"
 
 namespace blkperf {
@@ -1110,6 +1111,36 @@ void Workload::FillPhases(const PhaseList& phases,
   for (AbStrategyResult& result : snapshot->ab) {
     const double first = snapshot->ab[0].median_iops;
     result.ratio_to_first = first > 0 ? result.median_iops / first : 0;
+  }
+  PairAbSlices(snapshot);
+}
+
+void Workload::PairAbSlices(WorkloadSnapshot* snapshot) const {
+  // Each strategy's full slices' IOPS, in the order they ran.
+  const absl::Duration half_slice = spec_.spec.ab_slice / 2;
+  std::vector<std::vector<double>> slices(snapshot->ab.size());
+  for (const PhaseSnapshot& phase : snapshot->phases) {
+    for (size_t i = 0; i < snapshot->ab.size(); ++i) {
+      const double iops = phase.total.Iops(phase.elapsed);
+      if (phase.strategy == snapshot->ab[i].strategy &&
+          phase.elapsed >= half_slice && iops > 0) {
+        slices[i].push_back(iops);
+      }
+    }
+  }
+  for (size_t i = 1; i < snapshot->ab.size(); ++i) {
+    const size_t pairs = std::min(slices[0].size(), slices[i].size());
+    if (pairs == 0) continue;
+    const std::vector<double> first(slices[0].begin(), slices[0].begin() + pairs);
+    const std::vector<double> other(slices[i].begin(), slices[i].begin() + pairs);
+    const RatioEstimate r = PairedRatio(first, other, kAbConfidence);
+    AbStrategyResult& result = snapshot->ab[i];
+    result.paired_ratio = r.ratio;
+    result.paired_ratio_ci_low = r.ci_lo;
+    result.paired_ratio_ci_high = r.ci_hi;
+    result.pairs = r.samples;
+    result.verdict = std::string(
+        VerdictName(Decide(r.ci_lo, r.ci_hi, kAbMargin, Better::kHigher)));
   }
 }
 

@@ -253,6 +253,9 @@ class Workload {
   void MarkCpuBaselines();
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
+  // A/B: every strategy's full slices paired with the first strategy's, in
+  // order, into its paired ratio, interval and verdict.
+  void PairAbSlices(WorkloadSnapshot* snapshot) const;
   // Once finished: every submitter's buffer placement, merged.
   void FillBufferPlacement(BufferPlacement* placement) const;
   // spec.ab_strategies: switches to the next one at every slice's instant.

@@ -761,6 +761,15 @@ TEST_F(WorkloadTest, AbModeAlternatesAndReportsMedians) {
   EXPECT_DOUBLE_EQ(s.ab[0].ratio_to_first, 1.0);
   EXPECT_NEAR(s.ab[1].ratio_to_first, s.ab[1].median_iops / s.ab[0].median_iops,
               1e-9);
+  // Slice by slice against the first strategy, with an interval and a
+  // verdict; none for the first strategy itself.
+  EXPECT_EQ(s.ab[0].verdict, "");
+  EXPECT_EQ(s.ab[1].pairs, std::min(s.ab[0].slices, s.ab[1].slices));
+  EXPECT_GT(s.ab[1].paired_ratio, 0);
+  EXPECT_LE(s.ab[1].paired_ratio_ci_low, s.ab[1].paired_ratio);
+  EXPECT_GE(s.ab[1].paired_ratio_ci_high, s.ab[1].paired_ratio);
+  EXPECT_THAT(s.ab[1].verdict,
+              ::testing::AnyOf("faster", "slower", "equivalent", "inconclusive"));
 }
 
 TEST_F(WorkloadTest, LiveSnapshotsPhasesAddUpToTheTotals) {
