@@ -101,11 +101,16 @@ absl::StatusOr<RunReport> ParseRunReport(absl::string_view json,
       series != nullptr && series->kind_case() == Value::kListValue) {
     report.has_series = true;
     for (const Value& interval : series->list_value().values()) {
-      const Value* v = Field(interval, "iops");
-      if (v != nullptr && v->kind_case() == Value::kNumberValue &&
-          v->number_value() > 0) {
-        report.series_iops.push_back(v->number_value());
+      // "iops", or the series' "read_iops" + "write_iops".
+      double iops = 0;
+      for (const char* key : {"iops", "read_iops", "write_iops"}) {
+        const Value* v = Field(interval, key);
+        if (v != nullptr && v->kind_case() == Value::kNumberValue) {
+          iops += v->number_value();
+          if (std::string(key) == "iops") break;
+        }
       }
+      if (iops > 0) report.series_iops.push_back(iops);
     }
   }
   return report;

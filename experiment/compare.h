@@ -34,8 +34,8 @@ struct RunReport {
   // keys joined with '.'); empty when the report has none.
   std::map<std::string, std::string> environment;
   bool has_environment = false;
-  // series[].iops, one per interval (entries without a positive "iops"
-  // are skipped); empty when the report has no series.
+  // series[].iops (or read_iops + write_iops), one per interval (entries
+  // with none are skipped); empty when the report has no series.
   std::vector<double> series_iops;
   bool has_series = false;
 };
