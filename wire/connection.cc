@@ -189,13 +189,28 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   if (absl::Status s = CheckReachable(server, connect_timeout); !s.ok()) {
     return s;
   }
+  // One budget for the whole open: a caller's step deadline (a fleet's
+  // --arm_timeout) is never overrun by the diagnosis below.
+  const absl::Time end = absl::Now() + connect_timeout;
   const auto deadline = DeadlineIn(connect_timeout);
   if (!WaitReadyOrFailed(*channel, deadline)) {
     // A unix socket this user may not use, or none there.
     BLKPERF_RETURN_IF_ERROR(UnixSocketReachability(server));
-    // TCP reached it: the handshake (TLS against plaintext, a certificate).
-    return DiagnoseHandshake(options,
-                             std::min(connect_timeout, absl::Seconds(2)));
+    const grpc_connectivity_state state = channel->GetState(false);
+    const absl::Duration left = end - absl::Now();
+    if (state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+        state != GRPC_CHANNEL_SHUTDOWN) {
+      // Still connecting at the deadline: TCP reached the port but nothing
+      // answered the handshake. Not a certificate matter: the process is
+      // hung, stopped (SIGSTOP, a paused VM) or overloaded.
+      return absl::DeadlineExceededError(absl::StrCat(
+          "blkperfd at ", server, " accepted the connection but did not ",
+          "answer within ", absl::FormatDuration(connect_timeout),
+          ": the daemon is hung, paused or overloaded"));
+    }
+    // The handshake failed: TLS against plaintext, or a certificate.
+    return DiagnoseHandshake(
+        options, std::clamp(left / 2, absl::Milliseconds(50), absl::Seconds(1)));
   }
   std::unique_ptr<Connection> connection(
       new Connection(server, channel, options.call_timeout));

@@ -58,10 +58,11 @@ done
 [[ $(json "$dir/groups.json" 'abs(r["groups"][1]["total"]["iops"] - 2000) < 100') == True ]] ||
   fail "the paced group's rate"
 
-# A short SLO search: two steps (closed loop, then half of its IOPS).
+# A short SLO search: the closed loop, half of its IOPS, and the re-test of
+# the answer (a step whose interval straddles the bound is repeated once).
 "$blkperfd" run --target="$F" --nodirect --slo='p99<1s' --slo_precision=0.5 \
   --slo_step=300ms --slo_settle=100ms --json --data_dir="$dir/data" > "$dir/slo.json"
-[[ $(json "$dir/slo.json" 'r["slo"]["done"] and len(r["slo"]["steps"]) == 2') == True ]] || fail "slo steps"
+[[ $(json "$dir/slo.json" 'r["slo"]["done"] and 2 <= len(r["slo"]["steps"]) <= 5') == True ]] || fail "slo steps"
 [[ $(json "$dir/slo.json" 'r["slo"]["best_iops"] > 0 and r["slo"]["objective"] == "p99<1s"') == True ]] ||
   fail "slo answer"
 

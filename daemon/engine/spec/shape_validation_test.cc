@@ -13,6 +13,7 @@
 #include "daemon/engine/spec/spec_validation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 namespace {
@@ -251,7 +252,11 @@ TEST_F(ShapeValidationTest, SloSearchesNeedAPlainWorkload) {
   ExpectRejected("io_count", "is set with slo");
   spec_.io_count = 0;
   limits_.max_runtime = absl::Seconds(10);
-  ExpectRejected("slo.step", "6 steps of 2.25s exceed the limit max_runtime");
+  // Every step the search may take (repeats and re-tests included,
+  // SloSteps) counts against the limit.
+  ExpectRejected("slo.step",
+                 absl::StrCat(SloSteps(0.05),
+                              " steps of 2.25s exceed the limit max_runtime"));
   limits_ = EngineLimits{};
   spec_.groups = {JobGroupSpec{.cpus = {online_[0]}}};
   ExpectRejected("slo", "cannot be used with groups");
