@@ -1566,4 +1566,22 @@ void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
   out->sync_ios = stats_.sync_ios.Get();
 }
 
+// For submitter_test.cc, which runs these steps against a fake ring: an
+// out-of-line copy of each beside the loop's, which inlines its own.
+template uint32_t
+SubmitterThread::Prepare<false, IoMode::kPlain, PerCpuRequestCache<Request>>(
+    PerCpuRequestCache<Request>&, uint32_t, uint16_t, bool, int64_t);
+template uint32_t
+SubmitterThread::Prepare<false, IoMode::kPlain, SharedRequestCache<Request>>(
+    SharedRequestCache<Request>&, uint32_t, uint16_t, bool, int64_t);
+template <typename Cache>
+uint32_t SubmitterThread::ReapOutOfLine(Cache& cache, bool measuring,
+                                        int64_t now_ns) {
+  return Reap<false>(cache, measuring, now_ns);
+}
+template uint32_t SubmitterThread::ReapOutOfLine(PerCpuRequestCache<Request>&,
+                                                 bool, int64_t);
+template uint32_t SubmitterThread::ReapOutOfLine(SharedRequestCache<Request>&,
+                                                 bool, int64_t);
+
 }  // namespace blkperf::internal

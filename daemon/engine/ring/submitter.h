@@ -103,6 +103,9 @@ constexpr bool OwnsRequests() {
 }
 
 class SubmitterThread {
+  // submitter_test.cc: runs Prepare and Reap against a fake ring.
+  friend class SubmitterThreadPeer;
+
  public:
   SubmitterThread(const ResolvedSpec& spec, int index, std::vector<int> fds,
                   SubmitterControl* control);
@@ -280,6 +283,10 @@ class SubmitterThread {
   template <bool kShaped, typename Cache>
   ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t Reap(Cache& cache, bool measuring,
                                              int64_t now_ns);
+  // The plain loop's Reap, out of line: for submitter_test.cc (Reap is
+  // always inlined, so a caller outside the .cc needs a copy of its own).
+  template <typename Cache>
+  uint32_t ReapOutOfLine(Cache& cache, bool measuring, int64_t now_ns);
   // What one reap of the plain loop counts of the CQEs it hands to
   // FinishOther.
   struct OtherTally {
