@@ -73,6 +73,13 @@ uint64_t XorshiftState(uint64_t seed, int index);
 FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
                         unsigned wait_nr);
 
+// "EIO" for EIO (glibc's name), else "errno N".
+std::string ErrnoName(int error_number);
+// Of a ThreadStats error slot: its name ("EIO", "short transfer", "verify
+// mismatch") and the errno value reports carry for it.
+std::string SlotName(int slot);
+int SlotErrno(int slot);
+
 // Longest a wait for completions blocks before the loop looks at stop, the
 // end of the run and io_timeout again.
 inline constexpr int64_t kWaitTickNs = 50'000'000;
@@ -366,9 +373,6 @@ class SubmitterThread {
                  uint32_t piece_length, uint64_t tag);
   uint64_t NextOffset(uint16_t target);
   uint64_t NextRandom();
-  ABSL_ATTRIBUTE_NOINLINE void OnPieceError(Request* req, int32_t res,
-                                            uint64_t piece_offset,
-                                            uint32_t piece_length);
   ABSL_ATTRIBUTE_NOINLINE void OnIoError(Request* req, bool measuring);
   // verify: checks a completed I/O; false on a mismatch (counted here).
   ABSL_ATTRIBUTE_NOINLINE bool VerifyCompletion(Request* req, bool failed);
