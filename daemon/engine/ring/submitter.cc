@@ -138,6 +138,13 @@ inline uint64_t SubmitterThread::NextRandom() {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
+inline bool SubmitterThread::DrawIsWrite(uint32_t read_percent) {
+  if (read_percent == 100) return false;  // no draw when all go one way
+  if (read_percent == 0) return true;
+  // The high 32 random bits scaled onto [0, 100).
+  return ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
+}
+
 inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
   const uint64_t slots = target_slots_[target];
   uint64_t slot;
@@ -237,13 +244,10 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
       PrepIo<kMode>(PieceIo{.sqe = sqe}, &piece_iovecs_);
     } else {
       const uint16_t target = static_cast<uint16_t>(cursor);
-      cursor = cursor + 1 == targets ? 0 : cursor + 1;
+      cursor = NextTarget(cursor, targets);
       req->target = target;
       req->offset = NextOffset(target);
-      is_write = read_percent == 100 ? false
-                 : read_percent == 0
-                     ? true
-                     : ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
+      is_write = DrawIsWrite(read_percent);
       req->is_write = is_write;
       const PieceIo io{sqe,
                        registered_files ? target : fds[target],
@@ -305,17 +309,13 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     if constexpr (kShaped) {
       PickShaped(req, now_ns);  // may replace the target (a sync's)
       if (req->kind != kSyncIo) {
-        target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+        target_cursor_ = NextTarget(target_cursor_, targets);
       }
     } else {
-      target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      target_cursor_ = NextTarget(target_cursor_, targets);
       req->offset = NextOffset(req->target);
       req->length = io_length_;
-      req->is_write =
-          read_percent_ == 100 ? false
-          : read_percent_ == 0
-              ? true
-              : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+      req->is_write = DrawIsWrite(read_percent_);
     }
     turn_of_[SlotOf<Cache>(req)] = turn_slot;
     // The shaped loop's lengths vary and verify checks every completion, so

@@ -1,12 +1,22 @@
 // One pinned submitter thread: its ring, registered buffers, request objects
 // and the batched submit/reap loop (the shape of fio's t/io_uring). Internal
-// to the engine; Workload owns and drives these.
+// to the engine; Workload owns and drives these. (submitter_test.cc runs
+// this example, UsageExampleRunsANopWorkload.)
 //
-//   SubmitterThread s(spec, index, fds, &control);
-//   std::thread t([&] { s.ThreadMain(); });   // sets up, waits for go, runs
+//   SubmitterControl control;                 // shared_requests, strategies
+//   SubmitterThread s(resolved_spec, index, fds, &control);
+//   std::thread t([&] { s.ThreadMain(loop_done); });  // set up, gate, run
 //   s.ready().WaitForNotification();
-//   if (!s.setup_status().ok()) ...           // control.abort + go, join
-//   ... control.go.Open(); ... s.Snapshot(&out) any time ...
+//   if (!s.setup_status().ok()) ...  // control.abort = true; go.Open(); join
+//   control.go.Open();                // every submitter starts
+//   ... s.Snapshot(&thread_snapshot) from any thread, any time ...
+//   ... loop_done() is called once the loop ended and its I/O drained ...
+//   control.stop = true; t.join();
+//
+// Files: submitter.cc the thread body and the loop (one translation unit,
+// so its steps inline), submitter_setup.cc set-up and tear-down,
+// submitter_stats.cc snapshots and phase marks, submitter_faults.cc failed
+// I/Os and enters.
 //
 // Threading: everything but Snapshot() and the control block runs on the
 // submitter's own thread. Statistics are single-writer relaxed atomics so
@@ -371,8 +381,17 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode>
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
                  uint32_t piece_length, uint64_t tag);
+  // The plain loop's next offset on `target`: a random slot, or the next
+  // of the thread's sequential range.
   uint64_t NextOffset(uint16_t target);
   uint64_t NextRandom();
+  // The plain loop's direction draw: true (a write) with probability
+  // (100 - read_percent) %; no random number drawn at 0 or 100.
+  bool DrawIsWrite(uint32_t read_percent);
+  // The target after `cursor` of `targets`, round robin.
+  static uint32_t NextTarget(uint32_t cursor, uint32_t targets) {
+    return cursor + 1 == targets ? 0 : cursor + 1;
+  }
   ABSL_ATTRIBUTE_NOINLINE void OnIoError(Request* req, bool measuring);
   // verify: checks a completed I/O; false on a mismatch (counted here).
   ABSL_ATTRIBUTE_NOINLINE bool VerifyCompletion(Request* req, bool failed);
