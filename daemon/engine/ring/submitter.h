@@ -252,6 +252,18 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode, typename Cache>
   uint32_t Prepare(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
                    bool measuring, int64_t now_ns);
+  // Prepare's code, always inlined: into Prepare (whose one caller, Run,
+  // inlines it in turn) and into PrepareOutOfLine.
+  template <bool kShaped, IoMode kMode, typename Cache>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t PrepareBody(Cache& cache,
+                                                    uint32_t max_ios,
+                                                    uint16_t turn_slot,
+                                                    bool measuring,
+                                                    int64_t now_ns);
+  // The plain loop's Prepare, out of line: for submitter_test.cc.
+  template <IoMode kMode, typename Cache>
+  uint32_t PrepareOutOfLine(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
+                            bool measuring);
   // The plain loop's Prepare when every I/O is one SQE (split none, no
   // verify): the requests of the batch taken at once, loop invariants in
   // locals.

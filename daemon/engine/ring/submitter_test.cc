@@ -39,8 +39,8 @@ class SubmitterThreadPeer {
   template <IoMode kMode, typename Cache>
   static uint32_t Prepare(SubmitterThread& s, Cache& cache, uint32_t max_ios,
                           uint16_t turn_slot) {
-    return s.Prepare<false, kMode>(cache, max_ios, turn_slot,
-                                   /*measuring=*/true, /*now_ns=*/0);
+    return s.PrepareOutOfLine<kMode>(cache, max_ios, turn_slot,
+                                     /*measuring=*/true);
   }
   template <typename Cache>
   static uint32_t Reap(SubmitterThread& s, Cache& cache, int64_t now_ns) {
