@@ -212,7 +212,7 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
       batch, std::min(max_ios, io_uring_sq_space_left(&ring_))));
   if constexpr (!OwnsRequests<Cache>()) {
     for (uint32_t i = 0; i < ios; ++i) {
-      batch[i]->buffer = TakeFreeBuffer();
+      batch[i]->buffer = free_buffers_.Take();
       by_buffer_[batch[i]->buffer] = batch[i];
     }
   }
@@ -310,7 +310,7 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
     if constexpr (!OwnsRequests<Cache>()) {
-      req->buffer = TakeFreeBuffer();
+      req->buffer = free_buffers_.Take();
       by_buffer_[req->buffer] = req;
     }
     req->target = static_cast<uint16_t>(target_cursor_);
@@ -410,7 +410,7 @@ inline void SubmitterThread::Release(typename Cache::PutRun& puts,
                                      Request* req) {
   if constexpr (!OwnsRequests<Cache>()) {
     by_buffer_[req->buffer] = nullptr;
-    ReturnFreeBuffer(req->buffer);
+    free_buffers_.Return(req->buffer);
   }
   if constexpr (kFits) {
     puts.PutFitting(req);

@@ -44,6 +44,7 @@
 #include "daemon/engine/host/io_worker_cpu.h"
 #include "daemon/engine/host/page_placement.h"
 #include "daemon/engine/host/realtime_priority.h"
+#include "daemon/engine/ring/buffer_slot_queue.h"
 #include "daemon/engine/ring/io_buffers.h"
 #include "daemon/engine/ring/io_prep.h"
 #include "daemon/engine/ring/io_turn.h"
@@ -287,20 +288,6 @@ class SubmitterThread {
   // (REQUIRES: puts.room() > 0).
   template <typename Cache, bool kFits = false>
   void Release(typename Cache::PutRun& puts, Request* req);
-  // Shared cache: the free buffer slot freed longest ago, taken; and a
-  // slot freed. REQUIRES: one is free; the slot is not already free.
-  uint16_t TakeFreeBuffer() {
-    const uint16_t buffer = free_buffers_[free_buffer_head_];
-    free_buffer_head_ =
-        free_buffer_head_ + 1 == queue_depth_ ? 0 : free_buffer_head_ + 1;
-    --free_buffer_count_;
-    return buffer;
-  }
-  void ReturnFreeBuffer(uint16_t buffer) {
-    const uint32_t tail = free_buffer_head_ + free_buffer_count_;
-    free_buffers_[tail >= queue_depth_ ? tail - queue_depth_ : tail] = buffer;
-    ++free_buffer_count_;
-  }
   // Right after a turn's enter: starts loading every line the reap and the
   // next prepare touch first, each on a page of its own, so their TLB
   // misses overlap instead of stalling one after another (see the .cc).
@@ -474,13 +461,8 @@ class SubmitterThread {
   uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()
   unsigned page_shift_ = 12;
   IovecRing piece_iovecs_;        // vectored mode: per in-flight piece
-  // Shared cache: the free buffer slots, a ring used first in, first out
-  // (as PerCpuRequestCache hands out requests, and so buffers): count
-  // slots from free_buffers_[free_buffer_head_] on, wrapping (Take- and
-  // ReturnFreeBuffer).
-  std::vector<uint16_t> free_buffers_;
-  uint32_t free_buffer_head_ = 0;
-  uint32_t free_buffer_count_ = 0;
+  // Shared cache: the free buffer slots.
+  BufferSlotQueue free_buffers_;
   std::unique_ptr<Request[]> requests_;
   uint64_t rng_state_ = 0;
   uint32_t target_cursor_ = 0;

@@ -154,12 +154,7 @@ absl::Status SubmitterThread::Setup() {
   // Request objects and buffer slots, allocated here so the hot path never
   // does. Both pools hold queue_depth entries: one per in-flight I/O.
   requests_ = std::make_unique<Request[]>(queue_depth_);
-  free_buffers_.resize(queue_depth_);
-  for (uint32_t i = 0; i < queue_depth_; ++i) {
-    free_buffers_[i] = static_cast<uint16_t>(i);
-  }
-  free_buffer_head_ = 0;
-  free_buffer_count_ = queue_depth_;
+  free_buffers_ = BufferSlotQueue(queue_depth_);
   batch_.assign(submit_batch_, nullptr);
   by_buffer_.assign(queue_depth_, nullptr);
   free_scratch_.assign(queue_depth_, 0);

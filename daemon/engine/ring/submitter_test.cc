@@ -58,7 +58,7 @@ class SubmitterThreadPeer {
   }
   static uint32_t Inflight(const SubmitterThread& s) { return s.inflight_; }
   static uint32_t FreeBuffers(const SubmitterThread& s) {
-    return s.free_buffer_count_;
+    return s.free_buffers_.size();
   }
   static const Request* Requests(const SubmitterThread& s) {
     return s.requests_.get();
