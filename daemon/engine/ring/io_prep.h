@@ -1,8 +1,12 @@
-// How one piece of I/O becomes an SQE, chosen ONCE per submitter at setup:
-// a function per I/O mode, so the per-I/O path has no branch on the
-// loop-invariant fixed_buffers / vectored switches (one indirect call).
+// How one piece of I/O becomes an SQE, per I/O mode. The submitter's plain
+// loop is compiled once per mode with PrepIo<mode> inlined (no branch on
+// the mode and no call per I/O); the shaped loop, whose I/Os vary in kind,
+// calls the function chosen once at setup: PrepFunctionFor(mode), or
+// TrimFunctionFor for a trim group.
 //
-//   const PrepFn prep = PrepFunctionFor(IoModeOf(spec));
+//   PrepIo<IoMode::kFixed>({sqe, fd, addr, length, offset, buf_index,
+//                           is_write}, &iovecs);      // the plain loop
+//   const PrepFn prep = PrepFunctionFor(IoModeOf(spec));  // the shaped one
 //   IovecRing iovecs(2 * ring_entries);
 //   prep({sqe, fd, addr, length, offset, buf_index, is_write}, &iovecs);
 //

@@ -2,10 +2,15 @@
 // latency timestamps are taken: a seam between the loop and io_uring, so a
 // test can run it against a fake ring and a fake clock.
 //
-//   KernelRing ring(&uring);
-//   TurnResult turn = EnterAndStamp(ring, MonotonicNanos, &stamps, n,
-//                                   wait_nr, LatencyMode::kBatch, timeout_ns);
+//   KernelRing ring(&uring, /*registered_ring_fd=*/false);
+//   TurnClock clock = TurnClock::Create();           // or any Clock below
+//   TurnLog::Stamps& stamps = turns.stamps(slot);     // turn_log.h
+//   TurnResult turn = EnterAndStamp(ring, clock, &stamps, n, wait_nr,
+//                                   LatencyMode::kBatch, timeout_ns);
 //   ... reap every CQE now in the ring; each completes at turn.reap_ns ...
+//
+// (io_turn_test.cc's UsageExample compiles and runs this; submitter_test.cc
+// drives the submitter's own turns through a fake Ring.)
 //
 // The three latencies of a logical I/O (docs/numbers.md):
 //   submission (slat) = issued_ns - submit_ns

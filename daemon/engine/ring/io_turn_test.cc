@@ -253,5 +253,33 @@ TEST(StallCheckIntervalTest, QuarterOfTheTimeoutAtLeastOneMillisecond) {
   EXPECT_EQ(StallCheckInterval(2'000'000), 1'000'000);
 }
 
+// The header's example, as written there: one NOP through a kernel ring,
+// stamped by the turn clock into a TurnLog turn.
+TEST(IoTurnUsageTest, UsageExample) {
+  io_uring uring;
+  ASSERT_EQ(io_uring_queue_init(8, &uring, 0), 0);
+  TurnLog turns(/*max_inflight_ios=*/8);
+  const uint16_t slot = turns.NextSlot();
+  io_uring_prep_nop(io_uring_get_sqe(&uring));
+  const uint32_t n = 1;
+  turns.Start(slot, n);
+  const unsigned wait_nr = 1;
+  const int64_t timeout_ns = 0;
+
+  KernelRing ring(&uring, /*registered_ring_fd=*/false);
+  TurnClock clock = TurnClock::Create();           // or any Clock below
+  TurnLog::Stamps& stamps = turns.stamps(slot);     // turn_log.h
+  TurnResult turn = EnterAndStamp(ring, clock, &stamps, n, wait_nr,
+                                  LatencyMode::kBatch, timeout_ns);
+
+  EXPECT_EQ(turn.ret, 1);
+  EXPECT_EQ(turn.calls, 1u);
+  EXPECT_EQ(io_uring_cq_ready(&uring), 1u);
+  EXPECT_GT(stamps.submit_ns, 0);
+  EXPECT_EQ(stamps.issued_ns, turn.reap_ns);
+  EXPECT_GE(turn.reap_ns, stamps.submit_ns);
+  io_uring_queue_exit(&uring);
+}
+
 }  // namespace
 }  // namespace blkperf::internal

@@ -4,22 +4,26 @@
 // Request objects live in arrays sized at setup (one per queue slot); these
 // classes only hand out and take back T*, and never allocate after
 // construction. A workload picks one of two cache types, both with the same
-// Get/Put/PutRun/Fill/hits/misses interface so the engine is templated on
-// it:
+// GetBatch/PutRun/Fill interface (Get/Put too) so the submitter is templated
+// on it:
 //
 //   * PerCpuRequestCache (`request_cache: percpu`): each submitter owns a
-//     small lock-free array and touches the shared pool only to refill or
-//     flush half of it at a time;
-//   * SharedRequestCache (`request_cache: shared`): every Get/Put takes the
-//     shared pool's lock.
+//     lock-free ring of its requests. The submitter fills it with exactly
+//     its queue_depth requests and gives it that capacity, so it never
+//     refills from or flushes to the shared pool (a cache used otherwise
+//     moves half its capacity at a time); its reap puts whole runs in
+//     bulk (PutRun::next_places/Filled).
+//   * SharedRequestCache (`request_cache: shared`): every Get and Put takes
+//     the shared pool's lock, as the baseline's do.
 //
 //   SharedRequestPool<Request> pool(total_requests);
-//   PerCpuRequestCache<Request> cache(/*capacity=*/64, &pool);  // per thread
+//   PerCpuRequestCache<Request> cache(/*capacity=*/queue_depth, &pool);
 //   cache.Fill(my_requests.data(), my_requests.size());
-//   ...
-//   Request* r = cache.Get();          // nullptr: all requests in flight
-//   ...
-//   cache.Put(r);                      // on completion
+//   size_t got = cache.GetBatch(batch, submit_batch);  // a turn's requests
+//   {
+//     PerCpuRequestCache<Request>::PutRun puts(cache);  // one reap
+//     for (Request* done : completed) puts.Put(done);
+//   }
 #ifndef BLKPERF_DAEMON_ENGINE_RING_REQUEST_CACHE_H_
 #define BLKPERF_DAEMON_ENGINE_RING_REQUEST_CACHE_H_
 

@@ -1,3 +1,8 @@
+// SubmitterThread's thread body and its loop: Run, Prepare, Reap, Drain
+// and the checks a turn makes, all in this one translation unit so the
+// loop's steps inline into it (set-up, snapshots and faults are in
+// submitter_setup.cc, submitter_stats.cc and submitter_faults.cc).
+
 #include "daemon/engine/ring/submitter.h"
 
 #include <errno.h>
@@ -28,8 +33,8 @@
 #include "daemon/engine/ring/wait_tick.h"
 
 namespace blkperf::internal {
-namespace {
 
+namespace {
 
 // The next free SQE, for a caller that knows the SQ has room (Prepare
 // reads the free space once per batch). io_uring_get_sqe would reload the
@@ -39,99 +44,7 @@ inline io_uring_sqe* NextSqe(io_uring* ring) {
   return &sq->sqes[sq->sqe_tail++ & sq->ring_mask];
 }
 
-absl::Status ErrnoStatus(int error_number, absl::string_view what) {
-  return absl::ErrnoToStatus(error_number, what);
-}
-
-std::string ErrnoName(int error_number) {
-  // glibc >= 2.32: "EIO" for EIO; nullptr for unknown values.
-  const char* name = strerrorname_np(error_number);
-  return name != nullptr ? name : absl::StrCat("errno ", error_number);
-}
-
-std::string SlotName(int slot) {
-  if (slot == kShortTransferSlot) return "short transfer";
-  if (slot == kVerifyMismatchSlot) return "verify mismatch";
-  return ErrnoName(slot);
-}
-
-int SlotErrno(int slot) {
-  if (slot == kShortTransferSlot) return kShortTransferErrno;
-  if (slot == kVerifyMismatchSlot) return kVerifyMismatchErrno;
-  return slot;
-}
-
 }  // namespace
-
-std::string BatchLatencyNote(uint32_t complete_batch) {
-  return absl::StrCat(
-      "latency_mode batch: slat (submit_latency) is the whole enter that "
-      "submits a batch and also waits for complete_batch=", complete_batch,
-      " completions, and I/Os done during it have clat "
-      "(completion_latency) 0; lat, their sum, is exact. latency_mode=per_io "
-      "splits them as fio does");
-}
-
-DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
-  const QueueLimits& q = target.limits;
-  DeviceSplitLimits limits;
-  limits.logical_block_size =
-      std::max<uint32_t>(512, target.logical_block_size);
-  limits.max_io_bytes = uint64_t{q.max_sectors_kb} * 1024;
-  limits.max_segments = q.max_segments;
-  limits.max_segment_size = q.max_segment_size;
-  limits.chunk_bytes = uint64_t{q.chunk_sectors} * 512;
-  limits.virt_boundary_mask = q.virt_boundary_mask;
-  return limits;
-}
-
-absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
-                                       const SplitStrategy& strategy,
-                                       unsigned page_shift,
-                                       std::vector<Splitter>* splitters) {
-  // Offsets are multiples of the alignment and buffers of the slot size,
-  // and an I/O of one of the sizes may follow another: the largest power of
-  // two dividing all of them bounds where an I/O can start.
-  uint32_t alignment = spec.max_block_size;
-  for (const GroupShape& g : spec.groups) {
-    alignment |= g.alignment | g.max_block_size | g.min_block_size;
-    for (const auto* mix : {&g.read_bssplit, &g.write_bssplit}) {
-      for (const BlockSizeShare& share : *mix) alignment |= share.block_size;
-    }
-  }
-  uint32_t pieces = 1;
-  for (const TargetInfo& target : spec.targets) {
-    BLKPERF_ASSIGN_OR_RETURN(
-        Splitter splitter,
-        Splitter::Create(strategy, SplitLimitsFor(target), page_shift));
-    pieces = std::max(pieces, splitter.MaxPieces(spec.max_block_size,
-                                                 alignment & -alignment));
-    if (splitters != nullptr) splitters->push_back(splitter);
-  }
-  return pieces;
-}
-
-uint64_t XorshiftState(uint64_t seed, int index) {
-  // splitmix64 of the seed and the thread: distinct states per thread.
-  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  // splitmix64 is a bijection, so exactly one input maps to 0: replace it.
-  return z != 0 ? z : 0x626c6b70657266ULL;
-}
-
-FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
-                        unsigned wait_nr) {
-  FirstError error;
-  error.errno_value = error_number;
-  error.message = absl::StrCat(
-      "io_uring_enter failed on submitter thread ", thread, ": ",
-      ErrnoName(error_number), " (", strerror(error_number), ") with ", sqes,
-      " SQEs queued, waiting for ", wait_nr,
-      " completions; no target or offset is involved");
-  return error;
-}
 
 void SubmitterThread::NoteStartWait(const absl::Status& raised) {
   start_wait_realtime_ = raised.ok();
@@ -146,47 +59,6 @@ void SubmitterThread::StampFirstSubmit() {
                                       real.tv_nsec,
                                   std::memory_order_relaxed);
   first_submit_monotonic_ns_.store(monotonic, std::memory_order_release);
-}
-
-SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
-                                 std::vector<int> fds,
-                                 SubmitterControl* control)
-    : spec_(spec),
-      group_(spec.groups[spec.thread_group[index]]),
-      index_(index),
-      cpu_(spec.spec.cpus[index]),
-      fds_(std::move(fds)),
-      control_(control),
-      queue_depth_(group_.queue_depth),
-      submit_batch_(group_.submit_batch),
-      complete_batch_(group_.complete_batch),
-      block_size_(group_.max_block_size),  // the buffer slot size
-      io_length_(spec.spec.nop ? 0 : block_size_),
-      fixed_buffers_(spec.spec.fixed_buffers),
-      io_mode_(IoModeOf(spec.spec)),
-      prep_(OpTrims(group_.op)
-                ? TrimFunctionFor(spec.targets[0].kind ==
-                                  TargetKind::kBlockDevice)
-                : PrepFunctionFor(io_mode_)),
-      // A NOP names no file (Workload notes that registered_files is moot).
-      registered_files_(spec.spec.registered_files && !spec.spec.nop),
-      sqe_flags_(static_cast<uint8_t>(
-          (registered_files_ ? IOSQE_FIXED_FILE : 0) |
-          (spec.spec.force_async ? IOSQE_ASYNC : 0))),
-      latency_tracking_(spec.spec.latency_tracking),
-      latency_mode_(spec.spec.latency_mode),
-      io_timeout_ns_(absl::ToInt64Nanoseconds(spec.spec.io_timeout)),
-      verify_(spec.spec.verify),
-      continue_on_error_(spec.spec.continue_on_error),
-      random_offsets_(OpIsRandom(group_.op)),
-      read_percent_(group_.read_percent),
-      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {
-  // A mark never allocates on the submitter: room for every error slot.
-  phase_mark_.errors.reserve(kErrorSlots);
-}
-
-SubmitterThread::~SubmitterThread() {
-  TearDownRing();
 }
 
 void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
@@ -256,322 +128,6 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
   if (!was_abandoned) loop_done();
 }
 
-absl::Status SubmitterThread::Setup() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu_, &set);
-  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-    return ErrnoStatus(errno, absl::StrCat("cpus[", index_, "] ", cpu_,
-                                           ": sched_setaffinity"));
-  }
-  BLKPERF_RETURN_IF_ERROR(AllocateBuffers());
-
-  // Request objects and buffer slots, allocated here so the hot path never
-  // does. Both pools hold queue_depth entries: one per in-flight I/O.
-  requests_ = std::make_unique<Request[]>(queue_depth_);
-  free_buffers_.resize(queue_depth_);
-  for (uint32_t i = 0; i < queue_depth_; ++i) {
-    free_buffers_[i] = static_cast<uint16_t>(i);
-  }
-  free_buffer_head_ = 0;
-  free_buffer_count_ = queue_depth_;
-  batch_.assign(submit_batch_, nullptr);
-  by_buffer_.assign(queue_depth_, nullptr);
-  free_scratch_.assign(queue_depth_, 0);
-  turn_of_.assign(queue_depth_, 0);
-  turns_ = std::make_unique<TurnLog>(queue_depth_);
-  std::vector<Request*> objects(queue_depth_);
-  for (uint32_t i = 0; i < queue_depth_; ++i) objects[i] = &requests_[i];
-  if (!CompletionTag<Request>::Taggable(&requests_[0]) ||
-      !CompletionTag<Request>::Taggable(&requests_[queue_depth_ - 1])) {
-    return absl::InternalError(
-        "request objects were allocated above 2^48 and cannot be tagged "
-        "into user_data (completion_tag.h)");
-  }
-  if (spec_.spec.request_cache == RequestCacheMode::kPerCpu) {
-    // The thread's own requests only (OwnsRequests): request i keeps buffer
-    // slot i for good, and is in flight whenever it is not in the cache.
-    for (uint32_t i = 0; i < queue_depth_; ++i) {
-      requests_[i].buffer = static_cast<uint16_t>(i);
-      requests_[i].length = io_length_;  // the plain loop's, for good
-    }
-    per_cpu_cache_ = std::make_unique<PerCpuRequestCache<Request>>(
-        queue_depth_, control_->shared_requests);
-    per_cpu_cache_->Fill(objects.data(), objects.size());
-  } else {
-    control_->shared_requests->PutBatch(objects.data(), objects.size());
-    shared_cache_ =
-        std::make_unique<SharedRequestCache<Request>>(control_->shared_requests);
-  }
-
-  // Batch mode's slat and clat are not fio's (io_turn.h): say so wherever
-  // the snapshot goes (text, JSON and API notes). Open-loop threads take
-  // per_io turns whatever the mode, so they carry no such note.
-  const bool open_loop_thread = group_.rate_iops != 0 ||
-                                group_.rate_bw != 0 || spec_.spec.slo.enabled;
-  if (latency_tracking_ && latency_mode_ == LatencyMode::kBatch &&
-      !open_loop_thread) {
-    notes_.push_back(BatchLatencyNote(complete_batch_));
-  }
-
-  // The ring holds every piece of every in-flight I/O, for any strategy
-  // the workload may switch to (Workload checked the product's bound).
-  if (uint64_t{queue_depth_} * control_->piece_capacity > kMaxRingEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "queue_depth ", queue_depth_, " x ", control_->piece_capacity,
-        " pieces per I/O exceeds the ring's maximum of ", kMaxRingEntries,
-        " entries"));
-  }
-  ring_entries_ = RingEntries(queue_depth_, control_->piece_capacity);
-  BLKPERF_RETURN_IF_ERROR(ApplyStrategy(
-      control_->split_strategies[control_->split_generation.load()]));
-  if (io_mode_ == IoMode::kVectored) {
-    piece_iovecs_ = IovecRing(2 * ring_entries_);
-  }
-
-  const bool want_poll = spec_.spec.polled != PollMode::kOff;
-  BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
-  BLKPERF_RETURN_IF_ERROR(RegisterResources());
-  // Pages are faulted in as t/io_uring's are (io_buffers.h): fixed buffers
-  // by the registration above, then filled; plain buffers that only ever
-  // receive reads by the kernel on their first read. Writes carry data.
-  if (fixed_buffers_ || read_percent_ < 100) io_buffers_.Fill();
-  if (want_poll) {
-    BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
-    if (!can_poll) {
-      std::vector<std::string> names;
-      for (const TargetSpec& t : spec_.spec.targets) names.push_back(t.path);
-      const std::string who = absl::StrJoin(names, ", ");
-      if (spec_.spec.polled == PollMode::kOn) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "polled: on, but ", who,
-            " cannot do polled I/O (a polled probe read completed with "
-            "EOPNOTSUPP: the driver has no poll queues); use polled: auto "
-            "or off"));
-      }
-      notes_.push_back(absl::StrCat(
-          "polled: auto fell back to interrupt-driven completions: ", who,
-          " cannot do polled I/O (probe read returned EOPNOTSUPP)"));
-      TearDownRing();
-      BLKPERF_RETURN_IF_ERROR(SetUpRing(false));
-      BLKPERF_RETURN_IF_ERROR(RegisterResources());
-    }
-  }
-
-  BLKPERF_RETURN_IF_ERROR(WarmUpRing());
-  BLKPERF_RETURN_IF_ERROR(StartWaitTick());
-
-  // Offsets: slot k of target t is at k * stride, for I/Os that end inside
-  // the target. Random I/O may start at any multiple of the alignment;
-  // sequential I/O reads or writes each block of the thread's own range
-  // (1/n of the target for the group's n threads) once per pass.
-  offset_stride_ = random_offsets_ ? group_.alignment : block_size_;
-  const uint32_t in_group = static_cast<uint32_t>(index_) - group_.first_thread;
-  std::vector<uint64_t> sizes;
-  for (const TargetInfo& target : spec_.targets) {
-    const uint64_t slots =
-        (target.size_bytes - block_size_) / offset_stride_ + 1;
-    target_slots_.push_back(slots);
-    seq_first_.push_back(slots * in_group / group_.threads);
-    seq_end_.push_back(std::max(seq_first_.back() + 1,
-                                slots * (in_group + 1) / group_.threads));
-    seq_cursor_.push_back(seq_first_.back());
-    sizes.push_back(target.size_bytes);
-  }
-  if (group_.shaped) BLKPERF_RETURN_IF_ERROR(SetUpShape(sizes, in_group));
-  const uint64_t total = spec_.spec.io_count;
-  const uint32_t threads = spec_.spec.threads;
-  io_quota_ = total / threads + (static_cast<uint64_t>(index_) < total % threads);
-  if (total != 0 && io_quota_ == 0) {
-    notes_.push_back(absl::StrCat("thread ", index_,
-                                  " has no I/O: io_count < threads"));
-  }
-  rng_state_ = XorshiftState(spec_.spec.seed, index_);
-  if (verify_) verifier_ = std::make_unique<VerifyTracker>(*control_->verify);
-  ring_setup_.fixed_buffers = fixed_buffers_;
-  ring_setup_.registered_files = registered_files_;
-  ring_setup_.sqpoll = spec_.spec.sqpoll;
-  // The TSC's rate is measured once per process, in the first Create: here
-  // rather than after the start (turn_clock.h). Run makes its own clock.
-  ring_setup_.clock = std::string(TurnClock::Create().source_name());
-  return absl::OkStatus();
-}
-
-absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
-  splitters_.clear();  // capacity stays: no allocation after the first time
-  BLKPERF_ASSIGN_OR_RETURN(
-      max_pieces_, PlanSplitters(spec_, strategy, page_shift_, &splitters_));
-  split_none_ = strategy.kind == SplitStrategy::Kind::kNone;
-  return absl::OkStatus();
-}
-
-absl::Status SubmitterThread::AllocateBuffers() {
-  BLKPERF_ASSIGN_OR_RETURN(
-      io_buffers_,
-      IoBuffers::Create({.slots = queue_depth_,
-                         .slot_bytes = block_size_,
-                         // Plain buffers register nothing: no layout to
-                         // choose (or note).
-                         .layout = fixed_buffers_ ? spec_.spec.buffer_layout
-                                                  : BufferLayout::kPerSlot,
-                         .huge_pages = spec_.spec.huge_pages,
-                         .seed = spec_.spec.seed},
-                        &notes_));
-  buffers_ = io_buffers_.base();
-  buf_index_mask_ = io_buffers_.buf_index_mask();
-  page_shift_ = io_buffers_.page_shift();
-  return absl::OkStatus();
-}
-
-absl::Status SubmitterThread::SetUpRing(bool polled) {
-  unsigned base = polled ? IORING_SETUP_IOPOLL : 0;
-  io_uring_params params{};
-  if (spec_.spec.sqpoll) {
-    base |= IORING_SETUP_SQPOLL;
-    if (spec_.spec.sqpoll_cpu >= 0) {
-      base |= IORING_SETUP_SQ_AFF;
-      params.sq_thread_cpu = static_cast<unsigned>(spec_.spec.sqpoll_cpu);
-    }
-    params.sq_thread_idle = 1000;  // ms before the poller sleeps
-  }
-  // Most capable first; each fallback drops one optional flag (fio's
-  // fio_ioring_queue_init does the same). DEFER_TASKRUN excludes SQPOLL.
-  std::vector<unsigned> candidates;
-  if (!spec_.spec.sqpoll) {
-    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
-                         IORING_SETUP_DEFER_TASKRUN);
-    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER |
-                         IORING_SETUP_COOP_TASKRUN);
-    candidates.push_back(base | IORING_SETUP_COOP_TASKRUN);
-  } else {
-    candidates.push_back(base | IORING_SETUP_SINGLE_ISSUER);
-  }
-  candidates.push_back(base);
-  int ret = -EINVAL;
-  for (unsigned flags : candidates) {
-    io_uring_params p = params;
-    p.flags = flags;
-    ret = io_uring_queue_init_params(ring_entries_, &ring_, &p);
-    if (ret == 0) {
-      ring_ready_ = true;
-      // NOP preps write only what a NOP reads (io_prep.h): every other
-      // field of every SQE starts, and stays, zero.
-      memset(ring_.sq.sqes, 0, sizeof(io_uring_sqe) * ring_.sq.ring_entries);
-      polled_ = polled;
-      ring_setup_.setup_flags = SetupFlagNames(flags);
-      ring_setup_.polled = polled;
-      ring_setup_.sq_entries = ring_.sq.ring_entries;
-      ring_setup_.cq_entries = ring_.cq.ring_entries;
-      ring_setup_.pieces_per_io = control_->piece_capacity;
-      return absl::OkStatus();
-    }
-    if (ret != -EINVAL) break;
-  }
-  return ErrnoStatus(-ret, absl::StrCat("io_uring_queue_init_params(",
-                                        ring_entries_, " entries)"));
-}
-
-absl::Status SubmitterThread::RegisterResources() {
-  if (fixed_buffers_) {
-    const std::vector<iovec>& iovecs = io_buffers_.registration();
-    const int ret =
-        io_uring_register_buffers(&ring_, iovecs.data(), iovecs.size());
-    if (ret < 0) {
-      return ErrnoStatus(-ret, absl::StrCat("fixed_buffers: registering ",
-                                            iovecs.size(), " buffers (",
-                                            BufferLayoutName(
-                                                io_buffers_.layout()),
-                                            ")"));
-    }
-  }
-  if (registered_files_) {
-    const int ret = io_uring_register_files(&ring_, fds_.data(), fds_.size());
-    if (ret < 0) {
-      return ErrnoStatus(-ret, "registered_files: registering the targets");
-    }
-  }
-  // Saves the fdget/fdput of the ring itself on every io_uring_enter.
-  ring_setup_.registered_ring_fd = io_uring_register_ring_fd(&ring_) == 1;
-  return absl::OkStatus();
-}
-
-absl::Status SubmitterThread::WarmUpRing() {
-  // One NOP through the ring before the start: the kernel's first request
-  // on a ring allocates and initializes what later ones reuse, which would
-  // otherwise delay the first real submission (and, on a CPU shared with
-  // other submitters, theirs). No target I/O.
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (sqe == nullptr) return absl::InternalError("warm-up: no free SQE");
-  io_uring_prep_nop(sqe);
-  int ret = io_uring_submit_and_wait(&ring_, 1);
-  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: io_uring_enter");
-  io_uring_cqe* cqe = nullptr;
-  ret = io_uring_wait_cqe(&ring_, &cqe);
-  if (ret < 0) return ErrnoStatus(-ret, "warm-up NOP: waiting");
-  io_uring_cqe_seen(&ring_, cqe);
-  return absl::OkStatus();
-}
-
-absl::Status SubmitterThread::StartWaitTick() {
-  // An IOPOLL wait polls instead of sleeping, and its enter ignores a
-  // timeout too; an SQPOLL ring would report a refused tick late.
-  if (!polled_ && !spec_.spec.sqpoll) {
-    BLKPERF_ASSIGN_OR_RETURN(wait_tick_, ArmWaitTick(&ring_, kWaitTickNs));
-    if (!wait_tick_) {
-      notes_.push_back(absl::StrCat(
-          "thread ", index_,
-          ": the kernel refused a multishot timeout (IORING_TIMEOUT_MULTISHOT, "
-          "Linux 6.4), so every waiting io_uring_enter passes a timeout "
-          "(ring.wait_bound enter_timeout)"));
-    }
-  }
-  ring_setup_.wait_bound = wait_tick_ ? "ring_tick" : "enter_timeout";
-  return absl::OkStatus();
-}
-
-absl::StatusOr<bool> SubmitterThread::ProbePolling() {
-  // A read is harmless on any target; its result tells whether the driver
-  // can complete polled I/O (-EOPNOTSUPP when it has no poll queues).
-  for (uint16_t t = 0; t < fds_.size(); ++t) {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-    const uint32_t length = std::max<uint32_t>(
-        512, spec_.targets[t].logical_block_size);
-    if (fixed_buffers_) {
-      io_uring_prep_read_fixed(sqe, registered_files_ ? t : fds_[t], buffers_,
-                               length, 0, 0);
-    } else {
-      io_uring_prep_read(sqe, registered_files_ ? t : fds_[t], buffers_,
-                         length, 0);
-    }
-    if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
-    int ret = io_uring_submit_and_wait(&ring_, 1);
-    if (ret < 0) return ErrnoStatus(-ret, "polled probe: io_uring_enter");
-    io_uring_cqe* cqe = nullptr;
-    ret = io_uring_wait_cqe(&ring_, &cqe);
-    if (ret < 0) return ErrnoStatus(-ret, "polled probe: waiting");
-    const int res = cqe->res;
-    io_uring_cqe_seen(&ring_, cqe);
-    if (res == -EOPNOTSUPP) return false;
-    if (res < 0) {
-      return ErrnoStatus(-res, absl::StrCat("polled probe read of ",
-                                            spec_.spec.targets[t].path));
-    }
-  }
-  return true;
-}
-
-void SubmitterThread::TearDownRing() {
-  if (!ring_ready_) return;
-  // Exiting the ring unregisters buffers and files, but the kernel finishes
-  // that in a workqueue after io_uring_queue_exit returns: a block device
-  // opened with O_EXCL would stay claimed for a while after the workload
-  // ends, and a next write workload on it would get EBUSY. Unregistering
-  // the files first drops the ring's references before this returns.
-  if (registered_files_) io_uring_unregister_files(&ring_);
-  io_uring_queue_exit(&ring_);
-  ring_ready_ = false;
-}
-
 inline uint64_t SubmitterThread::NextRandom() {
   // xorshift64*: a few cycles, plenty for offsets.
   uint64_t x = rng_state_;
@@ -580,6 +136,13 @@ inline uint64_t SubmitterThread::NextRandom() {
   x ^= x >> 27;
   rng_state_ = x;
   return x * 0x2545F4914F6CDD1DULL;
+}
+
+inline bool SubmitterThread::DrawIsWrite(uint32_t read_percent) {
+  if (read_percent == 100) return false;  // no draw when all go one way
+  if (read_percent == 0) return true;
+  // The high 32 random bits scaled onto [0, 100).
+  return ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
 }
 
 inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
@@ -649,7 +212,7 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
       batch, std::min(max_ios, io_uring_sq_space_left(&ring_))));
   if constexpr (!OwnsRequests<Cache>()) {
     for (uint32_t i = 0; i < ios; ++i) {
-      batch[i]->buffer = TakeFreeBuffer();
+      batch[i]->buffer = free_buffers_.Take();
       by_buffer_[batch[i]->buffer] = batch[i];
     }
   }
@@ -681,13 +244,10 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
       PrepIo<kMode>(PieceIo{.sqe = sqe}, &piece_iovecs_);
     } else {
       const uint16_t target = static_cast<uint16_t>(cursor);
-      cursor = cursor + 1 == targets ? 0 : cursor + 1;
+      cursor = NextTarget(cursor, targets);
       req->target = target;
       req->offset = NextOffset(target);
-      is_write = read_percent == 100 ? false
-                 : read_percent == 0
-                     ? true
-                     : ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
+      is_write = DrawIsWrite(read_percent);
       req->is_write = is_write;
       const PieceIo io{sqe,
                        registered_files ? target : fds[target],
@@ -722,6 +282,14 @@ template <bool kShaped, IoMode kMode, typename Cache>
 uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
                                   uint16_t turn_slot, bool measuring,
                                   int64_t now_ns) {
+  return PrepareBody<kShaped, kMode>(cache, max_ios, turn_slot, measuring,
+                                     now_ns);
+}
+
+template <bool kShaped, IoMode kMode, typename Cache>
+inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
+                                             uint16_t turn_slot,
+                                             bool measuring, int64_t now_ns) {
   if constexpr (!kShaped) {
     if (split_none_ && !verify_) {
       return PrepareUnsplit<kMode>(cache, max_ios, turn_slot, measuring);
@@ -742,24 +310,20 @@ uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
     if constexpr (!OwnsRequests<Cache>()) {
-      req->buffer = TakeFreeBuffer();
+      req->buffer = free_buffers_.Take();
       by_buffer_[req->buffer] = req;
     }
     req->target = static_cast<uint16_t>(target_cursor_);
     if constexpr (kShaped) {
       PickShaped(req, now_ns);  // may replace the target (a sync's)
       if (req->kind != kSyncIo) {
-        target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+        target_cursor_ = NextTarget(target_cursor_, targets);
       }
     } else {
-      target_cursor_ = target_cursor_ + 1 == targets ? 0 : target_cursor_ + 1;
+      target_cursor_ = NextTarget(target_cursor_, targets);
       req->offset = NextOffset(req->target);
       req->length = io_length_;
-      req->is_write =
-          read_percent_ == 100 ? false
-          : read_percent_ == 0
-              ? true
-              : ((NextRandom() >> 32) * 100 >> 32) >= read_percent_;
+      req->is_write = DrawIsWrite(read_percent_);
     }
     turn_of_[SlotOf<Cache>(req)] = turn_slot;
     // The shaped loop's lengths vary and verify checks every completion, so
@@ -846,7 +410,7 @@ inline void SubmitterThread::Release(typename Cache::PutRun& puts,
                                      Request* req) {
   if constexpr (!OwnsRequests<Cache>()) {
     by_buffer_[req->buffer] = nullptr;
-    ReturnFreeBuffer(req->buffer);
+    free_buffers_.Return(req->buffer);
   }
   if constexpr (kFits) {
     puts.PutFitting(req);
@@ -1081,31 +645,6 @@ inline uint32_t SubmitterThread::Reap(Cache& cache, bool measuring,
     stats_.write_bytes.Add(write_ios * io_length_);
   }
   return completed;
-}
-
-RatePacer::Rate SubmitterThread::ThreadRate() const {
-  RatePacer::Rate rate;
-  rate.arrivals = group_.arrivals;
-  if (group_.rate_iops != 0) {
-    rate.per_second = static_cast<double>(group_.rate_iops) / group_.threads;
-  } else if (group_.rate_bw != 0) {
-    rate.per_second = static_cast<double>(group_.rate_bw) / group_.threads;
-    rate.per_byte = true;
-  }
-  return rate;
-}
-
-absl::Status SubmitterThread::SetUpShape(
-    const std::vector<uint64_t>& target_sizes, uint32_t thread_in_group) {
-  BLKPERF_ASSIGN_OR_RETURN(
-      shaper_, IoShaper::Create(group_, target_sizes, thread_in_group));
-  writes_to_sync_ = group_.sync_every;
-  if (group_.rate_iops != 0 || group_.rate_bw != 0 || spec_.spec.slo.enabled) {
-    // An open-loop thread sleeps until intended times: wake at them, not
-    // up to the default 50 us of timer slack late.
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-  }
-  return absl::OkStatus();
 }
 
 void SubmitterThread::FollowRate(int64_t now_ns) {
@@ -1363,207 +902,29 @@ bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
   return true;
 }
 
-void SubmitterThread::OnEnterError(int ret, uint32_t sqes, unsigned wait_nr) {
-  const int error_number = -ret;
-  stats_.errors[error_number < kMaxErrno ? error_number : EIO].Add(1);
-  stats_.error_total.Add(1);
-  if (!control_->fatal_claimed.exchange(true)) {
-    control_->fatal_error = EnterFailure(index_, error_number, sqes, wait_nr);
-    control_->fatal_published.store(true, std::memory_order_release);
-  }
-  control_->stop.store(true);
+// For submitter_test.cc, which runs these steps against a fake ring: copies
+// of their bodies of their own, so the loop's Prepare and Reap keep one
+// caller each (Run) and inline there as before.
+template <IoMode kMode, typename Cache>
+uint32_t SubmitterThread::PrepareOutOfLine(Cache& cache, uint32_t max_ios,
+                                           uint16_t turn_slot,
+                                           bool measuring) {
+  return PrepareBody<false, kMode>(cache, max_ios, turn_slot, measuring,
+                                   /*now_ns=*/0);
 }
+template uint32_t SubmitterThread::PrepareOutOfLine<IoMode::kPlain>(
+    PerCpuRequestCache<Request>&, uint32_t, uint16_t, bool);
+template uint32_t SubmitterThread::PrepareOutOfLine<IoMode::kPlain>(
+    SharedRequestCache<Request>&, uint32_t, uint16_t, bool);
 
-void SubmitterThread::ClaimErrorSite(int errno_value, uint16_t target,
-                                     uint64_t offset) {
-  // A load first: once the slots are full, errors cost no read-modify-write.
-  if (control_->error_sites_claimed.load(std::memory_order_relaxed) >=
-      kMaxErrorSites) {
-    return;
-  }
-  const uint32_t i = control_->error_sites_claimed.fetch_add(1);
-  if (i >= kMaxErrorSites) return;
-  ErrorSiteSlot& slot = control_->error_sites[i];
-  slot.errno_value = errno_value;
-  slot.target = target;
-  slot.offset = offset;
-  slot.ready.store(true, std::memory_order_release);
+template <typename Cache>
+uint32_t SubmitterThread::ReapOutOfLine(Cache& cache, bool measuring,
+                                        int64_t now_ns) {
+  return Reap<false>(cache, measuring, now_ns);
 }
-
-void SubmitterThread::OnIoError(Request* req, bool measuring) {
-  int slot;
-  int error_number;
-  if (req->result < 0) {
-    error_number = -req->result;
-    slot = error_number < kMaxErrno ? error_number : EIO;
-  } else {
-    slot = kShortTransferSlot;
-    error_number = kShortTransferErrno;
-  }
-  if (measuring) ++finished_ios_;
-  stats_.errors[slot].Add(1);
-  stats_.error_total.Add(1);
-  ClaimErrorSite(error_number, req->target, req->offset);
-  const std::string& path = spec_.spec.targets[req->target].path;
-  if (!control_->first_error_claimed.exchange(true)) {
-    FirstError& first = control_->first_error;
-    first.errno_value = error_number;
-    first.target = path;
-    first.offset = req->offset;
-    if (slot == kShortTransferSlot) {
-      first.message = absl::StrCat("short transfer: ", req->done_bytes, " of ",
-                                   req->length, " bytes at ", path,
-                                   " offset ", req->offset);
-    } else {
-      first.message = absl::StrCat(SlotName(slot), " (", strerror(error_number),
-                                   ") at ", path, " offset ", req->offset,
-                                   req->is_write ? " (write)" : " (read)");
-    }
-    control_->first_error_published.store(true, std::memory_order_release);
-  }
-  if (!continue_on_error_) control_->stop.store(true);
-}
-
-bool SubmitterThread::VerifyCompletion(Request* req, bool failed) {
-  const char* data = buffers_ + size_t{req->buffer} * block_size_;
-  if (verifier_->End(req->target, req->offset, req->is_write,
-                     req->verify_value, failed, data)) {
-    return true;
-  }
-  stats_.errors[kVerifyMismatchSlot].Add(1);
-  stats_.error_total.Add(1);
-  ClaimErrorSite(kVerifyMismatchErrno, req->target,
-                 verifier_->last_bad_byte_offset());
-  if (!control_->first_error_claimed.exchange(true)) {
-    FirstError& first = control_->first_error;
-    first.errno_value = kVerifyMismatchErrno;
-    first.target = spec_.spec.targets[req->target].path;
-    first.offset = req->offset;
-    first.message = verifier_->last_message();
-    control_->first_error_published.store(true, std::memory_order_release);
-  }
-  if (!continue_on_error_) control_->stop.store(true);
-  return false;
-}
-
-void SubmitterThread::AddVerify(VerifySummary* out) const {
-  if (verifier_ != nullptr) verifier_->AddTo(out, exited());
-}
-
-// Out of line: the loop calls it once a switch, and its copy of the
-// counters stays out of the loop's code.
-ABSL_ATTRIBUTE_NOINLINE void SubmitterThread::TakeUpSplitStrategy(
-    uint32_t generation) {
-  FollowSplitGeneration(generation);
-  CountsTo(&phase_mark_);
-  taken_generation_.store(generation, std::memory_order_release);
-}
-
-void SubmitterThread::FollowSplitGeneration(uint32_t generation) {
-  if (generation != split_generation_) {
-    split_generation_ = generation;
-    ApplyStrategy(control_->split_strategies[generation]).IgnoreError();
-  }
-}
-
-bool SubmitterThread::PhaseBoundary(uint32_t generation,
-                                    ThreadSnapshot* out) const {
-  // Ended first, then taken: a loop that ended had taken up all it will.
-  const bool ended = loop_ended_.load(std::memory_order_acquire);
-  const uint32_t taken = taken_generation_.load();  // see Run()'s first mark
-  if (taken == generation) {
-    *out = phase_mark_;
-  } else if (taken == kLoopNotBegun) {
-    *out = ThreadSnapshot{};
-  } else if (ended) {
-    CountsTo(out);
-  } else {
-    return false;
-  }
-  out->thread_index = index_;
-  out->cpu = cpu_;
-  CpuTimesTo(out);
-  return true;
-}
-
-void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
-  out->thread_index = index_;
-  out->cpu = cpu_;
-  CountsTo(out);
-  CpuTimesTo(out);
-}
-
-void SubmitterThread::CpuTimesSinceStart(double* user, double* system,
-                                         double* io_workers) const {
-  if (exited()) {
-    *user = final_user_seconds_.load();
-    *system = final_system_seconds_.load();
-  } else if (tid_ != 0) {
-    ReadTaskCpu(tid_, user, system);
-  }
-  if (tid_ != 0) *io_workers = control_->io_worker_cpu.SecondsOf(tid_);
-}
-
-void SubmitterThread::MarkCpuBaseline() {
-  double user = 0, system = 0, io_workers = 0;
-  CpuTimesSinceStart(&user, &system, &io_workers);
-  baseline_user_seconds_.store(user, std::memory_order_relaxed);
-  baseline_system_seconds_.store(system, std::memory_order_relaxed);
-  baseline_io_worker_seconds_.store(io_workers, std::memory_order_relaxed);
-  cpu_baseline_taken_.store(true, std::memory_order_release);
-}
-
-void SubmitterThread::CpuTimesTo(ThreadSnapshot* out) const {
-  out->user_cpu_seconds = 0;
-  out->system_cpu_seconds = 0;
-  out->io_worker_cpu_seconds = 0;
-  if (!cpu_baseline_taken_.load(std::memory_order_acquire)) return;
-  double user = 0, system = 0, io_workers = 0;
-  CpuTimesSinceStart(&user, &system, &io_workers);
-  // Each reading only grows (the kernel keeps a task's adjusted times
-  // monotonic, and IoWorkerCpu its sums); the clamp keeps a thread whose
-  // procfs read failed at zero rather than negative.
-  const auto since = [](double now, const std::atomic<double>& then) {
-    return std::max(0.0, now - then.load(std::memory_order_relaxed));
-  };
-  out->user_cpu_seconds = since(user, baseline_user_seconds_);
-  out->system_cpu_seconds = since(system, baseline_system_seconds_);
-  out->io_worker_cpu_seconds = since(io_workers, baseline_io_worker_seconds_);
-}
-
-void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
-  out->ios = stats_.ios.Get();
-  out->bytes = stats_.bytes.Get();
-  out->read_ios = stats_.read_ios.Get();
-  out->read_bytes = stats_.read_bytes.Get();
-  out->write_ios = stats_.write_ios.Get();
-  out->write_bytes = stats_.write_bytes.Get();
-  out->sqes = stats_.sqes.Get();
-  out->enter_calls = stats_.enter_calls.Get();
-  out->inflight = stats_.inflight.Get();
-  if (per_cpu_cache_ != nullptr) {
-    out->cache_hits = per_cpu_cache_->hits();
-    out->cache_misses = per_cpu_cache_->misses();
-  } else if (shared_cache_ != nullptr) {
-    out->cache_hits = shared_cache_->hits();
-    out->cache_misses = shared_cache_->misses();
-  }
-  out->errors.clear();
-  for (int slot = 0; slot < kErrorSlots; ++slot) {
-    const uint64_t count = stats_.errors[slot].Get();
-    if (count != 0) {
-      out->errors.push_back({SlotErrno(slot), SlotName(slot), count});
-    }
-  }
-  stats_.latency.SnapshotTo(&out->latency);
-  stats_.submit_latency.SnapshotTo(&out->submit_latency);
-  stats_.completion_latency.SnapshotTo(&out->completion_latency);
-  stats_.intended_latency.SnapshotTo(&out->intended_latency);
-  stats_.issue_lag.SnapshotTo(&out->issue_lag);
-  out->late_ios = stats_.late_ios.Get();
-  out->trim_ios = stats_.trim_ios.Get();
-  out->trim_bytes = stats_.trim_bytes.Get();
-  out->sync_ios = stats_.sync_ios.Get();
-}
+template uint32_t SubmitterThread::ReapOutOfLine(PerCpuRequestCache<Request>&,
+                                                 bool, int64_t);
+template uint32_t SubmitterThread::ReapOutOfLine(SharedRequestCache<Request>&,
+                                                 bool, int64_t);
 
 }  // namespace blkperf::internal

@@ -1,12 +1,22 @@
 // One pinned submitter thread: its ring, registered buffers, request objects
 // and the batched submit/reap loop (the shape of fio's t/io_uring). Internal
-// to the engine; Workload owns and drives these.
+// to the engine; Workload owns and drives these. (submitter_test.cc runs
+// this example, UsageExampleRunsANopWorkload.)
 //
-//   SubmitterThread s(spec, index, fds, &control);
-//   std::thread t([&] { s.ThreadMain(); });   // sets up, waits for go, runs
+//   SubmitterControl control;                 // shared_requests, strategies
+//   SubmitterThread s(resolved_spec, index, fds, &control);
+//   std::thread t([&] { s.ThreadMain(loop_done); });  // set up, gate, run
 //   s.ready().WaitForNotification();
-//   if (!s.setup_status().ok()) ...           // control.abort + go, join
-//   ... control.go.Open(); ... s.Snapshot(&out) any time ...
+//   if (!s.setup_status().ok()) ...  // control.abort = true; go.Open(); join
+//   control.go.Open();                // every submitter starts
+//   ... s.Snapshot(&thread_snapshot) from any thread, any time ...
+//   ... loop_done() is called once the loop ended and its I/O drained ...
+//   control.stop = true; t.join();
+//
+// Files: submitter.cc the thread body and the loop (one translation unit,
+// so its steps inline), submitter_setup.cc set-up and tear-down,
+// submitter_stats.cc snapshots and phase marks, submitter_faults.cc failed
+// I/Os and enters.
 //
 // Threading: everything but Snapshot() and the control block runs on the
 // submitter's own thread. Statistics are single-writer relaxed atomics so
@@ -34,6 +44,7 @@
 #include "daemon/engine/host/io_worker_cpu.h"
 #include "daemon/engine/host/page_placement.h"
 #include "daemon/engine/host/realtime_priority.h"
+#include "daemon/engine/ring/buffer_slot_queue.h"
 #include "daemon/engine/ring/io_buffers.h"
 #include "daemon/engine/ring/io_prep.h"
 #include "daemon/engine/ring/io_turn.h"
@@ -73,6 +84,13 @@ uint64_t XorshiftState(uint64_t seed, int index);
 FirstError EnterFailure(int thread, int error_number, uint32_t sqes,
                         unsigned wait_nr);
 
+// "EIO" for EIO (glibc's name), else "errno N".
+std::string ErrnoName(int error_number);
+// Of a ThreadStats error slot: its name ("EIO", "short transfer", "verify
+// mismatch") and the errno value reports carry for it.
+std::string SlotName(int slot);
+int SlotErrno(int slot);
+
 // Longest a wait for completions blocks before the loop looks at stop, the
 // end of the run and io_timeout again.
 inline constexpr int64_t kWaitTickNs = 50'000'000;
@@ -103,6 +121,9 @@ constexpr bool OwnsRequests() {
 }
 
 class SubmitterThread {
+  // submitter_test.cc: runs Prepare and Reap against a fake ring.
+  friend class SubmitterThreadPeer;
+
  public:
   SubmitterThread(const ResolvedSpec& spec, int index, std::vector<int> fds,
                   SubmitterControl* control);
@@ -232,6 +253,18 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode, typename Cache>
   uint32_t Prepare(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
                    bool measuring, int64_t now_ns);
+  // Prepare's code, always inlined: into Prepare (whose one caller, Run,
+  // inlines it in turn) and into PrepareOutOfLine.
+  template <bool kShaped, IoMode kMode, typename Cache>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t PrepareBody(Cache& cache,
+                                                    uint32_t max_ios,
+                                                    uint16_t turn_slot,
+                                                    bool measuring,
+                                                    int64_t now_ns);
+  // The plain loop's Prepare, out of line: for submitter_test.cc.
+  template <IoMode kMode, typename Cache>
+  uint32_t PrepareOutOfLine(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
+                            bool measuring);
   // The plain loop's Prepare when every I/O is one SQE (split none, no
   // verify): the requests of the batch taken at once, loop invariants in
   // locals.
@@ -255,20 +288,6 @@ class SubmitterThread {
   // (REQUIRES: puts.room() > 0).
   template <typename Cache, bool kFits = false>
   void Release(typename Cache::PutRun& puts, Request* req);
-  // Shared cache: the free buffer slot freed longest ago, taken; and a
-  // slot freed. REQUIRES: one is free; the slot is not already free.
-  uint16_t TakeFreeBuffer() {
-    const uint16_t buffer = free_buffers_[free_buffer_head_];
-    free_buffer_head_ =
-        free_buffer_head_ + 1 == queue_depth_ ? 0 : free_buffer_head_ + 1;
-    --free_buffer_count_;
-    return buffer;
-  }
-  void ReturnFreeBuffer(uint16_t buffer) {
-    const uint32_t tail = free_buffer_head_ + free_buffer_count_;
-    free_buffers_[tail >= queue_depth_ ? tail - queue_depth_ : tail] = buffer;
-    ++free_buffer_count_;
-  }
   // Right after a turn's enter: starts loading every line the reap and the
   // next prepare touch first, each on a page of its own, so their TLB
   // misses overlap instead of stalling one after another (see the .cc).
@@ -280,6 +299,10 @@ class SubmitterThread {
   template <bool kShaped, typename Cache>
   ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t Reap(Cache& cache, bool measuring,
                                              int64_t now_ns);
+  // The plain loop's Reap, out of line: for submitter_test.cc (Reap is
+  // always inlined, so a caller outside the .cc needs a copy of its own).
+  template <typename Cache>
+  uint32_t ReapOutOfLine(Cache& cache, bool measuring, int64_t now_ns);
   // What one reap of the plain loop counts of the CQEs it hands to
   // FinishOther.
   struct OtherTally {
@@ -357,11 +380,17 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode>
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
                  uint32_t piece_length, uint64_t tag);
+  // The plain loop's next offset on `target`: a random slot, or the next
+  // of the thread's sequential range.
   uint64_t NextOffset(uint16_t target);
   uint64_t NextRandom();
-  ABSL_ATTRIBUTE_NOINLINE void OnPieceError(Request* req, int32_t res,
-                                            uint64_t piece_offset,
-                                            uint32_t piece_length);
+  // The plain loop's direction draw: true (a write) with probability
+  // (100 - read_percent) %; no random number drawn at 0 or 100.
+  bool DrawIsWrite(uint32_t read_percent);
+  // The target after `cursor` of `targets`, round robin.
+  static uint32_t NextTarget(uint32_t cursor, uint32_t targets) {
+    return cursor + 1 == targets ? 0 : cursor + 1;
+  }
   ABSL_ATTRIBUTE_NOINLINE void OnIoError(Request* req, bool measuring);
   // verify: checks a completed I/O; false on a mismatch (counted here).
   ABSL_ATTRIBUTE_NOINLINE bool VerifyCompletion(Request* req, bool failed);
@@ -432,13 +461,8 @@ class SubmitterThread {
   uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()
   unsigned page_shift_ = 12;
   IovecRing piece_iovecs_;        // vectored mode: per in-flight piece
-  // Shared cache: the free buffer slots, a ring used first in, first out
-  // (as PerCpuRequestCache hands out requests, and so buffers): count
-  // slots from free_buffers_[free_buffer_head_] on, wrapping (Take- and
-  // ReturnFreeBuffer).
-  std::vector<uint16_t> free_buffers_;
-  uint32_t free_buffer_head_ = 0;
-  uint32_t free_buffer_count_ = 0;
+  // Shared cache: the free buffer slots.
+  BufferSlotQueue free_buffers_;
   std::unique_ptr<Request[]> requests_;
   uint64_t rng_state_ = 0;
   uint32_t target_cursor_ = 0;
