@@ -1,5 +1,7 @@
 #include "experiment/statistics.h"
 
+#include <math.h>  // lgamma_r
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -18,6 +20,14 @@ double Quantile(std::vector<double> values, double q) {
 double SampleMedian(const std::vector<double>& values) { return Quantile(values, 0.5); }
 
 namespace {
+
+// ln|Gamma(x)|, thread-safe: std::lgamma writes the global signgam, a data
+// race when two threads (snapshots of two workloads) compute at once.
+inline double LogGamma(double x) {
+  int sign = 0;
+  return lgamma_r(x, &sign);
+}
+
 
 // `values` drawn with replacement into `*out` (same size). Index draws: the
 // generator's next value modulo n (n is at most a few thousand, so the
@@ -167,8 +177,8 @@ double BetaContinuedFraction(double a, double b, double x) {
 double RegularizedBeta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) -
-                                std::lgamma(b) + a * std::log(x) +
+  const double front = std::exp(LogGamma(a + b) - LogGamma(a) -
+                                LogGamma(b) + a * std::log(x) +
                                 b * std::log1p(-x));
   if (x < (a + 1) / (a + b + 2)) {
     return front * BetaContinuedFraction(a, b, x) / a;

@@ -1,11 +1,21 @@
 #include "model/percentile_interval.h"
 
+#include <math.h>  // lgamma_r
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace blkperf {
 namespace {
+
+// ln|Gamma(x)|, thread-safe: std::lgamma writes the global signgam, a data
+// race when two threads (snapshots of two workloads) compute at once.
+inline double LogGamma(double x) {
+  int sign = 0;
+  return lgamma_r(x, &sign);
+}
+
 
 // The value of 1-based rank `rank` (1 <= rank <= Count()), as Percentile().
 uint64_t ValueAtRank(const LatencyHistogram& h, uint64_t rank) {
@@ -36,14 +46,14 @@ RankInterval PercentileRanks(uint64_t n, double p, double confidence) {
   const double reach = 12 * sd + 30;
   const uint64_t from = static_cast<uint64_t>(std::max(0.0, std::floor(mean - reach)));
   const uint64_t to = static_cast<uint64_t>(std::min(nn, std::ceil(mean + reach)));
-  const double log_n = std::lgamma(nn + 1);
+  const double log_n = LogGamma(nn + 1);
   const double log_q = std::log(q), log_1q = std::log1p(-q);
   std::vector<double> cdf;  // cdf[k - from] = P(B <= k)
   cdf.reserve(to - from + 1);
   double sum = 0;
   for (uint64_t k = from; k <= to; ++k) {
     const double kk = static_cast<double>(k);
-    sum += std::exp(log_n - std::lgamma(kk + 1) - std::lgamma(nn - kk + 1) +
+    sum += std::exp(log_n - LogGamma(kk + 1) - LogGamma(nn - kk + 1) +
                     kk * log_q + (nn - kk) * log_1q);
     cdf.push_back(sum);
   }
