@@ -47,12 +47,18 @@ for n, s in enumerate(runs, 1):
     if not any(st["retest"] and st["asked_iops"] == s["best_iops"] for st in steps):
         fail(f"search {n}: the answer {s['best_iops']} was not re-tested")
     if not s["best_value_high_ns"] < 3e6: fail(f"search {n}: answer's interval")
-# Agreement: no answer above a rate another search showed to miss.
+# Agreement within the stated resolution: no answer lies above a rate
+# another search showed to miss by more than one step of the search's
+# precision (--slo_precision=0.1 of its closed-loop IOPS), the width of the
+# bracket each answer states. The closed-loop IOPS itself drifts a few
+# percent between searches, and the knee moves with it.
 for a, sa in enumerate(runs, 1):
     for b, sb in enumerate(runs, 1):
         if a == b or sa["warning"] or sb["warning"]: continue
-        if sa["failed_iops"] < sb["max_iops"] and sb["best_iops"] >= sa["failed_iops"]:
-            fail(f"search {b}'s answer {sb['best_iops']:.0f} is at or above "
-                 f"search {a}'s missed rate {sa['failed_iops']:.0f}")
+        resolution = 0.1 * max(sa["max_iops"], sb["max_iops"])
+        if sa["failed_iops"] < sb["max_iops"] and sb["best_iops"] >= sa["failed_iops"] + resolution:
+            fail(f"search {b}'s answer {sb['best_iops']:.0f} is more than one "
+                 f"step ({resolution:.0f} IOPS) above search {a}'s missed rate "
+                 f"{sa['failed_iops']:.0f}")
 print("PASS")
 PY
