@@ -12,6 +12,8 @@
 # Prints one line per experiment (verdict, ratio, interval, guardrails) and
 # the counts; the raw JSON goes to $DIR (default /tmp/blkperf-aa).
 set -euo pipefail
+# Benchmarks keep no results in the user's store (docs/results.md).
+export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 experiments=20 rounds=10 round=200ms vary=qd=32,32
 while (( $# )); do
   case $1 in
