@@ -1,5 +1,6 @@
 #include "experiment/analysis.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -96,15 +97,72 @@ void ArmGuardrails(const ExperimentInput& in, int arm,
                          "last (slope p=%.3g)",
                          name, info.label, 100 * drift, trend.p_value)});
   }
-  const std::vector<int> outliers = Outliers(values);
-  if (!outliers.empty()) {
-    std::vector<int> rounds;
-    for (int i : outliers) rounds.push_back(i + 1);
-    out->push_back({arm, "outliers", true,
-                    absl::StrCat(name, ": ", info.label, " of round(s) ",
-                                 absl::StrJoin(rounds, ","),
-                                 " outlying (modified z-score over 3.5)")});
+}
+
+// Rounds (0-based) whose headline value is outlying in the baseline or in
+// `arm` (a round closer to its arm's median than the margin cannot move a
+// verdict judged against that margin, so it never counts).
+std::vector<int> OutlyingRounds(const ExperimentInput& in, int arm) {
+  std::vector<int> rounds =
+      Outliers(Column(in.samples[0], in.headline), 3.5, in.margin);
+  for (int r : Outliers(Column(in.samples[static_cast<size_t>(arm)],
+                               in.headline),
+                        3.5, in.margin)) {
+    rounds.push_back(r);
   }
+  std::sort(rounds.begin(), rounds.end());
+  rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
+  return rounds;
+}
+
+// The headline verdict of `arm` against the baseline with `dropped` rounds'
+// pairs left out; inconclusive when fewer than 2 pairs remain.
+Verdict VerdictWithout(const ExperimentInput& in, int arm,
+                       const std::vector<int>& dropped) {
+  const std::vector<double> base = Column(in.samples[0], in.headline);
+  const std::vector<double> values =
+      Column(in.samples[static_cast<size_t>(arm)], in.headline);
+  std::vector<double> base_kept, arm_kept;
+  for (size_t i = 0; i < base.size() && i < values.size(); ++i) {
+    if (std::binary_search(dropped.begin(), dropped.end(),
+                           static_cast<int>(i))) {
+      continue;
+    }
+    base_kept.push_back(base[i]);
+    arm_kept.push_back(values[i]);
+  }
+  if (base_kept.size() < 2 || !AllPositive(base_kept) ||
+      !AllPositive(arm_kept)) {
+    return Verdict::kInconclusive;
+  }
+  const RatioEstimate estimate =
+      PairedRatio(base_kept, arm_kept, in.confidence);
+  return Decide(estimate.ci_lo, estimate.ci_hi, in.margin,
+                InfoOf(in.headline).better);
+}
+
+// Outlying rounds are a fact worth showing; they make `arm`'s verdict
+// suspect only when the verdict without those rounds' pairs differs (the
+// paired median moves little for a round or two, so usually it does not).
+void OutlierGuardrail(const ExperimentInput& in, int arm, Verdict verdict,
+                      std::vector<Guardrail>* out) {
+  const std::vector<int> dropped = OutlyingRounds(in, arm);
+  if (dropped.empty()) return;
+  std::vector<int> rounds;
+  for (int i : dropped) rounds.push_back(i + 1);
+  const Verdict without = VerdictWithout(in, arm, dropped);
+  const std::string& name = in.arm_names[static_cast<size_t>(arm)];
+  out->push_back(
+      {arm, "outliers", without != verdict,
+       absl::StrCat(name, ": ", InfoOf(in.headline).label, " of round(s) ",
+                    absl::StrJoin(rounds, ","),
+                    " outlying here or in the baseline (modified z-score "
+                    "over 3.5 and more than the margin from the median); "
+                    "without them the verdict is ",
+                    VerdictName(without),
+                    without != verdict
+                        ? absl::StrCat(", not ", VerdictName(verdict))
+                        : std::string(" as well"))});
 }
 
 void ExperimentGuardrails(const ExperimentInput& in,
@@ -150,6 +208,10 @@ ExperimentResult Analyze(const ExperimentInput& input) {
           a.baseline);
     }
     a.verdict = a.metrics[static_cast<size_t>(input.headline)].verdict;
+    if (!a.baseline) {
+      OutlierGuardrail(input, static_cast<int>(arm), a.verdict,
+                       &result.guardrails);
+    }
     a.suspect = experiment_suspect;
     for (const Guardrail& g : result.guardrails) {
       // The baseline's guardrails weigh on every comparison with it.

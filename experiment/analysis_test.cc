@@ -67,6 +67,51 @@ TEST(AnalyzeTest, TrendWithinAnArmIsSuspect) {
   EXPECT_TRUE(r.arms[1].suspect);
 }
 
+const Guardrail* FindGuardrail(const ExperimentResult& r,
+                               absl::string_view kind) {
+  for (const Guardrail& g : r.guardrails) {
+    if (g.kind == kind) return &g;
+  }
+  return nullptr;
+}
+
+TEST(AnalyzeTest, AnOutlyingRoundThatLeavesTheVerdictIsAFact) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.samples[1][3][0] *= 3;  // round 4 of the arm: 3x its IOPS
+  const ExperimentResult r = Analyze(in);
+  const Guardrail* outliers = FindGuardrail(r, "outliers");
+  ASSERT_NE(outliers, nullptr);
+  EXPECT_EQ(outliers->arm, 1);
+  EXPECT_FALSE(outliers->suspect) << outliers->message;
+  EXPECT_NE(outliers->message.find("round(s) 4 "), std::string::npos)
+      << outliers->message;
+  EXPECT_NE(outliers->message.find("faster as well"), std::string::npos)
+      << outliers->message;
+  EXPECT_EQ(r.arms[1].verdict, Verdict::kFaster);
+  EXPECT_FALSE(r.arms[1].suspect);
+}
+
+TEST(AnalyzeTest, OutlyingRoundsThatDecideTheVerdictAreSuspect) {
+  ExperimentInput in = TwoArms(10, 1.0);
+  for (int round : {1, 4, 6, 8}) in.samples[1][round][0] *= 1.5;
+  const ExperimentResult r = Analyze(in);
+  const Guardrail* outliers = FindGuardrail(r, "outliers");
+  ASSERT_NE(outliers, nullptr);
+  EXPECT_TRUE(outliers->suspect) << outliers->message;
+  EXPECT_NE(outliers->message.find("round(s) 2,5,7,9 "), std::string::npos)
+      << outliers->message;
+  EXPECT_NE(outliers->message.find("verdict is equivalent, not"),
+            std::string::npos)
+      << outliers->message;
+  EXPECT_TRUE(r.arms[1].suspect);
+}
+
+TEST(AnalyzeTest, RoundsWithinTheMarginAreNotOutlying) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.samples[1][3][0] *= 1.015;  // far in MADs, within the 2 % margin
+  EXPECT_EQ(FindGuardrail(Analyze(in), "outliers"), nullptr);
+}
+
 TEST(AnalyzeTest, UnknownGovernorIsAFactNotASuspicion) {
   ExperimentInput in = TwoArms(10, 1.25);
   in.governor = "";

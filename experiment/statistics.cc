@@ -242,7 +242,8 @@ Trend LinearTrend(const std::vector<double>& values) {
   return trend;
 }
 
-std::vector<int> Outliers(const std::vector<double>& values, double threshold) {
+std::vector<int> Outliers(const std::vector<double>& values, double threshold,
+                          double relative_floor) {
   std::vector<int> outliers;
   if (values.empty()) return outliers;
   const double median = Quantile(values, 0.5);
@@ -251,8 +252,9 @@ std::vector<int> Outliers(const std::vector<double>& values, double threshold) {
   for (double v : values) deviations.push_back(std::fabs(v - median));
   const double mad = Quantile(deviations, 0.5);
   if (mad == 0) return outliers;
+  const double floor = relative_floor * std::fabs(median);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (0.6745 * deviations[i] / mad > threshold) {
+    if (0.6745 * deviations[i] / mad > threshold && deviations[i] > floor) {
       outliers.push_back(static_cast<int>(i));
     }
   }

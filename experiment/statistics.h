@@ -110,10 +110,13 @@ struct Trend {
 Trend LinearTrend(const std::vector<double>& values);
 
 // Indexes of samples whose modified z-score 0.6745 |x - median| / MAD
-// exceeds `threshold` (Iglewicz and Hoaglin suggest 3.5). None when the MAD
-// is 0.
+// exceeds `threshold` (Iglewicz and Hoaglin suggest 3.5) and which lie more
+// than `relative_floor` x |median| from the median. None when the MAD is 0.
+// The floor keeps a tight arm's ordinary spread from counting: with the MAD
+// at 0.3 % of the median, a round 1.5 % off has a z-score over 3.5, yet it
+// differs by less than any margin an experiment judges on.
 std::vector<int> Outliers(const std::vector<double>& values,
-                          double threshold = 3.5);
+                          double threshold = 3.5, double relative_floor = 0);
 
 }  // namespace blkperf
 

@@ -149,5 +149,15 @@ TEST(OutliersTest, ModifiedZScoreAboveThreePointFive) {
   EXPECT_TRUE(Outliers({3.0, 3.0, 3.0, 9.0}).empty());  // MAD 0
 }
 
+TEST(OutliersTest, ARoundWithinTheRelativeFloorIsNotOutlying) {
+  // MAD 0.1 % of the median: 101.5 has a z-score of about 10, yet it is
+  // only 1.5 % off; 104 is 4 % off.
+  const std::vector<double> tight = {100.0, 100.1, 99.9, 100.0, 100.1,
+                                     99.9,  100.0, 101.5, 100.1, 104.0};
+  EXPECT_EQ(Outliers(tight), (std::vector<int>{7, 9}));
+  EXPECT_EQ(Outliers(tight, 3.5, 0.02), (std::vector<int>{9}));
+  EXPECT_TRUE(Outliers(tight, 3.5, 0.05).empty());
+}
+
 }  // namespace
 }  // namespace blkperf
