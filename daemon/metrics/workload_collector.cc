@@ -388,6 +388,13 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
       }
     }
   }
+  // An A/B workload's arms count from the start, at 0, before their first
+  // slice (so that rate() counts that slice too).
+  for (const std::string& arm : view.ab_strategies) by_strategy.try_emplace(arm);
+  // The per-strategy latency histogram (latency_buckets.h's 144 series)
+  // only where strategies are compared: with one strategy so far it would
+  // repeat blkperf_io_latency_seconds series for series.
+  const bool compared = by_strategy.size() > 1;
   AddCounter(f.switches, workload,
              s.phases.empty() ? 0.0 : static_cast<double>(s.phases.size() - 1));
 
@@ -407,15 +414,17 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   for (const auto& [name, t] : order) {
     const Labels labels = With(workload, "strategy", *name);
     AddCounter(f.split_ios, labels, static_cast<double>(t->ios));
-    ClientMetric& latency = f.split_latency.metric.emplace_back();
-    latency.label = labels;
-    latency.histogram = ToPrometheusHistogram(t->latency);
+    if (compared) {
+      ClientMetric& latency = f.split_latency.metric.emplace_back();
+      latency.label = labels;
+      latency.histogram = ToPrometheusHistogram(t->latency);
+    }
     AddCounter(f.split_pieces, labels, static_cast<double>(t->sqes));
     AddGauge(f.pieces_per_io, labels,
              t->ios != 0
                  ? static_cast<double>(t->sqes) / static_cast<double>(t->ios)
                  : 0.0);
-    if (t->device_available) {
+    if (t->device_available && view.direct) {
       AddCounter(f.device_requests, labels,
                  static_cast<double>(t->device_requests));
       AddGauge(f.device_requests_per_sqe, labels,

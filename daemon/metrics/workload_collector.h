@@ -57,18 +57,25 @@
 //   workload_elapsed_seconds          gauge: measured time so far
 //   split_strategy_switches_total     counter
 // Per workload and split strategy (workload, strategy), over the phases run
-// under that strategy:
+// under that strategy (an A/B workload's arms from its start, at 0):
 //   split_ios_total, split_pieces_total            counters
 //   split_pieces_per_io                            gauge
-//   device_requests_total, device_requests_per_sqe (only where the engine
-//                                     could read the targets' block devices)
-//   split_io_latency_seconds          histogram (same buckets)
+//   device_requests_total, device_requests_per_sqe (only for direct I/O
+//                                     where the engine could read the
+//                                     targets' block devices)
+//   split_io_latency_seconds          histogram (same buckets), only once
+//                                     the workload has two strategies to
+//                                     compare (an A/B, or a switch): with
+//                                     one it would repeat io_latency_seconds
 // Per job group (workload, group="hot"), workloads with spec.groups only:
 //   group_ios_total                   counter
 //   group_io_latency_seconds          histogram (same buckets)
 // Series budget: 144 per histogram (latency_buckets.h): one for the
-// workload, one per split strategy used (at most kMaxStrategiesPerWorkload),
-// one per group, one more for open-loop intended latency.
+// workload, one per split strategy used once it used two or more (at most
+// kMaxStrategiesPerWorkload), one per group, two more for open loop
+// (intended latency, issue lag). A closed-loop read workload on one CPU
+// with one strategy: 14 per CPU + 144 + 12 per workload + 3 for its
+// strategy = 173 series (+1 once ended, +2 device counters).
 //
 // At any instant label values come from bounded sets: workload ids
 // (running ones plus terminal ones younger than `finished_ttl`) and their

@@ -369,6 +369,55 @@ TEST(WorkloadCollectorTest, LatencyPerStrategyAndPerGroupAreHistograms) {
               Not(Contains(HasSubstr("blkperf_group_"))));
 }
 
+TEST(WorkloadCollectorTest, OneStrategyRepeatsNoLatencyHistogram) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  PhaseSnapshot phase;
+  phase.strategy = "none";
+  phase.total = v.snapshot.total;
+  v.snapshot.phases = {phase};
+  std::vector<std::string> s = Samples(CollectText({v}));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_ios_total{workload="w1",strategy="none"} 10)"));
+  EXPECT_THAT(s, Not(Contains(HasSubstr("blkperf_split_io_latency_seconds"))));
+
+  // Once it switched, each strategy's histogram, the first one's too.
+  phase.strategy = "limits";
+  v.snapshot.phases.push_back(phase);
+  s = Samples(CollectText({v}));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_io_latency_seconds_count{workload="w1",strategy="none"} 10)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_io_latency_seconds_count{workload="w1",strategy="limits"} 10)"));
+}
+
+TEST(WorkloadCollectorTest, AbArmsAreExportedFromTheStartAtZero) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  v.ab_strategies = {"none", "fixed:1024"};
+  PhaseSnapshot first;
+  first.strategy = "none";
+  first.total = v.snapshot.total;
+  v.snapshot.phases = {first};
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string arm = R"(workload="w1",strategy="fixed:1024")";
+  EXPECT_THAT(s, Contains("blkperf_split_ios_total{" + arm + "} 0"));
+  EXPECT_THAT(s, Contains("blkperf_split_io_latency_seconds_count{" + arm +
+                          "} 0"));
+  EXPECT_THAT(s, Contains(R"(blkperf_split_io_latency_seconds_count{workload="w1",strategy="none"} 10)"));
+}
+
+TEST(WorkloadCollectorTest, BufferedIoExportsNoDeviceRequests) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 0, 10, 0)});
+  PhaseSnapshot phase;
+  phase.strategy = "none";
+  phase.total.ios = 10;
+  phase.total.sqes = 10;
+  phase.device = {.available = true, .requests = 7};
+  v.snapshot.phases = {phase};
+  EXPECT_THAT(Samples(CollectText({v})),
+              Contains(R"(blkperf_device_requests_total{workload="w1",strategy="none"} 7)"));
+  // Page-cache I/O: the device's requests are not the SQEs'.
+  v.direct = false;
+  EXPECT_THAT(Samples(CollectText({v})),
+              Not(Contains(HasSubstr("blkperf_device_requests"))));
+}
+
 TEST(WorkloadCollectorTest, TargetLabelEscapesCommasInPaths) {
   // "/t/a,b" + "/t/c" and "/t/a" + "b,/t/c" must not read the same.
   WorkloadMetricsView v = View("w1", {Thread(0, 0, 1, 0)});
@@ -617,12 +666,13 @@ TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
     }
   }
   // Per CPU: ios x2, bytes x2, errors x2 (EIO, short_transfer), inflight,
-  // mean inflight, enter calls, per syscall, sqes, hits, misses, cpu x3 = 16. Per workload: histogram (finite
-  // buckets, +Inf, count, sum), info, 9 states, elapsed, switches, and for
-  // its one strategy 3 series and a histogram.
+  // mean inflight, enter calls, per syscall, sqes, hits, misses, cpu x3 =
+  // 16. Per workload: histogram (finite buckets, +Inf, count, sum), info, 9
+  // states, elapsed, switches, and for its one strategy 3 series (no
+  // histogram of its own: it would repeat the workload's).
   const size_t histogram = LatencyBucketBoundsNs().size() + 3;
   const size_t per_workload =
-      kThreads * 16 + histogram + 1 + 9 + 1 + 1 + 3 + histogram;
+      kThreads * 16 + histogram + 1 + 9 + 1 + 1 + 3;
   EXPECT_EQ(series, 2 * per_workload);
 }
 

@@ -53,6 +53,10 @@ WorkloadMetricsView MakeWorkloadMetricsView(std::string id,
                      g.rate_bw.value_or(0) != 0;
   }
   view.verify = spec.verify;
+  view.direct = spec.direct;
+  for (const SplitStrategy& s : spec.ab_strategies) {
+    view.ab_strategies.push_back(SplitStrategyName(s));
+  }
   view.syncs = spec.fsync_every != 0 || spec.fdatasync_every != 0;
   for (const JobGroupSpec& g : spec.groups) {
     view.syncs = view.syncs || g.fsync_every.value_or(0) != 0 ||

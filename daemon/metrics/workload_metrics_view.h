@@ -56,6 +56,14 @@ struct WorkloadMetricsView {
   // Whether it issues fsync/fdatasync: sync_ios_total is then exported from
   // the start, at 0.
   bool syncs = false;
+  // The strategies of the spec's A/B schedule (SplitStrategyName, in
+  // schedule order); empty without one. Their per-strategy series, latency
+  // histogram included, are exported from the start, at 0.
+  std::vector<std::string> ab_strategies;
+  // Whether it does direct I/O (spec.direct). Device request counters are
+  // exported only then: buffered I/O reaches the device through the page
+  // cache, not as the SQEs' requests.
+  bool direct = true;
   // Live figures, or the final ones once snapshot.state is terminal.
   WorkloadSnapshot snapshot;
   // When the workload reached its terminal state; absl::InfinitePast() while

@@ -65,5 +65,20 @@ TEST(WorkloadMetricsViewTest, VerifyAndSyncsFromTheSpecAndItsGroups) {
   EXPECT_TRUE(v.syncs);
 }
 
+TEST(WorkloadMetricsViewTest, AbArmsAndDirectFromTheSpec) {
+  WorkloadMetricsView v = MakeWorkloadMetricsView("w1", Spec(), {},
+                                                  absl::InfinitePast());
+  EXPECT_TRUE(v.ab_strategies.empty());
+  EXPECT_TRUE(v.direct);
+  WorkloadSpec spec = Spec();
+  spec.direct = false;
+  spec.ab_strategies = {{.kind = SplitStrategy::Kind::kNone},
+                        {.kind = SplitStrategy::Kind::kFixed,
+                         .fixed_bytes = 1024}};
+  v = MakeWorkloadMetricsView("w1", spec, {}, absl::InfinitePast());
+  EXPECT_EQ(v.ab_strategies, (std::vector<std::string>{"none", "fixed:1024"}));
+  EXPECT_FALSE(v.direct);
+}
+
 }  // namespace
 }  // namespace blkperf
