@@ -4,8 +4,9 @@
   python3 dashboards/check_rules.py dashboards/blkperf_rules.yml \
       dashboards/prometheus_rules_test.yml
 
-* every alert whose expression uses run_id requires run_id!="" (workloads
-  outside fleet runs have no run_id and must never count as a run);
+* every rule (alert or recording) whose expression uses run_id requires
+  run_id!="" (workloads outside fleet runs have no run_id and must never
+  count as a run, nor record a run "" group);
 * every alert of severity critical has a `for:` (no page on one failed
   scrape);
 * every alert has a promtool unit test that expects it to fire, in the
@@ -28,11 +29,14 @@ def check(rules_path, tests_path):
             if case.get("exp_alerts"):
                 fired.add(case["alertname"])
     problems = []
-    alerts = [r for g in rules["groups"] for r in g["rules"] if "alert" in r]
-    for rule in alerts:
-        name, expr = rule["alert"], rule["expr"]
-        if "run_id" in expr and 'run_id!=""' not in expr:
+    every = [r for g in rules["groups"] for r in g["rules"]]
+    for rule in every:
+        name = rule.get("alert") or rule.get("record")
+        if "run_id" in rule["expr"] and 'run_id!=""' not in rule["expr"]:
             problems.append(f'{name}: uses run_id without run_id!=""')
+    alerts = [r for r in every if "alert" in r]
+    for rule in alerts:
+        name = rule["alert"]
         severity = rule.get("labels", {}).get("severity")
         if severity == "critical" and not rule.get("for"):
             problems.append(f"{name}: critical without a `for:`")
