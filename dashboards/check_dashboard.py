@@ -9,7 +9,10 @@ variable query is one of the expressions in queries.txt (which the
 end-to-end test evaluates against a real Prometheus), that queries.txt lists
 exactly the dashboard's and the rules' expressions, that every workload
 series is filtered by the variables, that the panels the dashboard promises
-exist (the fleet row's included), and that the provisioning files are usable.
+exist (the fleet row's and the job groups' included), that tables sort by a
+column they show, as a number, that rate panels have per-second units, that a
+workload state never reads "in force", that the Data source variable defaults to the
+provisioned datasource, and that the provisioning files are usable.
 
   python3 dashboards/check_dashboard.py   # exit 0 when all checks pass
 """
@@ -60,6 +63,20 @@ REQUIRED_PANELS = [
                                         for x in e)),
     ("split strategy in force", lambda t, e: any(
         "blkperf_workload_info" in x and "split_strategy" in x for x in e)),
+    # Per strategy, a workload of one strategy too: it exports no
+    # blkperf_split_io_latency_seconds (it would repeat its own histogram).
+    ("latency by split strategy", lambda t, e: any(
+        "rate(blkperf_split_io_latency_seconds_bucket" in x and
+        " or histogram_quantile(" in x and
+        "group_left (strategy)" in x for x in e)),
+    # Per job group (issue 45): IOPS and latency of each group.
+    ("per-group IOPS", lambda t, e: any(
+        "rate(blkperf_group_ios_total" in x and
+        "by (instance, workload, group)" in x for x in e)),
+    ("per-group latency percentiles", lambda t, e: any(
+        x.startswith("histogram_quantile(") and
+        "rate(blkperf_group_io_latency_seconds_bucket" in x and
+        "by (instance, workload, group, le)" in x for x in e)),
     # The fleet row (issue 8).
     ("fleet IOPS", lambda t, e: any(
         re.match(r"sum(?: by \(op\))? \(\(rate\(blkperf_ios_total\{", x)
@@ -247,6 +264,76 @@ def check_provisioning(c):
             "dashboard provisioning: want one file provider with a path")
 
 
+def check_tables(c, d):
+    """A table's default sort column is one it shows: not a query's
+    "Value #X" that its organize step renames away, and a label column
+    (a string) only if a transformation makes it a number."""
+    for p in d["panels"]:
+        if p.get("type") != "table":
+            continue
+        steps = p.get("transformations", [])
+        renamed = {}
+        numbers = set()
+        for t in steps:
+            if t["id"] == "organize":
+                renamed.update(t["options"].get("renameByName", {}))
+            if t["id"] == "convertFieldType":
+                numbers |= {conv["targetField"]
+                            for conv in t["options"].get("conversions", [])
+                            if conv.get("destinationType") == "number"}
+        for sort in p.get("options", {}).get("sortBy", []):
+            name = sort.get("displayName")
+            where = f"table {p.get('title')!r}: sortBy {name!r}"
+            if c.check(name not in renamed, f"{where} is renamed to "
+                       f"{renamed.get(name)!r} before the table sorts"):
+                c.check(name in renamed.values() or name in numbers,
+                        f"{where} is a label column sorted as a string")
+
+
+# Units of a per-second rate (Grafana's unit ids).
+PER_SECOND_UNITS = {"iops", "cps", "ops", "Bps", "percentunit"}
+
+
+def check_units(c, d):
+    """A panel drawing rates of counters (no ratio, no percentile) has a
+    per-second unit: errors or late I/Os per second are not `short`."""
+    for p in d["panels"]:
+        if p.get("type") in ("row", "heatmap"):
+            continue
+        exprs = [t.get("expr", "") for t in p.get("targets", [])]
+        rates = exprs and all("rate(" in x and " / " not in x and
+                              "histogram_quantile(" not in x for x in exprs)
+        unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
+        if rates:
+            c.check(unit in PER_SECOND_UNITS,
+                    f"panel {p.get('title')!r}: rates in unit {unit!r}")
+
+
+def check_state_texts(c, d):
+    """A state timeline's value text says what its series is: "in force"
+    is the split strategy's, a workload's state is "current"."""
+    for p in d["panels"]:
+        if p.get("type") != "state-timeline":
+            continue
+        texts = {o["text"] for m in p["fieldConfig"]["defaults"]["mappings"]
+                 for o in m.get("options", {}).values()}
+        exprs = " ".join(t.get("expr", "") for t in p.get("targets", []))
+        if "blkperf_workload_state" in exprs and "split_strategy" not in exprs:
+            c.check("in force" not in texts,
+                    f"panel {p.get('title')!r}: a state shown as 'in force'")
+
+
+def check_default_datasource(c, d):
+    """The Data source variable opens on the provisioned datasource."""
+    with open(os.path.join(HERE, "provisioning/datasources/blkperf.yml")) as f:
+        uids = [s.get("uid") for s in yaml.safe_load(f)["datasources"]]
+    ds = next((v for v in d["templating"]["list"]
+               if v["name"] == "datasource"), {})
+    c.check(ds.get("current", {}).get("value") in uids,
+            f"datasource variable: default {ds.get('current')} is not the "
+            f"provisioned datasource {uids}")
+
+
 def check_min_step(c, d):
     """Every query using $__rate_interval has prometheus.yml's scrape
     interval as its Min step, so its window does not depend on the
@@ -270,6 +357,10 @@ def main():
     listed = {expr for _, expr in entries}
     check_dashboard(c, dashboard, listed)
     check_min_step(c, dashboard)
+    check_tables(c, dashboard)
+    check_units(c, dashboard)
+    check_state_texts(c, dashboard)
+    check_default_datasource(c, dashboard)
     # queries.txt lists exactly what the dashboard and the rules use.
     c.check(entries == queries.collect(),
             "queries.txt is stale: run python3 dashboards/queries.py")

@@ -48,6 +48,11 @@ RATE = "[$__rate_interval]"
 # datasource's own "Scrape interval" says (Grafana's default, 15 s, would
 # make it 60 s: a 25 s run would never show its real IOPS).
 SCRAPE_INTERVAL = "5s"
+# (uid, name) of the datasource provisioning/datasources/blkperf.yml
+# creates: the Data source variable's default, so the dashboard opens on
+# the Prometheus that scrapes blkperf, not on Grafana's default datasource
+# (Grafana falls back to that one where no such datasource exists).
+PROVISIONED_DATASOURCE = ("blkperf-prometheus", "Prometheus (blkperf)")
 # How many hosts the "slowest hosts" panels list.
 TOP_K = 5
 
@@ -77,9 +82,31 @@ def live(expr, by="instance, workload"):
             f'{{{SEL}, state=~"ramping|running|stopping"}}) == 1)')
 
 
+def last_in_range(expr):
+    """Each series' last value of `expr` within the dashboard's time range,
+    for instant panels that must still show a run once it has ended."""
+    return f"last_over_time(({expr})[$__range:$__interval])"
+
+
 def quantile(q, by="instance, workload, le",
              metric="blkperf_io_latency_seconds_bucket"):
     return f"histogram_quantile({q}, {rate_by(metric, by)})"
+
+
+def strategy_quantile(q):
+    """The q-quantile by split strategy. A workload exports
+    blkperf_split_io_latency_seconds only once it has two strategies to
+    compare (an A/B, or a switch); until then its one strategy's latency is
+    its whole latency, labelled here with the strategy in force."""
+    split = quantile(q, by="instance, workload, strategy, le",
+                     metric="blkperf_split_io_latency_seconds_bucket")
+    in_force = ('label_replace(max by (instance, workload, split_strategy) '
+                f'(blkperf_workload_info{{{SEL}}}), "strategy", "$1", '
+                '"split_strategy", "(.*)")')
+    whole = (f"histogram_quantile({q}, sum by (instance, workload, strategy, "
+             f"le) (rate(blkperf_io_latency_seconds_bucket{{{SEL}}}{RATE}) * "
+             f"on (instance, workload) group_left (strategy) {in_force}))")
+    return f"{split} or {whole}"
 
 
 def slo_step(metric, extra=""):
@@ -206,8 +233,10 @@ def bargauge(title, description, unit, targets):
          "reduceOptions": REDUCE_LAST})
 
 
-def table(title, description, targets, unit_overrides):
-    """Instant queries side by side, merged on their labels into rows."""
+def table(title, description, targets, unit_overrides, sort_label):
+    """Instant queries side by side, merged on their labels into rows,
+    sorted by the label `sort_label` read as a number (label values are
+    strings: step "10" would sort before "2")."""
     return dict(panel(
         "table", title, description, targets,
         {"defaults": {"custom": {"align": "auto"}, "mappings": []},
@@ -217,7 +246,7 @@ def table(title, description, targets, unit_overrides):
              for name, unit in unit_overrides]},
         {"showHeader": True, "cellHeight": "sm",
          "footer": {"show": False, "reducer": ["sum"], "fields": ""},
-         "sortBy": [{"displayName": "Value #A", "desc": False}]}),
+         "sortBy": [{"displayName": sort_label, "desc": False}]}),
         transformations=[
             {"id": "merge", "options": {}},
             {"id": "organize", "options": {
@@ -225,7 +254,11 @@ def table(title, description, targets, unit_overrides):
                 "renameByName": {"Value #A": "asked IOPS",
                                  "Value #B": "achieved IOPS",
                                  "Value #C": "p50", "Value #D": "p99",
-                                 "Value #E": "p99.9", "Value #F": "met"}}}])
+                                 "Value #E": "p99.9", "Value #F": "met"}}},
+            {"id": "convertFieldType", "options": {
+                "fields": {},
+                "conversions": [{"targetField": sort_label,
+                                 "destinationType": "number"}]}}])
 
 
 def row(title):
@@ -270,17 +303,20 @@ FLEET = [
                 " or vector(0)", "running", "C")]), 8, 8),
     (bargauge(
         f"Slowest hosts by p99 (top {TOP_K})",
-        f"The {TOP_K} selected hosts with the highest p99 latency now, each "
-        "from its own merged histogram.",
+        f"The {TOP_K} selected hosts with the highest p99 latency, each from "
+        "its own merged histogram, as of the last moment it completed I/O "
+        "within the time range (so a run that has ended still shows).",
         "s",
-        [target(f"topk({TOP_K}, {quantile('0.99', 'instance, le')})",
+        [target(f"topk({TOP_K}, {last_in_range(quantile('0.99', 'instance, le') + ' > 0')})",
                 "{{instance}}", "A", instant=True, range=False)]), 12, 8),
     (bargauge(
         f"Lowest-IOPS hosts (bottom {TOP_K})",
-        f"The {TOP_K} selected hosts completing the fewest I/Os per second "
-        "now.",
+        f"The {TOP_K} selected hosts completing the fewest I/Os per second, "
+        "as of the last moment each ran a selected workload within the time "
+        "range (so a run that has ended still shows). A host that never "
+        "ran one is not listed; Hosts up and running counts it.",
         "iops",
-        [target(f"bottomk({TOP_K}, {rate_by('blkperf_ios_total', 'instance')})",
+        [target(f"bottomk({TOP_K}, {last_in_range(live(rate_by('blkperf_ios_total', 'instance'), by='instance'))})",
                 "{{instance}}", "A", instant=True, range=False)]), 12, 8),
 ]
 
@@ -383,7 +419,8 @@ LAYOUT = FLEET + [
         "Device requests per SQE",
         "Requests the block devices completed per SQE submitted, by split "
         "strategy (from /sys/block/*/stat; above 1: the kernel split the "
-        "pieces further). Only for targets on block devices.",
+        "pieces further). Only for direct I/O to targets on block devices "
+        "(buffered I/O reaches the device through the page cache).",
         "short",
         [target(rate_by("blkperf_device_requests_total",
                         "instance, workload, strategy") + " / " +
@@ -395,15 +432,37 @@ LAYOUT = FLEET + [
         "Latency by split strategy",
         "p50 and p99 of the I/Os completed under each split strategy "
         "(blkperf_split_io_latency_seconds), so phases and A/B slices "
-        "compare without time-slicing.",
+        "compare without time-slicing; a workload that has run one "
+        "strategy only shows its whole latency under that strategy.",
         "s",
-        [target(quantile("0.5", by="instance, workload, strategy, le",
-                         metric="blkperf_split_io_latency_seconds_bucket"),
+        [target(strategy_quantile("0.5"),
                 "p50 {{workload}} {{strategy}} @ {{instance}}", "A"),
-         target(quantile("0.99", by="instance, workload, strategy, le",
-                         metric="blkperf_split_io_latency_seconds_bucket"),
+         target(strategy_quantile("0.99"),
                 "p99 {{workload}} {{strategy}} @ {{instance}}", "B")]),
      24, 8),
+    (row("Job groups"), 24, 1),
+    (timeseries(
+        "IOPS by job group",
+        "Completed logical I/Os per second of each job group (--groups: "
+        "each group's own threads, shape and rate), while the workload "
+        "runs.",
+        "iops",
+        [target(live(rate_by("blkperf_group_ios_total",
+                             "instance, workload, group")),
+                "{{workload}} {{group}} @ {{instance}}", "A")]), 12, 8),
+    (timeseries(
+        "Latency by job group",
+        "p50 and p99 of each job group's I/Os "
+        "(blkperf_group_io_latency_seconds), so groups of one workload (a "
+        "closed-loop and a paced one, reads and writes) are not mixed.",
+        "s",
+        [target(quantile("0.5", by="instance, workload, group, le",
+                         metric="blkperf_group_io_latency_seconds_bucket"),
+                "p50 {{workload}} {{group}} @ {{instance}}", "A"),
+         target(quantile("0.99", by="instance, workload, group, le",
+                         metric="blkperf_group_io_latency_seconds_bucket"),
+                "p99 {{workload}} {{group}} @ {{instance}}", "B")]),
+     12, 8),
     (row("Errors and queue"), 24, 1),
     (timeseries(
         "I/O errors",
@@ -479,7 +538,7 @@ LAYOUT = FLEET + [
          target(slo_step("blkperf_slo_step_met"), "", "F", instant=True,
                 range=False, format="table")],
         [("asked IOPS", "iops"), ("achieved IOPS", "iops"), ("p50", "s"),
-         ("p99", "s"), ("p99.9", "s")]), 16, 8),
+         ("p99", "s"), ("p99.9", "s")], sort_label="step"), 16, 8),
     (stat(
         "SLO search answer",
         "The highest asked rate that met the objective so far (best), the "
@@ -598,7 +657,9 @@ def build():
         "templating": {"list": [
             {"name": "datasource", "label": "Data source",
              "type": "datasource", "query": "prometheus", "refresh": 1,
-             "current": {}, "hide": 0, "includeAll": False, "multi": False,
+             "current": {"selected": True, "text": PROVISIONED_DATASOURCE[1],
+                         "value": PROVISIONED_DATASOURCE[0]},
+             "hide": 0, "includeAll": False, "multi": False,
              "options": [], "regex": ""},
             variable("instance", "Host",
                      "label_values(blkperf_build_info, instance)"),
