@@ -24,8 +24,14 @@ SLO series), and then checks through Prometheus' HTTP API that
     Latency panel's query) is within P99_TOLERANCE of the p99 the client
     reports for the same workload.
   * once every workload has ended, the IOPS and split-strategy panels show
-    none of them (their series stay exported, flat, for the TTL).
-A one-host fleet run (run_id set) at the end gives the fleet rules data.
+    none of them (their series stay exported, flat, for the TTL);
+  * the series a closed-loop, one-CPU, one-strategy workload (the fleet
+    run's) brought into Prometheus over its life, as the series API lists
+    them: at most SERIES_BUDGET of its own, none of them a per-strategy
+    latency histogram (it would repeat its latency histogram), and at most
+    RECORDED_BUDGET recorded by the rules (no recorded rate per bucket).
+A workload with two job groups gives the per-group panels data, and a
+one-host fleet run (run_id set) at the end gives the fleet rules data.
 
 The daemon side is the real thing: `blkperfd serve --metrics_listen=...`
 (--blkperfd) driven by the `blkperf` client (--blkperf: `run`, `list`,
@@ -58,12 +64,19 @@ MIN_LE = 60          # distinct finite `le` boundaries per workload
 # (< 1 %).
 P99_TOLERANCE = 0.05
 FLEET_RUN_ID = "e2e-fleet"
+# Series of a closed-loop workload on one CPU with one split strategy
+# (docs/metrics.md, Series budget): 14 per CPU, the latency histogram's
+# 144, 13 per workload, 3 for its strategy = 174 once it ended.
+SERIES_BUDGET = 174
+RECORDED_BUDGET = 5  # instance_workload:* rules
+GROUPS = "hot: op=randread cpus=0; paced: op=randread cpus=1 rate_iops=200"
 SLO_STEP_S = 1.5     # 3 steps (closed loop + 2 bisections) of this
 # Grafana's $__rate_interval is at least 4 scrape intervals; the test scrapes
 # every second.
 SUBSTITUTIONS = {
     "$__rate_interval": "5s",
     "$__interval": "5s",
+    "$__range": "5m",
     "$instance": ".*",
     "$run": ".*",
     "$workload": ".*",
@@ -243,6 +256,13 @@ class ServeDaemon:
                           f"--target={self.workdir}/metrics_e2e.dat",
                           "--runtime=4s")
         return run.stdout
+
+    def run_groups(self, target):
+        """Two job groups (one paced): the per-group series and panels."""
+        run = self.client("--api_json", "--quiet", "run", f"--target={target}",
+                          "--direct=false", f"--groups={GROUPS}",
+                          "--runtime=3s")
+        return find_key(json.loads(run.stdout), ("workload_id", "workloadId"))
 
     def run_slo_search(self, target):
         """A short open-loop SLO search after the main workload: the
@@ -438,6 +458,42 @@ def check_switch_annotation(prom, entries, switch_time, start, end,
                         f"{[t - switch_time for t in marks]}")
 
 
+def check_series_budget(prom, start, end, failures):
+    """Every series the fleet run's workload (closed loop, one CPU, one
+    strategy) brought into Prometheus, over its whole life."""
+    info = prom.query(f'blkperf_workload_info{{run_id="{FLEET_RUN_ID}"}}',
+                      at=end)["result"]
+    if len(info) != 1:
+        failures.append(f"fleet run workload: {info}")
+        return
+    sel = (f'job="blkperf", instance="{info[0]["metric"]["instance"]}", '
+           f'workload="{info[0]["metric"]["workload"]}"')
+
+    def series(name_regex):
+        found = prom.api("series", **{"match[]": f'{{{sel}, __name__=~"'
+                                      f'{name_regex}"}}',
+                                      "start": f"{start:.3f}",
+                                      "end": f"{end:.3f}"})
+        names = {}
+        for s in found:
+            names[s["__name__"]] = names.get(s["__name__"], 0) + 1
+        return len(found), names
+
+    own, names = series("blkperf_.+")
+    recorded, recorded_names = series("instance_workload.*:.+")
+    log(f"--- series of {sel}: {own} exported ({sorted(names.items())}), "
+        f"{recorded} recorded ({sorted(recorded_names)})")
+    if own > SERIES_BUDGET:
+        failures.append(f"{own} series for a closed-loop one-CPU workload, "
+                        f"budget {SERIES_BUDGET}")
+    if any(n.startswith("blkperf_split_io_latency_seconds") for n in names):
+        failures.append("a one-strategy workload exports a per-strategy "
+                        "latency histogram")
+    if recorded > RECORDED_BUDGET:
+        failures.append(f"{recorded} recorded series for one workload, "
+                        f"budget {RECORDED_BUDGET}")
+
+
 def check_metrics_text(promtool, metrics_address, failures):
     text = http_get(f"http://{metrics_address}/metrics")
     lint = subprocess.run([promtool, "check", "metrics"], input=text,
@@ -494,6 +550,8 @@ def main():
         check_live_metrics(daemon.live_metrics, workload, failures)
         slo = daemon.run_slo_search(os.path.join(workdir, "metrics_e2e.dat"))
         log(f"--- SLO search {slo} done")
+        groups = daemon.run_groups(os.path.join(workdir, "metrics_e2e.dat"))
+        log(f"--- job groups {groups} done")
         daemon.run_fleet()
         log(f"--- fleet run {FLEET_RUN_ID} done")
         time.sleep(3)  # final values scraped, rules evaluated on them
@@ -507,6 +565,7 @@ def main():
         check_finished_leave(prom, entries, end, failures)
         check_switch_annotation(prom, entries, daemon.switch_time, start, end,
                                 failures)
+        check_series_budget(prom, start, end, failures)
 
         daemon.stop()
         down = [e for w, e in entries if w == "alert:BlkperfDaemonDown"]
