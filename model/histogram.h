@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/single_writer.h"
 
 namespace blkperf {
 
@@ -115,6 +116,11 @@ class LatencyHistogram {
   // highest non-empty buckets, clamped to this (the later) histogram's min
   // and max.
   void Subtract(const LatencyHistogram& earlier);
+  // Whether `earlier` may be subtracted without saturating: each of its
+  // buckets holds no more than this one's, and its sum is no larger. True
+  // for an earlier snapshot of the same recorder; a caller that cannot be
+  // sure (a histogram read back over the wire) checks this first.
+  bool Contains(const LatencyHistogram& earlier) const;
 
   void Clear() { *this = LatencyHistogram(); }
 
@@ -199,9 +205,9 @@ class alignas(ABSL_CACHELINE_SIZE) LiveLatencyHistogram {
     if (ABSL_PREDICT_FALSE(n == 0)) return;
     ns = std::min(ns, LatencyHistogram::kMaxTrackableNs);
     const int bucket = LatencyHistogram::BucketIndex(ns);
-    Bump(counts_[bucket], n);
+    SingleWriterAdd(counts_[bucket], n);
     last_bucket_ = bucket;
-    Bump(sum_ns_, ns * n);
+    SingleWriterAdd(sum_ns_, ns * n);
     // Unconditional stores keep this branch-free; the line is already dirty
     // from sum_ns_.
     min_ns_.store(std::min(min_ns_.load(std::memory_order_relaxed), ns),
@@ -231,10 +237,6 @@ class alignas(ABSL_CACHELINE_SIZE) LiveLatencyHistogram {
   }
 
  private:
-  static void Bump(std::atomic<uint64_t>& a, uint64_t n) {
-    a.store(a.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
-
   // Hot scalars first, on the object's first cache line.
   std::atomic<uint64_t> sum_ns_{0};
   std::atomic<uint64_t> min_ns_{std::numeric_limits<uint64_t>::max()};

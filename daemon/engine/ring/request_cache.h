@@ -39,6 +39,7 @@
 #include "absl/base/optimization.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "base/single_writer.h"
 
 namespace blkperf {
 
@@ -105,17 +106,6 @@ class SharedRequestPool {
   const std::unique_ptr<T*[]> items_ ABSL_PT_GUARDED_BY(mu_);
 };
 
-namespace internal {
-
-// Counter with one writer and any number of readers: a relaxed load and
-// store instead of fetch_add, since no other thread can race the update.
-inline void BumpOwnedCounter(std::atomic<uint64_t>& counter, uint64_t n = 1) {
-  counter.store(counter.load(std::memory_order_relaxed) + n,
-                std::memory_order_relaxed);
-}
-
-}  // namespace internal
-
 // One submitter thread's private free list, backed by a SharedRequestPool
 // for refills and overflow. Get/Put/Fill/size are owner-thread only;
 // hits()/misses() may be read from any thread.
@@ -150,7 +140,7 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
   // backing pool are both empty.
   [[nodiscard]] T* Get() {
     if (ABSL_PREDICT_TRUE(size_ > 0)) {
-      internal::BumpOwnedCounter(hits_);
+      SingleWriterAdd(hits_, 1);
       T* const obj = slots_[head_];
       head_ = Wrap(head_ + 1);
       --size_;
@@ -184,7 +174,7 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
       head_ = Wrap(head_ + take);
       size_ -= take;
       k += take;
-      internal::BumpOwnedCounter(hits_, take);
+      SingleWriterAdd(hits_, take);
     }
     return k;
   }
@@ -314,7 +304,7 @@ class alignas(ABSL_CACHELINE_SIZE) PerCpuRequestCache {
 
 template <typename T>
 T* PerCpuRequestCache<T>::GetSlow() {
-  internal::BumpOwnedCounter(misses_);
+  SingleWriterAdd(misses_, 1);
   // Empty: the refill starts the ring afresh.
   head_ = 0;
   size_ = backing_->GetBatch(slots_.get(), half_);
@@ -346,7 +336,7 @@ class alignas(ABSL_CACHELINE_SIZE) SharedRequestCache {
   SharedRequestCache& operator=(const SharedRequestCache&) = delete;
 
   [[nodiscard]] T* Get() {
-    internal::BumpOwnedCounter(misses_);
+    SingleWriterAdd(misses_, 1);
     return pool_->Get();
   }
   // n Gets, each under the pool's lock as the baseline's are.

@@ -12,28 +12,10 @@
 #include <cstdint>
 
 #include "absl/base/attributes.h"
+#include "base/single_writer.h"
 #include "model/histogram.h"
 
 namespace blkperf::internal {
-
-// A counter written by exactly one thread and read by others: relaxed load +
-// store (never a read-modify-write), so the writer pays a plain add.
-class SingleWriterCounter {
- public:
-  // Always inlined: a call from the I/O loop would run code on a page of
-  // its own (a page walk a turn after the kernel flushed the TLB).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(uint64_t n) {
-    value_.store(value_.load(std::memory_order_relaxed) + n,
-                 std::memory_order_relaxed);
-  }
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Set(uint64_t n) {
-    value_.store(n, std::memory_order_relaxed);
-  }
-  uint64_t Get() const { return value_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<uint64_t> value_{0};
-};
 
 // Errno slots: real errnos 1..kMaxErrno-1, then the two pseudo errnos.
 inline constexpr int kMaxErrno = 134;

@@ -64,7 +64,7 @@ bool VerifyTracker::OnMismatch(uint16_t target, uint64_t offset, uint64_t lo,
   const BlockCheck check = CheckBlock(id, lo, hi, buf);
   const VerifyFailure kind =
       check.kind == VerifyFailure::kNone ? VerifyFailure::kCorrupt : check.kind;
-  Add(&by_kind_[static_cast<int>(kind)], 1);
+  SingleWriterAdd(by_kind_[static_cast<int>(kind)], 1);
   VerifyMismatchRecord r;
   r.target = t.path;
   r.offset = offset;

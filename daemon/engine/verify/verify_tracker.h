@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "base/single_writer.h"
 #include "daemon/engine/verify/verify_block.h"
 #include "model/snapshot.h"
 
@@ -99,16 +100,16 @@ class VerifyTracker {
     const uint64_t generation = value & kGenerationBits;
     const uint64_t lo = value & kUncertainBit ? generation - 1 : generation;
     if (generation == 0) {  // never written with verify: nothing to expect
-      Add(&unwritten_, 1);
+      SingleWriterAdd(unwritten_, 1);
       return true;
     }
     if (BlockIsGood({t.target_id, offset, setup_.block_size, setup_.seed}, lo,
                     generation, buf)) {
-      Add(&checked_, 1);
+      SingleWriterAdd(checked_, 1);
       return true;
     }
     if (lo == 0) {  // its first verify write may not have landed (crash)
-      Add(&unwritten_, 1);
+      SingleWriterAdd(unwritten_, 1);
       return true;
     }
     return OnMismatch(target, offset, lo, generation, buf);
@@ -129,9 +130,6 @@ class VerifyTracker {
   static constexpr uint32_t kWriteBit = 1u << 31;
   static constexpr uint32_t kVerifyBusyBits = kReadBit | kWriteBit;
 
-  static void Add(std::atomic<uint64_t>* c, uint64_t n) {
-    c->store(c->load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
   ABSL_ATTRIBUTE_NOINLINE bool OnMismatch(uint16_t target, uint64_t offset,
                                           uint64_t lo, uint64_t hi,
                                           const void* buf);
