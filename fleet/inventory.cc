@@ -17,22 +17,16 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/bounded_text.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace blkperf::fleet {
 namespace {
 
-// Longest inventory entry echoed back in an error.
-constexpr size_t kMaxEcho = 80;
 // Largest inventory file read (a 100k-host file_sd is far below this).
 constexpr size_t kMaxFileBytes = 64 << 20;
 
-std::string Echo(absl::string_view value) {
-  if (value.size() <= kMaxEcho) return absl::StrCat("\"", value, "\"");
-  return absl::StrCat("\"", value.substr(0, kMaxEcho), "...\" (",
-                      value.size(), " bytes)");
-}
 
 // One file_sd group as read from JSON or YAML.
 struct SdGroup {
@@ -45,7 +39,7 @@ absl::StatusOr<int> ParsePort(absl::string_view port, const std::string& where,
   int value = 0;
   if (!absl::SimpleAtoi(port, &value) || value < 1 || value > 65535) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, ": ", Echo(whole),
+        absl::StrCat(where, ": ", BoundedText(whole),
                      " has no valid port (1..65535) after the last ':'"));
   }
   return value;
@@ -57,21 +51,22 @@ absl::StatusOr<std::pair<std::string, int>> SplitAddress(
   const size_t colon = address.rfind(':');
   if (colon == absl::string_view::npos || colon == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": ", Echo(address), " is not host:port"));
+        where, ": ", BoundedText(address), " is not host:port"));
   }
   absl::string_view host = address.substr(0, colon);
   const bool bracketed = absl::StartsWith(host, "[");
   if (bracketed != absl::EndsWith(host, "]") ||
       (!bracketed && absl::StrContains(host, ':'))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": ", Echo(address),
+        where, ": ", BoundedText(address),
         " is not host:port (write IPv6 addresses as [addr]:port)"));
   }
   for (char c : host) {
     if (!absl::ascii_isalnum(c) && c != '.' && c != '-' && c != '_' &&
         c != ':' && c != '[' && c != ']' && c != '%') {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": ", Echo(address), " has a character not allowed in a host"));
+          where, ": ", BoundedText(address),
+          " has a character not allowed in a host"));
     }
   }
   absl::StatusOr<int> port = ParsePort(address.substr(colon + 1), where, address);
@@ -85,7 +80,7 @@ absl::Status Add(Host host, const std::string& where, Inventory& inventory,
   if (absl::Status s = CheckAddress(host.address, where); !s.ok()) return s;
   if (!seen.insert(host.address).second) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": duplicate host ", Echo(host.address),
+        where, ": duplicate host ", BoundedText(host.address),
         " (each host may appear once)"));
   }
   inventory.hosts.push_back(std::move(host));
@@ -139,7 +134,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(
-        absl::StrCat("hosts: cannot read ", Echo(path)));
+        absl::StrCat("hosts: cannot read ", BoundedText(path)));
   }
   std::string text;
   char buffer[65536];
@@ -147,7 +142,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
     text.append(buffer, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "hosts: ", Echo(path), " is larger than ", kMaxFileBytes, " bytes"));
+          "hosts: ", BoundedText(path), " is larger than ", kMaxFileBytes,
+          " bytes"));
     }
   }
   return text;
@@ -167,7 +163,7 @@ absl::StatusOr<Inventory> ResolveDns(absl::string_view target) {
   const int rc = getaddrinfo(name.c_str(), nullptr, &hints, &result);
   if (rc != 0) {
     return absl::UnavailableError(absl::StrCat(
-        "hosts: cannot resolve ", Echo(where), ": ", gai_strerror(rc)));
+        "hosts: cannot resolve ", BoundedText(where), ": ", gai_strerror(rc)));
   }
   Inventory inventory;
   std::set<std::string> seen;
@@ -283,13 +279,13 @@ absl::StatusOr<Inventory> ParseFileSdJson(const std::string& text,
         for (const auto& [lk, lv] : field.struct_value().fields()) {
           if (lv.kind_case() != google::protobuf::Value::kStringValue) {
             return absl::InvalidArgumentError(absl::StrCat(
-                where, ": label ", Echo(lk), " is not a string"));
+                where, ": label ", BoundedText(lk), " is not a string"));
           }
           group.labels[lk] = lv.string_value();
         }
       } else {
         return absl::InvalidArgumentError(absl::StrCat(
-            where, ": unexpected field ", Echo(key),
+            where, ": unexpected field ", BoundedText(key),
             " (file_sd groups have a \"targets\" list and a \"labels\" "
             "object)"));
       }
@@ -381,7 +377,8 @@ absl::StatusOr<SdGroup> YamlGroup(YamlDocument& doc, yaml_node_t* node,
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           where, " (line ", key->start_mark.line + 1, "): unexpected field ",
-          Echo(k), " (file_sd groups have a targets list and a labels map)"));
+          BoundedText(k),
+          " (file_sd groups have a targets list and a labels map)"));
     }
   }
   return group;

@@ -12,6 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> Addresses(const Inventory& inventory) {
   std::vector<std::string> a;
@@ -44,6 +45,21 @@ TEST(InventoryTest, ListErrorsNameTheEntry) {
   EXPECT_THAT(inv.status().message(), HasSubstr("hosts entry 2 is empty"));
   inv = LoadInventory("::1:7777");
   EXPECT_THAT(inv.status().message(), HasSubstr("[addr]:port"));
+}
+
+// Entries are echoed as base/bounded_text.h echoes client text: escaped
+// and cut, so a hosts file cannot reach the terminal with an escape
+// sequence or flood the message.
+TEST(InventoryTest, ErrorsEchoEntriesEscapedAndBounded) {
+  absl::StatusOr<Inventory> inv = LoadInventory("a:1,evil\x1b[2Jhost");
+  ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(inv.status().message(), HasSubstr("\"evil\\u001b[2Jhost\""));
+  EXPECT_THAT(std::string(inv.status().message()),
+              Not(HasSubstr("\x1b")));
+  inv = LoadInventory(std::string(5000, 'h'));
+  ASSERT_EQ(inv.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(inv.status().message(), HasSubstr("(+4872 bytes)"));
+  EXPECT_LT(inv.status().message().size(), 400u);
 }
 
 TEST(InventoryTest, DuplicatesRefused) {

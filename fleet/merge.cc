@@ -2,53 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "model/histogram.h"
+#include "wire/snapshot_convert.h"
 
 namespace blkperf::fleet {
-namespace {
-
-std::map<uint32_t, v1::HistogramBucket> ByIndex(
-    const v1::LatencyHistogram& h) {
-  std::map<uint32_t, v1::HistogramBucket> buckets;
-  for (const v1::HistogramBucket& b : h.buckets()) buckets[b.index()] = b;
-  return buckets;
-}
-
-void SetBuckets(const std::map<uint32_t, v1::HistogramBucket>& buckets,
-                v1::LatencyHistogram& h) {
-  h.clear_buckets();
-  for (const auto& [index, bucket] : buckets) {
-    if (bucket.count() != 0) *h.add_buckets() = bucket;
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<v1::LatencyHistogram> SubtractHistogram(
     const v1::LatencyHistogram& later, const v1::LatencyHistogram& earlier) {
-  std::map<uint32_t, v1::HistogramBucket> buckets = ByIndex(later);
-  for (const v1::HistogramBucket& b : earlier.buckets()) {
-    auto it = buckets.find(b.index());
-    if (it == buckets.end() || it->second.count() < b.count()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "histogram bucket ", b.index(),
-          " holds fewer I/Os than an earlier snapshot of the same workload"));
-    }
-    it->second.set_count(it->second.count() - b.count());
+  BLKPERF_ASSIGN_OR_RETURN(LatencyHistogram delta, HistogramFromProto(later));
+  BLKPERF_ASSIGN_OR_RETURN(const LatencyHistogram before,
+                           HistogramFromProto(earlier));
+  if (!delta.Contains(before)) {
+    return absl::FailedPreconditionError(
+        "a histogram holds fewer I/Os in some bucket than an earlier "
+        "snapshot of the same workload");
   }
-  v1::LatencyHistogram diff;
-  *diff.mutable_layout() = later.layout();
-  SetBuckets(buckets, diff);
-  diff.set_count(later.count() - earlier.count());
-  diff.set_sum_ns(later.sum_ns() - earlier.sum_ns());
-  if (diff.buckets_size() > 0) {
-    diff.set_min_ns(diff.buckets(0).lower_bound_ns());
-    diff.set_max_ns(diff.buckets(diff.buckets_size() - 1).upper_bound_ns());
-  }
-  return diff;
+  delta.Subtract(before);
+  v1::LatencyHistogram out;
+  HistogramToProto(delta, &out);
+  return out;
 }
 
 double Median(std::vector<double> values) {

@@ -20,8 +20,10 @@
 namespace blkperf::fleet {
 
 // `later` - `earlier` of one host's cumulative histograms: the I/Os between
-// them. min/max are those of the buckets' bounds (exact ones are unknown).
-// FailedPrecondition when `earlier` is not contained in `later`.
+// them, by LatencyHistogram::Subtract (its min and max are estimates).
+// FailedPrecondition when `earlier` is not contained in `later`
+// (LatencyHistogram::Contains); InvalidArgument when either is not a valid
+// histogram (HistogramFromProto).
 absl::StatusOr<v1::LatencyHistogram> SubtractHistogram(
     const v1::LatencyHistogram& later, const v1::LatencyHistogram& earlier);
 

@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "wire/merge.h"
 #include "gtest/gtest.h"
+#include "model/histogram.h"
+#include "wire/merge.h"
+#include "wire/snapshot_convert.h"
 
 namespace blkperf::fleet {
 namespace {
@@ -94,6 +96,37 @@ TEST(MergeTest, SubtractGivesTheInterval) {
   ASSERT_TRUE(merged.ok()) << merged.status();
   EXPECT_EQ(merged->latency().count(), 3u);
   EXPECT_EQ(SubtractHistogram(HistogramOf(early), HistogramOf(later))
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// The fleet's interval is the engine's subtraction (one rule for the
+// daemon's series and the fleet's), refused rather than saturated when the
+// earlier histogram is not contained in the later one.
+TEST(MergeTest, SubtractIsTheHistogramsOwn) {
+  std::vector<uint64_t> early = {90, 700, 700, 40000};
+  std::vector<uint64_t> later = early;
+  later.insert(later.end(), {650, 800, 39000, 2'000'000});
+  absl::StatusOr<LatencyHistogram> l = HistogramFromProto(HistogramOf(later));
+  absl::StatusOr<LatencyHistogram> e = HistogramFromProto(HistogramOf(early));
+  ASSERT_TRUE(l.ok() && e.ok());
+  ASSERT_TRUE(l->Contains(*e));
+  EXPECT_FALSE(e->Contains(*l));
+  LatencyHistogram expected = *l;
+  expected.Subtract(*e);
+  v1::LatencyHistogram expected_proto;
+  HistogramToProto(expected, &expected_proto);
+  absl::StatusOr<v1::LatencyHistogram> d =
+      SubtractHistogram(HistogramOf(later), HistogramOf(early));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->SerializeAsString(), expected_proto.SerializeAsString());
+  EXPECT_EQ(d->count(), 4u);
+  EXPECT_EQ(d->max_ns(), 2'000'000u) << "the later max lies in the delta";
+  // A bucket of the earlier one that the later one lacks: refused.
+  std::vector<uint64_t> other = later;
+  other.erase(other.begin());  // no 90 ns I/O
+  EXPECT_EQ(SubtractHistogram(HistogramOf(other), HistogramOf(early))
                 .status()
                 .code(),
             absl::StatusCode::kFailedPrecondition);

@@ -64,6 +64,13 @@ void LatencyHistogram::Subtract(const LatencyHistogram& earlier) {
   ClampMinMaxToBuckets();
 }
 
+bool LatencyHistogram::Contains(const LatencyHistogram& earlier) const {
+  for (int i = 0; i < kNumBuckets; ++i) {
+    if (earlier.counts_[i] > counts_[i]) return false;
+  }
+  return earlier.sum_ns_ <= sum_ns_;
+}
+
 uint64_t LatencyHistogram::Percentile(double p) const {
   if (count_ == 0) return 0;
   // Written so NaN maps to 0.

@@ -287,6 +287,22 @@ TEST(LatencyHistogramTest, SubtractSaturatesInsteadOfWrapping) {
   EXPECT_EQ(small.BucketCount(10), 0);
 }
 
+TEST(LatencyHistogramTest, ContainsAnEarlierSnapshotOnly) {
+  H earlier;
+  earlier.RecordN(10, 2);
+  H later = earlier;
+  later.Record(5'000);
+  EXPECT_TRUE(later.Contains(earlier));
+  EXPECT_TRUE(later.Contains(later));
+  EXPECT_TRUE(later.Contains(H()));
+  EXPECT_FALSE(earlier.Contains(later));
+  // As many I/Os in all, but one bucket holds more: not an earlier one.
+  H moved;
+  moved.Record(10);
+  moved.RecordN(7'000, 2);
+  EXPECT_FALSE(later.Contains(moved));
+}
+
 TEST(LatencyHistogramTest, ValuesAboveMaxAreClampedIntoTheLastBucket) {
   H h;
   h.Record(H::kMaxTrackableNs + 1);
