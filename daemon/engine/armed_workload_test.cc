@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/clock.h"
 #include "daemon/engine/host/process_threads.h"
 #include "daemon/engine/host/realtime_priority.h"
 #include "daemon/engine/ring/start_instant.h"
@@ -30,7 +31,6 @@
 namespace blkperf {
 namespace {
 
-using internal::MonotonicNanos;
 using ::testing::HasSubstr;
 
 constexpr int64_t kMs = 1'000'000;
@@ -90,7 +90,7 @@ TEST_F(ArmedWorkloadTest, GoReleasesEveryThreadAtTheInstant) {
   const absl::Duration runtime = absl::Milliseconds(300);
   std::unique_ptr<Workload> w = ArmOrDie(Spec(runtime));
   ASSERT_NE(w, nullptr);
-  const int64_t at = MonotonicNanos() + 200 * kMs;
+  const int64_t at = MonotonicNowNs() + 200 * kMs;
   ASSERT_TRUE(w->Go(at).ok());
   EXPECT_TRUE(w->Released());
   EXPECT_EQ(w->Snapshot().state, WorkloadState::kArmed);  // until the instant
@@ -164,7 +164,7 @@ TEST_F(ArmedWorkloadTest, ArmedThreadsWaitAtRealTimeAndRunTheirIoAtTheNormalPoli
     w = ArmOrDie(Spec(absl::Milliseconds(400)));
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(SubmitterPolicies(), std::vector<int>(2, SCHED_FIFO));  // armed
-    at = MonotonicNanos() + 300 * kMs;
+    at = MonotonicNowNs() + 300 * kMs;
     ASSERT_TRUE(w->Go(at).ok());
     std::thread([&] {
       const sched_param above{.sched_priority = kRealtimeWaitPriority + 1};
@@ -174,7 +174,7 @@ TEST_F(ArmedWorkloadTest, ArmedThreadsWaitAtRealTimeAndRunTheirIoAtTheNormalPoli
                            .tv_nsec = when % 1'000'000'000};
       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
       waiting = SubmitterPolicies();
-      looked_at = MonotonicNanos();
+      looked_at = MonotonicNowNs();
     }).join();
     if (looked_at < at - kStartSpinWindowNs) break;
   }
@@ -218,7 +218,7 @@ TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
       ASSERT_TRUE(testing::DropSysNiceFromThisThread());
       std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(100)));
       ASSERT_NE(w, nullptr);
-      ASSERT_TRUE(w->Go(MonotonicNanos() + 50 * kMs).ok());
+      ASSERT_TRUE(w->Go(MonotonicNowNs() + 50 * kMs).ok());
       w->Wait();
       s = w->Snapshot();
     }).join();
@@ -238,7 +238,7 @@ TEST_F(ArmedWorkloadTest, ARefusedRealTimeWaitIsReportedWithItsReason) {
 TEST_F(ArmedWorkloadTest, GoInThePastStartsAtOnce) {
   std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(100)));
   ASSERT_NE(w, nullptr);
-  const int64_t at = MonotonicNanos() - 5000 * kMs;
+  const int64_t at = MonotonicNowNs() - 5000 * kMs;
   ASSERT_TRUE(w->Go(at).ok());
   w->Wait();
   const WorkloadSnapshot s = w->Snapshot();
@@ -265,7 +265,7 @@ TEST_F(ArmedWorkloadTest, AbortWhileArmedEndsWithoutIo) {
   EXPECT_EQ(s.total.sqes, 0u);
   EXPECT_EQ(s.start.threads_started, 0);
   EXPECT_EQ(s.start.measure_start_monotonic_ns, 0);
-  EXPECT_EQ(w->Go(MonotonicNanos()).code(),
+  EXPECT_EQ(w->Go(MonotonicNowNs()).code(),
             absl::StatusCode::kFailedPrecondition);
   w->Abort();  // idempotent
   EXPECT_EQ(w->Snapshot().state, WorkloadState::kAborted);
@@ -274,7 +274,7 @@ TEST_F(ArmedWorkloadTest, AbortWhileArmedEndsWithoutIo) {
 TEST_F(ArmedWorkloadTest, AbortBeforeTheInstantCancelsTheStart) {
   std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Seconds(1)));
   ASSERT_NE(w, nullptr);
-  ASSERT_TRUE(w->Go(MonotonicNanos() + 2000 * kMs).ok());
+  ASSERT_TRUE(w->Go(MonotonicNowNs() + 2000 * kMs).ok());
   w->Abort();
   ASSERT_TRUE(w->WaitFor(absl::Seconds(1)));  // not after the 2 s instant
   const WorkloadSnapshot s = w->Snapshot();
@@ -285,7 +285,7 @@ TEST_F(ArmedWorkloadTest, AbortBeforeTheInstantCancelsTheStart) {
 TEST_F(ArmedWorkloadTest, AbortWhileRunningDrainsAndSaysAborted) {
   std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Seconds(30)));
   ASSERT_NE(w, nullptr);
-  ASSERT_TRUE(w->Go(MonotonicNanos()).ok());
+  ASSERT_TRUE(w->Go(MonotonicNowNs()).ok());
   absl::SleepFor(absl::Milliseconds(200));
   w->Abort();
   ASSERT_TRUE(w->WaitFor(absl::Seconds(10)));
@@ -307,8 +307,8 @@ TEST_F(ArmedWorkloadTest, StopWhileArmedIsStoppedWithoutIo) {
 TEST_F(ArmedWorkloadTest, ScheduledSplitSwitchHappensAtItsInstant) {
   std::unique_ptr<Workload> w = ArmOrDie(Spec(absl::Milliseconds(600)));
   ASSERT_NE(w, nullptr);
-  ASSERT_TRUE(w->Go(MonotonicNanos()).ok());
-  const int64_t at = MonotonicNanos() + 300 * kMs;
+  ASSERT_TRUE(w->Go(MonotonicNowNs()).ok());
+  const int64_t at = MonotonicNowNs() + 300 * kMs;
   const SplitStrategy fixed{SplitStrategy::Kind::kFixed, 512};
   ASSERT_TRUE(w->ScheduleSplitStrategy(fixed, at).ok());
   EXPECT_EQ(w->ScheduleSplitStrategy(fixed, at + kMs).code(),
@@ -340,7 +340,7 @@ TEST_F(ArmedWorkloadTest, PhaseCountsSplitWhereEachThreadTookTheSwitchUp) {
   const absl::Time before_switch = absl::Now();
   ASSERT_TRUE(w->SetSplitStrategy({SplitStrategy::Kind::kFixed, 512}).ok());
   EXPECT_LT(absl::Now() - before_switch, absl::Milliseconds(500));
-  ASSERT_TRUE(w->Go(MonotonicNanos()).ok());
+  ASSERT_TRUE(w->Go(MonotonicNowNs()).ok());
   absl::SleepFor(absl::Milliseconds(300));
   ASSERT_TRUE(w->SetSplitStrategy({SplitStrategy::Kind::kNone, 0}).ok());
   w->Wait();

@@ -15,6 +15,7 @@
 #endif
 
 #include "absl/strings/str_cat.h"
+#include "base/clock.h"
 #include "daemon/engine/host/environment.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -50,8 +51,6 @@ std::string ResolvedSpecBytes(const WorkloadSpec& spec) {
 
 }  // namespace
 
-
-using internal::MonotonicNanos;
 using internal::SubmitterThread;
 
 namespace {
@@ -227,7 +226,7 @@ bool Workload::SleepUntil(int64_t at_ns) const {
   constexpr int64_t kCheckEveryNs = 100'000'000;
   for (;;) {
     if (cancel_.load() || finished_.HasBeenNotified()) return false;
-    const int64_t now = MonotonicNanos();
+    const int64_t now = MonotonicNowNs();
     if (now >= at_ns) return true;
     const int64_t next = std::min(at_ns, now + kCheckEveryNs);
     const timespec until = {.tv_sec = next / 1000000000,
@@ -513,7 +512,7 @@ absl::Status Workload::SetSplitStrategy(const SplitStrategy& strategy) {
 
 absl::Status Workload::ScheduleSplitStrategy(const SplitStrategy& strategy,
                                              int64_t at_monotonic_ns) {
-  if (at_monotonic_ns <= MonotonicNanos()) return SetSplitStrategy(strategy);
+  if (at_monotonic_ns <= MonotonicNowNs()) return SetSplitStrategy(strategy);
   BLKPERF_RETURN_IF_ERROR(CheckSwitchable(strategy));
   PiMutexLock lock(&switch_mu_);
   if (switch_pending_) {
@@ -561,7 +560,7 @@ absl::StatusOr<Workload::PublishedSwitch> Workload::PublishLocked(
   control_.split_strategies[generation] = strategy;
   // Sequentially consistent, for SubmitterThread::PhaseBoundary.
   control_.split_generation.store(generation);
-  return PublishedSwitch{generation, MonotonicNanos()};
+  return PublishedSwitch{generation, MonotonicNowNs()};
 }
 
 std::shared_ptr<const Workload::PhaseStart> Workload::EndPhaseLocked(
@@ -620,7 +619,7 @@ ThreadSnapshot Workload::PhaseBoundaryTotals(const PublishedSwitch& published,
   for (size_t i = 0; i < submitters_.size(); ++i) {
     ThreadSnapshot thread;
     while (!submitters_[i]->PhaseBoundary(published.generation, &thread)) {
-      const int64_t now = MonotonicNanos();
+      const int64_t now = MonotonicNowNs();
       if (now >= deadline_ns) {
         submitters_[i]->Snapshot(&thread);
         if (late_take_up->empty()) {
@@ -712,7 +711,7 @@ int64_t Workload::SwitchPollNs() const {
 
 bool Workload::WaitForInstant(int64_t when_ns) {
   const int64_t coarse = when_ns - SwitchPollNs();
-  const int64_t now = MonotonicNanos();
+  const int64_t now = MonotonicNowNs();
   if (coarse > now) {
     finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(coarse - now));
   }
@@ -765,7 +764,7 @@ void Workload::RecordSeries() {
                                 : start + k * step;
     // One wake-up per tick; every end (stop, abort, the destructor's)
     // notifies finished_. Ended: Snapshot() adds the tail.
-    const int64_t now = MonotonicNanos();
+    const int64_t now = MonotonicNowNs();
     if (at > now &&
         finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(at - now))) {
       return;
@@ -825,7 +824,7 @@ void Workload::NoteAbWaitRefused(const absl::Status& refusal) {
 
 bool Workload::WaitUntil(int64_t when_ns) {
   // The SLO search's steps need no sub-millisecond start: a timed wait.
-  const int64_t now = MonotonicNanos();
+  const int64_t now = MonotonicNowNs();
   if (when_ns > now) {
     finished_.WaitForNotificationWithTimeout(absl::Nanoseconds(when_ns - now));
   }
@@ -842,15 +841,15 @@ internal::SloStepMeasure Workload::MeasureSloStep(double rate) {
       .arrivals = spec_.spec.arrivals};
   control_.rate_generation.store(generation, std::memory_order_release);
   internal::SloStepMeasure m;
-  if (!WaitUntil(MonotonicNanos() + absl::ToInt64Nanoseconds(slo.settle))) {
+  if (!WaitUntil(MonotonicNowNs() + absl::ToInt64Nanoseconds(slo.settle))) {
     return m;
   }
   const ThreadSnapshot before = TotalsNow();
-  const int64_t from = MonotonicNanos();
+  const int64_t from = MonotonicNowNs();
   if (!WaitUntil(from + absl::ToInt64Nanoseconds(slo.step))) return m;
   m.totals = TotalsNow();
   m.totals.Subtract(before);
-  m.elapsed = absl::Nanoseconds(MonotonicNanos() - from);
+  m.elapsed = absl::Nanoseconds(MonotonicNowNs() - from);
   m.complete = true;
   return m;
 }
@@ -942,7 +941,7 @@ bool Workload::Release(const DeviceCounters& device_baseline,
   PiMutexLock switch_lock(&switch_mu_);
   PiMutexLock lock(&mu_);
   if (stopped_by_user_.load() || aborted_) return false;
-  const int64_t now = MonotonicNanos();
+  const int64_t now = MonotonicNowNs();
   const int64_t start = std::max(now, start_at_ns);
   control_.start_at_ns = start > now ? start : 0;
   // A gate that opens after a scheduled instant: no thread waited for it.
@@ -1244,7 +1243,7 @@ WorkloadSnapshot Workload::Snapshot() const {
     snapshot.split_strategy = SplitStrategyName(
         control_.split_strategies[control_.split_generation.load()]);
   }
-  const int64_t now = MonotonicNanos();
+  const int64_t now = MonotonicNowNs();
   int64_t last_reap = 0;
   SampleIoWorkers();
   for (const auto& submitter : submitters_) {

@@ -18,7 +18,7 @@
 // releases them all at once at an instant of CLOCK_MONOTONIC:
 //
 //   absl::StatusOr<std::unique_ptr<Workload>> w = Workload::Arm(spec, {});
-//   BLKPERF_RETURN_IF_ERROR((*w)->Go(MonotonicNanos() + 200'000'000));
+//   BLKPERF_RETURN_IF_ERROR((*w)->Go(MonotonicNowNs() + 200'000'000));
 //   ... or (*w)->Abort() to end it (kAborted) without or during I/O.
 #ifndef BLKPERF_DAEMON_ENGINE_WORKLOAD_H_
 #define BLKPERF_DAEMON_ENGINE_WORKLOAD_H_

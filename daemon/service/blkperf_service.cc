@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/bounded_text.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "daemon/engine/spec/spec_validation.h"
@@ -509,14 +510,11 @@ grpc::ServerUnaryReactor* BlkperfService::GetClock(
     return Done(context, s);
   }
   // Back to back, monotonic first: both vDSO reads, tens of ns apart.
-  timespec monotonic, realtime;
-  clock_gettime(CLOCK_MONOTONIC, &monotonic);
-  clock_gettime(CLOCK_REALTIME, &realtime);
+  const int64_t monotonic_ns = MonotonicNowNs();
+  const int64_t realtime_ns = RealtimeNowNs();
   response->set_api_version(kApiVersion);
-  response->set_monotonic_ns(int64_t{monotonic.tv_sec} * 1000000000 +
-                             monotonic.tv_nsec);
-  response->set_realtime_ns(int64_t{realtime.tv_sec} * 1000000000 +
-                            realtime.tv_nsec);
+  response->set_monotonic_ns(monotonic_ns);
+  response->set_realtime_ns(realtime_ns);
   return Done(context, absl::OkStatus());
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/clock.h"
 #include "daemon/service/fake_backend.h"
 #include "daemon/service/workload_manager.h"
 #include "gmock/gmock.h"
@@ -17,12 +18,6 @@ namespace blkperf {
 namespace {
 
 using ::testing::HasSubstr;
-
-int64_t MonotonicNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
 
 class FleetManagerTest : public ::testing::Test {
  protected:
@@ -98,7 +93,7 @@ TEST_F(FleetManagerTest, StartWithARunIdIsIdempotentToo) {
   EXPECT_EQ(a->view.snapshot.state, WorkloadState::kRunning);
   EXPECT_EQ(fake_->workloads().size(), 1u);
   // A started (not armed) run cannot be released.
-  EXPECT_EQ(manager_->Go("s-1", MonotonicNow()).status().code(),
+  EXPECT_EQ(manager_->Go("s-1", MonotonicNowNs()).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -135,7 +130,7 @@ TEST_F(FleetManagerTest, LeaseExpiryAbortsAndReleasesTheClaims) {
   EXPECT_EQ(v->snapshot.state, WorkloadState::kAborted);
   EXPECT_THAT(v->end_reason, HasSubstr("arm lease of 1s ran out"));
   EXPECT_TRUE(fake_->workloads()[0]->aborted());
-  EXPECT_EQ(manager_->Go("run-1", MonotonicNow()).status().code(),
+  EXPECT_EQ(manager_->Go("run-1", MonotonicNowNs()).status().code(),
             absl::StatusCode::kFailedPrecondition);
   // Its CPU and target are free again.
   absl::StatusOr<WorkloadView> next = manager_->Start(Spec("/data/a", {0}));
@@ -144,20 +139,20 @@ TEST_F(FleetManagerTest, LeaseExpiryAbortsAndReleasesTheClaims) {
 
 TEST_F(FleetManagerTest, GoReleasesOnceAndChecksTheInstant) {
   ArmOrDie("run-1", "/data/a", 0, absl::Seconds(10));
-  EXPECT_EQ(manager_->Go("run-2", MonotonicNow()).status().code(),
+  EXPECT_EQ(manager_->Go("run-2", MonotonicNowNs()).status().code(),
             absl::StatusCode::kNotFound);
   absl::StatusOr<WorkloadView> zero = manager_->Go("run-1", 0);
   EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(zero.status().message()),
               HasSubstr("start_monotonic_ns 0"));
   absl::StatusOr<WorkloadView> late =
-      manager_->Go("run-1", MonotonicNow() + 20'000'000'000);
+      manager_->Go("run-1", MonotonicNowNs() + 20'000'000'000);
   EXPECT_EQ(late.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(late.status().message()),
               HasSubstr("after the arm lease ends"));
   EXPECT_TRUE(fake_->last()->armed());
 
-  const int64_t at = MonotonicNow() + 500'000'000;
+  const int64_t at = MonotonicNowNs() + 500'000'000;
   absl::StatusOr<WorkloadView> go = manager_->Go("run-1", at);
   ASSERT_TRUE(go.ok()) << go.status();
   EXPECT_EQ(fake_->last()->go_at(), at);
@@ -187,13 +182,13 @@ TEST_F(FleetManagerTest, AbortEndsArmedOrRunningAndIsIdempotent) {
   absl::StatusOr<WorkloadView> again = manager_->Abort("run-1", "other");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->end_reason, "aborted by AbortRun: ctrl-c");
-  EXPECT_EQ(manager_->Go("run-1", MonotonicNow()).status().code(),
+  EXPECT_EQ(manager_->Go("run-1", MonotonicNowNs()).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(manager_->Abort("nope", "x").status().code(),
             absl::StatusCode::kNotFound);
 
   ArmOrDie("run-2", "/data/b", 1);
-  ASSERT_TRUE(manager_->Go("run-2", MonotonicNow()).ok());
+  ASSERT_TRUE(manager_->Go("run-2", MonotonicNowNs()).ok());
   aborted = manager_->Abort("run-2", "host lost");
   ASSERT_TRUE(aborted.ok());
   EXPECT_EQ(aborted->snapshot.state, WorkloadState::kAborted);
@@ -222,7 +217,7 @@ TEST_F(FleetManagerTest, MaxArmedBoundsWaitingWorkloads) {
   EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(second.status().message()),
               HasSubstr("--max_armed=1"));
-  ASSERT_TRUE(manager_->Go("run-1", MonotonicNow()).ok());
+  ASSERT_TRUE(manager_->Go("run-1", MonotonicNowNs()).ok());
   second = manager_->Arm(Spec("/data/b", {1}), "run-2", absl::ZeroDuration());
   EXPECT_TRUE(second.ok()) << second.status();
 }
@@ -230,7 +225,7 @@ TEST_F(FleetManagerTest, MaxArmedBoundsWaitingWorkloads) {
 TEST_F(FleetManagerTest, ScheduledSplitSwitchGoesToTheWorkload) {
   absl::StatusOr<WorkloadView> w = manager_->Start(Spec("/data/a", {0}));
   ASSERT_TRUE(w.ok());
-  const int64_t at = MonotonicNow() + 1'000'000'000;
+  const int64_t at = MonotonicNowNs() + 1'000'000'000;
   absl::StatusOr<std::string> split =
       manager_->SetSplitStrategy(w->id, "fixed:4k", at);
   ASSERT_TRUE(split.ok()) << split.status();

@@ -25,7 +25,7 @@ Pair ReadPair() {
   uint64_t best_width = ~uint64_t{0};
   for (int i = 0; i < 5; ++i) {
     const uint64_t before = __builtin_ia32_rdtsc();
-    const int64_t ns = MonotonicNanos();
+    const int64_t ns = MonotonicNowNs();
     const uint64_t after = __builtin_ia32_rdtsc();
     if (after >= before && after - before < best_width) {
       best_width = after - before;
@@ -48,7 +48,7 @@ bool HasInvariantTsc() {
 uint64_t MeasureTscRate() {
   if (!HasInvariantTsc()) return 0;
   const Pair first = ReadPair();
-  while (MonotonicNanos() - first.ns < kCalibrationNs) {
+  while (MonotonicNowNs() - first.ns < kCalibrationNs) {
   }
   const Pair last = ReadPair();
   if (last.ticks <= first.ticks || last.ns <= first.ns) return 0;

@@ -31,6 +31,7 @@
 #include <string_view>
 
 #include "absl/base/attributes.h"
+#include "base/clock.h"
 
 namespace blkperf::internal {
 
@@ -95,13 +96,6 @@ class TickScale {
 // measurement was implausible (the caller then reads CLOCK_MONOTONIC).
 uint64_t TscNsPerTickQ32();
 
-// CLOCK_MONOTONIC in nanoseconds (vDSO, no syscall).
-inline int64_t MonotonicNanos() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 class TurnClock {
  public:
   // A CLOCK_MONOTONIC clock.
@@ -114,7 +108,7 @@ class TurnClock {
 #if defined(__x86_64__)
     if (tsc_) return scale_.ToNs(__builtin_ia32_rdtsc());
 #endif
-    return MonotonicNanos();
+    return MonotonicNowNs();
   }
 
   // Steers the TSC clock back onto CLOCK_MONOTONIC over the next second

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "base/clock.h"
 #include "gtest/gtest.h"
 
 namespace blkperf::internal {
@@ -117,9 +118,9 @@ TEST(TurnClockTest, StaysOnClockMonotonicAndNeverGoesBack) {
   auto closest = [&] {
     int64_t best = INT64_MAX;
     for (int i = 0; i < 20; ++i) {
-      const int64_t before = MonotonicNanos();
+      const int64_t before = MonotonicNowNs();
       const int64_t reading = clock();
-      const int64_t after = MonotonicNanos();
+      const int64_t after = MonotonicNowNs();
       const int64_t off = reading < before  ? before - reading
                           : reading > after ? reading - after
                                             : 0;
@@ -129,9 +130,9 @@ TEST(TurnClockTest, StaysOnClockMonotonicAndNeverGoesBack) {
   };
   EXPECT_LT(closest(), 50'000);
   int64_t last = clock();
-  const int64_t end = MonotonicNanos() + 200'000'000;
+  const int64_t end = MonotonicNowNs() + 200'000'000;
   int64_t reads = 0;
-  while (MonotonicNanos() < end) {
+  while (MonotonicNowNs() < end) {
     for (int i = 0; i < 1000; ++i, ++reads) {
       const int64_t now = clock();
       ASSERT_GE(now, last) << "after " << reads << " reads";

@@ -35,7 +35,11 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
+
 namespace {
+
+using ::blkperf::MonotonicNowNs;
 
 constexpr fuse_ino_t kDataIno = 2;
 constexpr char kDataName[] = "data";
@@ -50,14 +54,8 @@ int64_t g_service_ns = 0;  // --service_us
 void OnUsr1(int) { g_stalled = 1; }
 void OnUsr2(int) { g_stall_asked.store(1); }
 
-int64_t Now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 void SleepNs(int64_t ns) {
-  const int64_t until = Now() + ns;
+  const int64_t until = MonotonicNowNs() + ns;
   const timespec at = {.tv_sec = until / 1000000000,
                        .tv_nsec = until % 1000000000};
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) != 0) {
@@ -94,9 +92,11 @@ void Worker() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   int64_t stall_until = 0;
   while (!g_exit.load()) {
-    if (g_stall_asked.exchange(0) != 0) stall_until = Now() + g_stall_ns;
-    if (Now() < stall_until) {
-      SleepNs(std::min<int64_t>(1'000'000, stall_until - Now()));
+    if (g_stall_asked.exchange(0) != 0) {
+      stall_until = MonotonicNowNs() + g_stall_ns;
+    }
+    if (MonotonicNowNs() < stall_until) {
+      SleepNs(std::min<int64_t>(1'000'000, stall_until - MonotonicNowNs()));
       continue;
     }
     PendingRead next;
