@@ -570,8 +570,10 @@ absl::StatusOr<DeviceStat> ReadDeviceStat(absl::string_view stat_path) {
   return stat;
 }
 
-std::string CpuFrequencyGovernor() {
-  return ReadAttr("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+std::string CpuFrequencyGovernor(absl::string_view sysfs_root) {
+  return ReadAttr(absl::StrCat(sysfs_root,
+                               "/devices/system/cpu/cpu0/cpufreq/"
+                               "scaling_governor"));
 }
 
 namespace {

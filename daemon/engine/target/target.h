@@ -134,9 +134,11 @@ struct DeviceStat {
 // that is not an unsigned integer. Messages name the path.
 absl::StatusOr<DeviceStat> ReadDeviceStat(absl::string_view stat_path);
 
-// The CPU frequency governor of cpu0 ("performance", "powersave" ...), or ""
-// when cpufreq is absent (as in most VMs). A tuning fact for reports.
-std::string CpuFrequencyGovernor();
+// The CPU frequency governor of cpu0 ("performance", "powersave" ...), as
+// <sysfs_root>/devices/system/cpu/cpu0/cpufreq/scaling_governor says,
+// whitespace-trimmed; "" when cpufreq is absent (as in most VMs) or the file
+// cannot be read. A tuning fact for reports. Tests pass a root of their own.
+std::string CpuFrequencyGovernor(absl::string_view sysfs_root = "/sys");
 
 // Makes sure `path` is a regular file of at least `size` bytes: when it is
 // missing, creates it (mode 0644) holding the verification pattern of `seed`

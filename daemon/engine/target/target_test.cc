@@ -291,10 +291,29 @@ TEST(ReadDeviceStatTest, ReadsTheDeviceUnderTheTempDir) {
   EXPECT_GE(stat->read_sectors, stat->read_ios);
 }
 
-TEST(CpuFrequencyGovernorTest, MatchesSysfs) {
-  const std::string expected(absl::StripAsciiWhitespace(
-      ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
-  EXPECT_EQ(CpuFrequencyGovernor(), expected);
+// A sysfs tree of the test's own: cpu0's cpufreq directory, with a
+// scaling_governor file holding `governor` unless it is null.
+std::string FakeSysfs(const char* governor) {
+  const std::string root = TempPath("sysfs");
+  std::string dir = root;
+  for (const char* part :
+       {"/devices", "/system", "/cpu", "/cpu0", "/cpufreq"}) {
+    dir += part;
+    EXPECT_EQ(mkdir(dir.c_str(), 0755), 0) << dir << ": " << strerror(errno);
+  }
+  if (governor != nullptr) WriteFile(dir + "/scaling_governor", governor);
+  return root;
+}
+
+TEST(CpuFrequencyGovernorTest, ReadsCpu0sGovernorTrimmed) {
+  EXPECT_EQ(CpuFrequencyGovernor(FakeSysfs("schedutil\n")), "schedutil");
+  EXPECT_EQ(CpuFrequencyGovernor(FakeSysfs("  performance \n")),
+            "performance");
+}
+
+TEST(CpuFrequencyGovernorTest, EmptyWithoutCpufreq) {
+  EXPECT_EQ(CpuFrequencyGovernor(FakeSysfs(nullptr)), "");
+  EXPECT_EQ(CpuFrequencyGovernor(TempPath("no_such_root")), "");
 }
 
 TEST(CreateAndPrefillFileTest, CreatesFileHoldingThePattern) {
