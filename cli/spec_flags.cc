@@ -241,8 +241,10 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   return SpecFromFlagsOnto(v1::WorkloadSpec());
 }
 
-absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
-  v1::WorkloadSpec spec = std::move(base);
+namespace {
+
+// --spec_file: the spec the other flags start from.
+absl::Status ApplySpecFile(v1::WorkloadSpec* spec) {
   if (const std::string file = absl::GetFlag(FLAGS_spec_file); !file.empty()) {
     std::ifstream in(file, std::ios::binary);
     if (!in) return BadFlag("spec_file", file, "cannot be read");
@@ -255,111 +257,134 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
                      absl::StrCat("is larger than the limit of ",
                                   kMaxSpecJsonBytes, " bytes for a spec"));
     }
-    absl::Status parsed = SpecFromJson(text, &spec);
+    absl::Status parsed = SpecFromJson(text, spec);
     if (!parsed.ok()) return BadFlag("spec_file", file, parsed.message());
   }
+  return absl::OkStatus();
+}
 
+// --target, --allow_write, --create_size.
+absl::Status ApplyTargetFlags(v1::WorkloadSpec* spec) {
   const std::vector<std::string> targets = absl::GetFlag(FLAGS_target);
   if (!targets.empty()) {
-    spec.clear_targets();
+    spec->clear_targets();
     for (const std::string& path : targets) {
       absl::StatusOr<std::string> absolute = Absolute(path);
       if (!absolute.ok()) return absolute.status();
-      spec.add_targets()->set_path(*absolute);
+      spec->add_targets()->set_path(*absolute);
     }
   }
   if (BoolChanged("allow_write")) {
-    for (v1::TargetSpec& t : *spec.mutable_targets()) {
+    for (v1::TargetSpec& t : *spec->mutable_targets()) {
       t.set_allow_write(absl::GetFlag(FLAGS_allow_write));
     }
   }
   const std::vector<std::string> sizes = absl::GetFlag(FLAGS_create_size);
   if (!sizes.empty()) {
     if (sizes.size() != 1 &&
-        sizes.size() != static_cast<size_t>(spec.targets_size())) {
+        sizes.size() != static_cast<size_t>(spec->targets_size())) {
       return BadFlag("create_size", absl::StrJoin(sizes, ","),
                      absl::StrCat("give one size or one per target (",
-                                  spec.targets_size(), " targets)"));
+                                  spec->targets_size(), " targets)"));
     }
-    for (int i = 0; i < spec.targets_size(); ++i) {
+    for (int i = 0; i < spec->targets_size(); ++i) {
       absl::StatusOr<uint64_t> size =
           ParseSizeFlag(sizes[sizes.size() == 1 ? 0 : i], "create_size");
       if (!size.ok()) return size.status();
-      spec.mutable_targets(i)->set_create_size(*size);
+      spec->mutable_targets(i)->set_create_size(*size);
     }
   }
+  return absl::OkStatus();
+}
+
+// What each I/O is and how many are in flight: --op to --cpus.
+absl::Status ApplyIoFlags(v1::WorkloadSpec* spec) {
   if (auto op = absl::GetFlag(FLAGS_op)) {
     BLKPERF_ASSIGN_OR_RETURN(v1::Op value, OpFromText("op", *op));
-    spec.set_op(value);
+    spec->set_op(value);
   }
-  if (auto v = absl::GetFlag(FLAGS_read_percent)) spec.set_read_percent(*v);
+  if (auto v = absl::GetFlag(FLAGS_read_percent)) spec->set_read_percent(*v);
   if (auto v = absl::GetFlag(FLAGS_bs)) {
     absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "bs");
     if (!size.ok()) return size.status();
     if (*size > UINT32_MAX) return BadFlag("bs", *v, "too large");
-    spec.set_block_size(static_cast<uint32_t>(*size));
+    spec->set_block_size(static_cast<uint32_t>(*size));
   }
   if (auto v = absl::GetFlag(FLAGS_alignment)) {
     absl::StatusOr<uint64_t> size = ParseSizeFlag(*v, "alignment");
     if (!size.ok()) return size.status();
     if (*size > UINT32_MAX) return BadFlag("alignment", *v, "too large");
-    spec.set_alignment(static_cast<uint32_t>(*size));
+    spec->set_alignment(static_cast<uint32_t>(*size));
   }
-  if (auto v = absl::GetFlag(FLAGS_qd)) spec.set_queue_depth(*v);
-  if (auto v = absl::GetFlag(FLAGS_submit_batch)) spec.set_submit_batch(*v);
-  if (auto v = absl::GetFlag(FLAGS_complete_batch)) spec.set_complete_batch(*v);
-  if (auto v = absl::GetFlag(FLAGS_threads)) spec.set_threads(*v);
+  if (auto v = absl::GetFlag(FLAGS_qd)) spec->set_queue_depth(*v);
+  if (auto v = absl::GetFlag(FLAGS_submit_batch)) spec->set_submit_batch(*v);
+  if (auto v = absl::GetFlag(FLAGS_complete_batch)) {
+    spec->set_complete_batch(*v);
+  }
+  if (auto v = absl::GetFlag(FLAGS_threads)) spec->set_threads(*v);
   if (auto v = absl::GetFlag(FLAGS_cpus)) {
     absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*v, "cpus");
     if (!cpus.ok()) return cpus.status();
-    spec.clear_cpus();
-    for (int cpu : *cpus) spec.add_cpus(cpu);
+    spec->clear_cpus();
+    for (int cpu : *cpus) spec->add_cpus(cpu);
   }
+  return absl::OkStatus();
+}
+
+// How long: --runtime, --io_count, --ramp, --series_interval.
+absl::Status ApplyTimeFlags(v1::WorkloadSpec* spec) {
   if (auto v = absl::GetFlag(FLAGS_runtime)) {
-    SetDuration(*v, spec.mutable_runtime());
+    SetDuration(*v, spec->mutable_runtime());
   }
   if (auto v = absl::GetFlag(FLAGS_io_count)) {
-    spec.set_io_count(*v);
+    spec->set_io_count(*v);
     // An I/O count alone means "until done", not "10 s or done".
-    if (*v != 0 && !spec.has_runtime()) spec.mutable_runtime();
+    if (*v != 0 && !spec->has_runtime()) spec->mutable_runtime();
   }
   if (auto v = absl::GetFlag(FLAGS_ramp))
-    SetDuration(*v, spec.mutable_ramp_time());
+    SetDuration(*v, spec->mutable_ramp_time());
   if (auto v = absl::GetFlag(FLAGS_series_interval)) {
-    SetDuration(*v, spec.mutable_series_interval());
+    SetDuration(*v, spec->mutable_series_interval());
   }
-  if (BoolChanged("direct")) spec.set_direct(absl::GetFlag(FLAGS_direct));
-  if (auto v = absl::GetFlag(FLAGS_seed)) spec.set_seed(*v);
+  return absl::OkStatus();
+}
+
+// How the ring issues I/O: --direct to --latency_mode.
+absl::Status ApplyRingFlags(v1::WorkloadSpec* spec) {
+  if (BoolChanged("direct")) spec->set_direct(absl::GetFlag(FLAGS_direct));
+  if (auto v = absl::GetFlag(FLAGS_seed)) spec->set_seed(*v);
   if (BoolChanged("fixed_buffers")) {
-    spec.set_fixed_buffers(absl::GetFlag(FLAGS_fixed_buffers));
+    spec->set_fixed_buffers(absl::GetFlag(FLAGS_fixed_buffers));
   }
   if (BoolChanged("registered_files")) {
-    spec.set_registered_files(absl::GetFlag(FLAGS_registered_files));
+    spec->set_registered_files(absl::GetFlag(FLAGS_registered_files));
   }
-  if (BoolChanged("vectored")) spec.set_vectored(absl::GetFlag(FLAGS_vectored));
-  if (BoolChanged("nop")) spec.set_nop(absl::GetFlag(FLAGS_nop));
+  if (BoolChanged("vectored")) {
+    spec->set_vectored(absl::GetFlag(FLAGS_vectored));
+  }
+  if (BoolChanged("nop")) spec->set_nop(absl::GetFlag(FLAGS_nop));
   if (auto v = absl::GetFlag(FLAGS_buffer_layout)) {
     BLKPERF_ASSIGN_OR_RETURN(
         v1::BufferLayout layout,
         ParseEnumFlag("buffer_layout", *v, "BUFFER_LAYOUT_",
                       &v1::BufferLayout_Parse, "per_slot, one_region, auto"));
-    spec.set_buffer_layout(layout);
+    spec->set_buffer_layout(layout);
   }
   if (auto v = absl::GetFlag(FLAGS_huge_pages)) {
     BLKPERF_ASSIGN_OR_RETURN(
         v1::HugePageMode mode,
         ParseEnumFlag("huge_pages", *v, "HUGE_PAGE_MODE_",
                       &v1::HugePageMode_Parse, "off, on, auto"));
-    spec.set_huge_pages(mode);
+    spec->set_huge_pages(mode);
   }
   if (auto v = absl::GetFlag(FLAGS_polled)) {
     BLKPERF_ASSIGN_OR_RETURN(
         v1::PollMode mode, ParseEnumFlag("polled", *v, "POLL_MODE_",
                                          &v1::PollMode_Parse, "off, on, auto"));
-    spec.set_polled(mode);
+    spec->set_polled(mode);
   }
-  if (BoolChanged("sqpoll")) spec.set_sqpoll(absl::GetFlag(FLAGS_sqpoll));
-  if (auto v = absl::GetFlag(FLAGS_sqpoll_cpu)) spec.set_sqpoll_cpu(*v);
+  if (BoolChanged("sqpoll")) spec->set_sqpoll(absl::GetFlag(FLAGS_sqpoll));
+  if (auto v = absl::GetFlag(FLAGS_sqpoll_cpu)) spec->set_sqpoll_cpu(*v);
   if (auto v = absl::GetFlag(FLAGS_request_cache)) {
     const std::string name =
         absl::AsciiStrToLower(*v) == "percpu" ? "per_cpu" : *v;
@@ -368,54 +393,72 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
         ParseEnumFlag("request_cache", name, "REQUEST_CACHE_MODE_",
                       &v1::RequestCacheMode_Parse,
                       "per_cpu (percpu), shared"));
-    spec.set_request_cache(mode);
+    spec->set_request_cache(mode);
   }
   if (BoolChanged("latency_tracking")) {
-    spec.set_latency_tracking(absl::GetFlag(FLAGS_latency_tracking));
+    spec->set_latency_tracking(absl::GetFlag(FLAGS_latency_tracking));
   }
   if (auto v = absl::GetFlag(FLAGS_latency_mode)) {
     BLKPERF_ASSIGN_OR_RETURN(
         v1::LatencyMode mode,
         ParseEnumFlag("latency_mode", *v, "LATENCY_MODE_",
                       &v1::LatencyMode_Parse, "batch, per_io"));
-    spec.set_latency_mode(mode);
+    spec->set_latency_mode(mode);
   }
+  return absl::OkStatus();
+}
+
+// Checks and strategies: --io_timeout to --ab_slice.
+absl::Status ApplyCheckFlags(v1::WorkloadSpec* spec) {
   if (auto v = absl::GetFlag(FLAGS_io_timeout)) {
     if (*v < absl::ZeroDuration()) {
       return BadFlag("io_timeout", absl::FormatDuration(*v),
                      "must not be negative");
     }
-    SetDuration(*v, spec.mutable_io_timeout());
+    SetDuration(*v, spec->mutable_io_timeout());
   }
-  if (BoolChanged("verify")) spec.set_verify(absl::GetFlag(FLAGS_verify));
+  if (BoolChanged("verify")) spec->set_verify(absl::GetFlag(FLAGS_verify));
   if (BoolChanged("verify_pass")) {
-    spec.set_verify_pass(absl::GetFlag(FLAGS_verify_pass));
+    spec->set_verify_pass(absl::GetFlag(FLAGS_verify_pass));
   }
   if (BoolChanged("verify_dump")) {
-    spec.set_verify_dump(absl::GetFlag(FLAGS_verify_dump));
+    spec->set_verify_dump(absl::GetFlag(FLAGS_verify_dump));
   }
   if (BoolChanged("continue_on_error")) {
-    spec.set_continue_on_error(absl::GetFlag(FLAGS_continue_on_error));
+    spec->set_continue_on_error(absl::GetFlag(FLAGS_continue_on_error));
   }
-  if (auto v = absl::GetFlag(FLAGS_split)) spec.set_split(*v);
+  if (auto v = absl::GetFlag(FLAGS_split)) spec->set_split(*v);
   if (BoolChanged("force_async")) {
-    spec.set_force_async(absl::GetFlag(FLAGS_force_async));
+    spec->set_force_async(absl::GetFlag(FLAGS_force_async));
   }
   // Strategies are checked by the daemon (INVALID_ARGUMENT naming
   // spec.ab_strategies[i]); the client passes them on as written.
   if (const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
       !ab.empty()) {
-    spec.clear_ab_strategies();
-    for (const std::string& strategy : ab) spec.add_ab_strategies(strategy);
+    spec->clear_ab_strategies();
+    for (const std::string& strategy : ab) spec->add_ab_strategies(strategy);
   }
   if (auto v = absl::GetFlag(FLAGS_ab_slice)) {
     if (*v < absl::ZeroDuration()) {
       return BadFlag("ab_slice", absl::FormatDuration(*v),
                      "must not be negative");
     }
-    SetDuration(*v, spec.mutable_ab_slice());
+    SetDuration(*v, spec->mutable_ab_slice());
   }
-  if (absl::Status shape = ShapeFromFlags(&spec); !shape.ok()) return shape;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
+  v1::WorkloadSpec spec = std::move(base);
+  // In this order: a later flag overrides the spec file, and io_count
+  // sees whether runtime was given.
+  for (absl::Status (*apply)(v1::WorkloadSpec*) :
+       {ApplySpecFile, ApplyTargetFlags, ApplyIoFlags, ApplyTimeFlags,
+        ApplyRingFlags, ApplyCheckFlags, ShapeFromFlags}) {
+    BLKPERF_RETURN_IF_ERROR(apply(&spec));
+  }
   return spec;
 }
 

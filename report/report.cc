@@ -661,16 +661,11 @@ std::string StartLine(const StartTimes& st) {
 
 }  // namespace
 
-std::string FormatTextReport(const WorkloadSpec& spec,
-                             const std::vector<TargetInfo>& targets,
-                             const WorkloadSnapshot& s) {
-  const ThreadSnapshot& t = s.total;
-  const double seconds = absl::ToDoubleSeconds(s.elapsed);
-  std::string out = absl::StrCat("blkperf: ", SpecSummary(spec), "\n");
-  absl::StrAppend(&out, EnvironmentText(s.environment));
-  for (const TargetInfo& target : targets) {
-    absl::StrAppend(&out, "target: ", TargetLine(target), "\n");
-  }
+namespace {
+
+// "ring: ..." : how the rings were set up.
+std::string RingText(const WorkloadSnapshot& s) {
+  std::string out;
   std::vector<std::string> ring = s.ring.setup_flags;
   if (ring.empty()) ring.push_back("no setup flags");
   absl::StrAppend(
@@ -690,11 +685,14 @@ std::string FormatTextReport(const WorkloadSpec& spec,
       s.ring.wait_bound.empty() ? "" : ", waits bounded by ",
       s.ring.wait_bound, s.ring.clock.empty() ? "" : ", clock ", s.ring.clock,
       "\n");
-  absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
-                  absl::StrFormat("%.2fs", seconds), "\n");
-  if (s.start.scheduled_monotonic_ns != 0 && s.start.first_monotonic_ns != 0) {
-    absl::StrAppend(&out, StartLine(s.start));
-  }
+  return out;
+}
+
+// Rates, depth, I/Os per syscall and CPU of the total.
+std::string RatesText(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
+  std::string out;
+  const ThreadSnapshot& t = s.total;
+  const double seconds = absl::ToDoubleSeconds(s.elapsed);
   absl::StrAppend(&out, "  IOPS=", FormatCount(t.Iops(s.elapsed)),
                   "  BW=", FormatBytes(t.BytesPerSecond(s.elapsed)), "/s",
                   "  ios=", t.ios, "  bytes=", t.bytes, " (",
@@ -725,6 +723,12 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                   " (of ", s.threads.size(), " submitter thread(s))",
                   "  io_uring workers=",
                   Percent(t.io_worker_cpu_seconds, cpu_wall), "\n");
+  return out;
+}
+
+// lat, slat and clat, or why there are none.
+std::string LatencyText(const WorkloadSpec& spec, const ThreadSnapshot& t) {
+  std::string out;
   if (t.latency.Count() != 0) {
     AppendLatency("lat", "total = slat + clat", t.latency, &out);
     AppendLatency("slat", "submission", t.submit_latency, &out);
@@ -732,8 +736,13 @@ std::string FormatTextReport(const WorkloadSpec& spec,
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }
-  absl::StrAppend(&out, ShapeText(t, seconds));
-  absl::StrAppend(&out, RequestCacheText(spec.request_cache, t));
+  return out;
+}
+
+// Split pieces, device requests and the buffers' page placement.
+std::string SplitText(const WorkloadSnapshot& s) {
+  std::string out;
+  const ThreadSnapshot& t = s.total;
   absl::StrAppend(&out, "  split: ", s.split_strategy, "  pieces per I/O: ",
                   absl::StrFormat("%.2f", t.ios != 0 ? static_cast<double>(t.sqes) / t.ios : 0.0));
   if (s.device.available) {
@@ -755,6 +764,12 @@ std::string FormatTextReport(const WorkloadSpec& spec,
     absl::StrAppend(&out, "  buffer pages: placement not read: ",
                     s.buffer_placement.unreadable, "\n");
   }
+  return out;
+}
+
+// Split-strategy phases and A/B results.
+std::string PhasesText(const WorkloadSnapshot& s) {
+  std::string out;
   if (s.phases.size() > 1) {
     for (const PhaseSnapshot& p : s.phases) {
       absl::StrAppend(
@@ -789,8 +804,13 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     r.note.empty() ? "" : absl::StrCat(" (note: ", r.note, ")"),
                     "\n");
   }
-  absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo),
-                  SeriesText(s.series));
+  return out;
+}
+
+// Errors: counts, the first, the sites of failed I/Os.
+std::string ErrorsSection(const WorkloadSnapshot& s) {
+  std::string out;
+  const ThreadSnapshot& t = s.total;
   absl::StrAppend(&out, "  errors: ", ErrorsText(t), "\n");
   if (s.has_error) absl::StrAppend(&out, "  first error: ", s.error.message, "\n");
   if (!s.error_sites.empty()) {
@@ -799,7 +819,13 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                     "or of a verify mismatch's first wrong byte): ",
                     ErrorSitesText(s), "\n");
   }
-  absl::StrAppend(&out, VerifyText(s.verify));
+  return out;
+}
+
+// One line per submitter thread.
+std::string ThreadsText(const WorkloadSnapshot& s) {
+  std::string out;
+  const double seconds = absl::ToDoubleSeconds(s.elapsed);
   for (const ThreadSnapshot& th : s.threads) {
     absl::StrAppend(
         &out, "  thread ", th.thread_index, " cpu ", th.cpu,
@@ -811,15 +837,44 @@ std::string FormatTextReport(const WorkloadSpec& spec,
         " usr=", Percent(th.user_cpu_seconds, seconds),
         " sys=", Percent(th.system_cpu_seconds, seconds), "\n");
   }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatTextReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& s) {
+  const ThreadSnapshot& t = s.total;
+  const double seconds = absl::ToDoubleSeconds(s.elapsed);
+  std::string out = absl::StrCat("blkperf: ", SpecSummary(spec), "\n");
+  absl::StrAppend(&out, EnvironmentText(s.environment));
+  for (const TargetInfo& target : targets) {
+    absl::StrAppend(&out, "target: ", TargetLine(target), "\n");
+  }
+  absl::StrAppend(&out, RingText(s));
+  absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
+                  absl::StrFormat("%.2fs", seconds), "\n");
+  if (s.start.scheduled_monotonic_ns != 0 && s.start.first_monotonic_ns != 0) {
+    absl::StrAppend(&out, StartLine(s.start));
+  }
+  absl::StrAppend(&out, RatesText(spec, s), LatencyText(spec, t),
+                  ShapeText(t, seconds),
+                  RequestCacheText(spec.request_cache, t), SplitText(s),
+                  PhasesText(s));
+  absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo),
+                  SeriesText(s.series));
+  absl::StrAppend(&out, ErrorsSection(s), VerifyText(s.verify), ThreadsText(s));
   for (const std::string& note : s.notes) {
     absl::StrAppend(&out, "note: ", note, "\n");
   }
   return out;
 }
 
-std::string FormatJsonReport(const WorkloadSpec& spec,
-                             const std::vector<TargetInfo>& targets,
-                             const WorkloadSnapshot& s) {
+namespace {
+
+// "[{path, kind, size_bytes, logical_block_size, device}, ...]".
+std::string TargetsJson(const std::vector<TargetInfo>& targets) {
   std::vector<std::string> target_json;
   for (const TargetInfo& t : targets) {
     target_json.push_back(absl::StrCat(
@@ -831,14 +886,10 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
         ",\"logical_block_size\":", t.logical_block_size,
         ",\"device\":", Quote(t.device_name), "}"));
   }
-  std::vector<std::string> threads;
-  for (const ThreadSnapshot& t : s.threads) {
-    threads.push_back(JsonThread(t, s.elapsed));
-  }
-  std::vector<std::string> notes;
-  for (const std::string& n : s.notes) notes.push_back(Quote(n));
-  std::vector<std::string> flags;
-  for (const std::string& f : s.ring.setup_flags) flags.push_back(Quote(f));
+  return absl::StrCat("[", absl::StrJoin(target_json, ","), "]");
+}
+
+std::string PhasesJson(const WorkloadSnapshot& s) {
   std::vector<std::string> phases;
   for (const PhaseSnapshot& p : s.phases) {
     phases.push_back(absl::StrCat(
@@ -849,6 +900,10 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
         ",\"device\":", JsonDevice(p.device),
         ",\"total\":", JsonThread(p.total, p.elapsed), "}"));
   }
+  return absl::StrCat("[", absl::StrJoin(phases, ","), "]");
+}
+
+std::string AbJson(const WorkloadSnapshot& s) {
   std::vector<std::string> ab;
   for (const AbStrategyResult& r : s.ab) {
     ab.push_back(absl::StrCat(
@@ -862,12 +917,21 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
         ",\"verdict\":", r.verdict.empty() ? "null" : Quote(r.verdict),
         ",\"note\":", Quote(r.note), "}"));
   }
+  return absl::StrCat("[", absl::StrJoin(ab, ","), "]");
+}
+
+std::string ErrorSitesJson(const WorkloadSnapshot& s) {
   std::vector<std::string> sites;
   for (const ErrorSite& site : s.error_sites) {
     sites.push_back(absl::StrCat("{\"errno\":", site.errno_value,
                                  ",\"target\":", Quote(site.target),
                                  ",\"offset\":", site.offset, "}"));
   }
+  return absl::StrCat("[", absl::StrJoin(sites, ","), "]");
+}
+
+// The first error, or null.
+std::string FirstErrorJson(const WorkloadSnapshot& s) {
   std::string error = "null";
   if (s.has_error) {
     error = absl::StrCat("{\"errno\":", s.error.errno_value,
@@ -875,6 +939,10 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
                          ",\"offset\":", s.error.offset,
                          ",\"message\":", Quote(s.error.message), "}");
   }
+  return error;
+}
+
+std::string GroupsJson(const WorkloadSnapshot& s) {
   std::vector<std::string> groups;
   for (const GroupSnapshot& g : s.groups) {
     groups.push_back(absl::StrCat("{\"name\":", Quote(g.name),
@@ -882,47 +950,73 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
                                   "],\"total\":", JsonThread(g.total, s.elapsed),
                                   "}"));
   }
-  const StartTimes& st = s.start;
+  return absl::StrCat("[", absl::StrJoin(groups, ","), "]");
+}
+
+std::string StartJson(const StartTimes& st) {
   return absl::StrCat(
-      "{\"spec\":", Quote(SpecSummary(spec)),
-      ",\"state\":", Quote(WorkloadStateName(s.state)),
-      ",\"start\":{\"scheduled_monotonic_ns\":", st.scheduled_monotonic_ns,
+      "{\"scheduled_monotonic_ns\":", st.scheduled_monotonic_ns,
       ",\"first_submit_monotonic_ns\":", st.first_monotonic_ns,
       ",\"first_submit_realtime_ns\":", st.first_realtime_ns,
       ",\"last_thread_first_submit_monotonic_ns\":", st.last_monotonic_ns,
       ",\"threads_started\":", st.threads_started,
       ",\"realtime_wait_threads\":", st.realtime_wait_threads,
       ",\"realtime_wait_error\":", Quote(st.realtime_wait_error),
-      ",\"measure_start_monotonic_ns\":", st.measure_start_monotonic_ns, "}",
+      ",\"measure_start_monotonic_ns\":", st.measure_start_monotonic_ns, "}");
+}
+
+std::string RingJson(const RingSetup& ring) {
+  std::vector<std::string> flags;
+  for (const std::string& f : ring.setup_flags) flags.push_back(Quote(f));
+  const auto boolean = [](bool b) { return b ? "true" : "false"; };
+  return absl::StrCat(
+      "{\"setup_flags\":[", absl::StrJoin(flags, ","), "]",
+      ",\"registered_ring_fd\":", boolean(ring.registered_ring_fd),
+      ",\"fixed_buffers\":", boolean(ring.fixed_buffers),
+      ",\"registered_files\":", boolean(ring.registered_files),
+      ",\"polled\":", boolean(ring.polled),
+      ",\"sqpoll\":", boolean(ring.sqpoll),
+      ",\"huge_pages\":", boolean(ring.huge_pages),
+      ",\"sq_entries\":", ring.sq_entries,
+      ",\"cq_entries\":", ring.cq_entries,
+      ",\"pieces_per_io\":", ring.pieces_per_io,
+      ",\"buffer_layout\":", Quote(ring.buffer_layout),
+      ",\"io_mode\":", Quote(ring.io_mode),
+      ",\"wait_bound\":", Quote(ring.wait_bound),
+      ",\"clock\":", Quote(ring.clock), "}");
+}
+
+}  // namespace
+
+std::string FormatJsonReport(const WorkloadSpec& spec,
+                             const std::vector<TargetInfo>& targets,
+                             const WorkloadSnapshot& s) {
+  std::vector<std::string> threads;
+  for (const ThreadSnapshot& t : s.threads) {
+    threads.push_back(JsonThread(t, s.elapsed));
+  }
+  std::vector<std::string> notes;
+  for (const std::string& n : s.notes) notes.push_back(Quote(n));
+  return absl::StrCat(
+      "{\"spec\":", Quote(SpecSummary(spec)),
+      ",\"state\":", Quote(WorkloadStateName(s.state)),
+      ",\"start\":", StartJson(s.start),
       ",\"elapsed_seconds\":", Number(absl::ToDoubleSeconds(s.elapsed)),
-      ",\"targets\":[", absl::StrJoin(target_json, ","), "]",
-      ",\"ring\":{\"setup_flags\":[", absl::StrJoin(flags, ","), "]",
-      ",\"registered_ring_fd\":", s.ring.registered_ring_fd ? "true" : "false",
-      ",\"fixed_buffers\":", s.ring.fixed_buffers ? "true" : "false",
-      ",\"registered_files\":", s.ring.registered_files ? "true" : "false",
-      ",\"polled\":", s.ring.polled ? "true" : "false",
-      ",\"sqpoll\":", s.ring.sqpoll ? "true" : "false",
-      ",\"huge_pages\":", s.ring.huge_pages ? "true" : "false",
-      ",\"sq_entries\":", s.ring.sq_entries,
-      ",\"cq_entries\":", s.ring.cq_entries,
-      ",\"pieces_per_io\":", s.ring.pieces_per_io,
-      ",\"buffer_layout\":", Quote(s.ring.buffer_layout),
-      ",\"io_mode\":", Quote(s.ring.io_mode),
-      ",\"wait_bound\":", Quote(s.ring.wait_bound),
-      ",\"clock\":", Quote(s.ring.clock), "}",
+      ",\"targets\":", TargetsJson(targets),
+      ",\"ring\":", RingJson(s.ring),
       ",\"total\":", JsonThread(s.total, s.elapsed),
       ",\"threads\":[", absl::StrJoin(threads, ","), "]",
       ",\"split_strategy\":", Quote(s.split_strategy),
       ",\"device\":", JsonDevice(s.device),
       ",\"buffer_placement\":", JsonBufferPlacement(s.buffer_placement),
-      ",\"phases\":[", absl::StrJoin(phases, ","), "]",
-      ",\"ab\":[", absl::StrJoin(ab, ","), "]",
+      ",\"phases\":", PhasesJson(s),
+      ",\"ab\":", AbJson(s),
       ",\"notes\":[", absl::StrJoin(notes, ","), "]",
-      ",\"error\":", error,
+      ",\"error\":", FirstErrorJson(s),
       ",\"error_total\":", s.total.ErrorTotal(),
-      ",\"error_sites\":[", absl::StrJoin(sites, ","), "]",
+      ",\"error_sites\":", ErrorSitesJson(s),
       ",\"verify\":", VerifyJson(s.verify),
-      ",\"groups\":[", absl::StrJoin(groups, ","), "]",
+      ",\"groups\":", GroupsJson(s),
       ",\"slo\":", SloJson(s.slo),
       ",\"environment\":", EnvironmentJson(s.environment),
       ",\"series_interval_seconds\":",
