@@ -151,36 +151,6 @@ uint32_t TopLevelThreads(const WorkloadSpec& spec) {
   return std::max<uint32_t>(1, static_cast<uint32_t>(spec.cpus.size()));
 }
 
-namespace {
-
-uint32_t LargestBlock(const std::vector<BlockSizeShare>& mix,
-                      uint32_t block_size) {
-  uint32_t largest = mix.empty() ? block_size : 0;
-  for (const BlockSizeShare& s : mix) largest = std::max(largest, s.block_size);
-  return largest;
-}
-
-}  // namespace
-
-uint64_t SpecBufferBytes(const WorkloadSpec& spec) {
-  const uint32_t top = std::max(LargestBlock(spec.read_bssplit, spec.block_size),
-                                LargestBlock(spec.write_bssplit, spec.block_size));
-  if (spec.groups.empty()) {
-    return uint64_t{std::max<uint32_t>(1, SpecThreads(spec))} *
-           spec.queue_depth * top;
-  }
-  uint64_t bytes = 0;
-  for (const JobGroupSpec& g : spec.groups) {
-    const uint32_t bs = g.block_size.value_or(spec.block_size);
-    const uint32_t largest = std::max(
-        LargestBlock(g.read_bssplit.value_or(spec.read_bssplit), bs),
-        LargestBlock(g.write_bssplit.value_or(spec.write_bssplit), bs));
-    bytes += uint64_t{g.cpus.size()} * g.queue_depth.value_or(spec.queue_depth) *
-             largest;
-  }
-  return bytes;
-}
-
 int SloSteps(double precision) {
   if (!(precision > 0 && precision < 1)) return 1;
   // The closed-loop step, each bisection step and its repeat when

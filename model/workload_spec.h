@@ -269,10 +269,6 @@ uint32_t SpecThreads(const WorkloadSpec& spec);
 uint32_t TopLevelThreads(const WorkloadSpec& spec);
 // Whether any I/O of the spec writes (a group's op counts too).
 bool SpecWrites(const WorkloadSpec& spec);
-// Bytes of I/O buffers the spec asks for before the engine fills in
-// defaults: threads x queue_depth x the largest block of each mix, summed
-// over the groups (ResolveSpec computes the exact figure).
-uint64_t SpecBufferBytes(const WorkloadSpec& spec);
 // The longest the spec runs: ramp_time + runtime, or with an SLO search
 // ramp_time + its most steps x (settle + step).
 absl::Duration SpecMaxDuration(const WorkloadSpec& spec);

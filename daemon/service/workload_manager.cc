@@ -97,14 +97,17 @@ std::string CutUtf8(absl::string_view text, size_t max_bytes) {
 }
 
 EngineLimits RelaxedEngineLimits(const ManagerLimits& limits) {
-  // The manager checks queue depth, buffer memory and run time itself (with
-  // RESOURCE_EXHAUSTED naming its flags); the engine keeps its own bounds on
-  // block size and threads.
+  // The manager checks queue depth and run time itself (with
+  // RESOURCE_EXHAUSTED naming its flags; a run time past the limit may be
+  // capped instead). Buffer memory is the engine's one rule over the
+  // resolved groups (GroupBufferBytes), at the daemon's limit, named as
+  // its flag. The engine keeps its own bounds on block size and threads.
   EngineLimits engine;
   engine.max_queue_depth =
       std::max(engine.max_queue_depth, limits.max_queue_depth);
-  engine.max_buffer_bytes = UINT64_MAX;
+  engine.max_buffer_bytes = limits.max_buffer_bytes;
   engine.max_runtime = absl::InfiniteDuration();
+  engine.daemon_flags = true;
   return engine;
 }
 
@@ -367,119 +370,15 @@ absl::Status WorkloadManager::CheckCountsLocked(bool arm) const {
 
 absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
                                                   const LaunchMode& mode) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) {
-      return absl::UnavailableError(
-          "the daemon is shutting down and starts no new workloads");
-    }
+  BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<Entry> existing,
+                           KeptRun(requested, mode.run_id));
+  if (existing != nullptr) {
+    return ArmResult{View(*existing, /*with_snapshot=*/true), true};
   }
-  Reap();
-  if (!mode.run_id.empty()) {
-    std::shared_ptr<Entry> existing;
-    {
-      absl::MutexLock lock(&mu_);
-      BLKPERF_ASSIGN_OR_RETURN(existing, FindRunLocked(mode.run_id, requested));
-    }
-    if (existing != nullptr) {
-      return ArmResult{View(*existing, /*with_snapshot=*/true), true};
-    }
-  }
-  WorkloadSpec spec = requested;
-  // Verify state lives in the daemon's data directory, never a client's path.
-  spec.verify_state_dir =
-      data_dir_.empty() ? "" : blkperf::VerifyStateDirectory(data_dir_);
-  const bool default_target = spec.targets.empty() && !spec.nop;
-  if (default_target) {
-    BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget());
-    spec.targets.push_back(std::move(target));
-  }
-  BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
-  BLKPERF_ASSIGN_OR_RETURN(const bool runtime_capped, CapRuntime(spec));
-  const bool writes = SpecWrites(spec);
-
-  // Allow lists first, so a path outside them is not even probed. The
-  // default target is the daemon's own file.
-  for (size_t i = 0; i < spec.targets.size() && !default_target; ++i) {
-    const TargetInfo pre = PreliminaryInfo(spec.targets[i].path);
-    const std::string field = absl::StrCat("spec.targets[", i, "]");
-    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, pre));
-    if ((writes || spec.targets[i].create_size != 0) &&
-        policy_.WriteRule(pre).empty()) {
-      return policy_.CheckWrite(field, pre);
-    }
-  }
-  BLKPERF_RETURN_IF_ERROR(backend_->ValidateFields(spec, engine_limits_));
-
-  // Threads and CPUs as the engine resolves them (see workload_spec.h; a
-  // spec with groups lists every CPU in its groups).
-  const uint32_t threads = std::max<uint32_t>(1, SpecThreads(spec));
-  std::vector<int> cpus = SpecCpus(spec);
-  if (cpus.empty()) FillDefaultCpus(backend_->DefaultCpus(), threads, &cpus);
-  const uint64_t buffer_bytes = SpecBufferBytes(spec);
-  if (buffer_bytes > limits_.max_buffer_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "spec: threads x queue_depth x block_size = ", buffer_bytes,
-        " bytes of I/O buffers",
-        spec.groups.empty() && spec.read_bssplit.empty() &&
-                spec.write_bssplit.empty()
-            ? absl::StrCat(" (", threads, " x ", spec.queue_depth, " x ",
-                           spec.block_size, ")")
-            : " (the largest block of each mix, summed over the groups)",
-        " exceeds the daemon limit --max_buffer_bytes=",
-        limits_.max_buffer_bytes));
-  }
-
-  BLKPERF_ASSIGN_OR_RETURN(std::vector<TargetInfo> infos, ProbeTargets(spec));
-  for (size_t i = 0; i < infos.size() && !default_target; ++i) {
-    const std::string field = absl::StrCat("spec.targets[", i, "]");
-    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, infos[i]));
-    if (writes || spec.targets[i].create_size != 0) {
-      BLKPERF_RETURN_IF_ERROR(policy_.CheckWrite(field, infos[i]));
-    }
-  }
-
-  Reservation wanted;
-  wanted.cpus = cpus;
-  if (spec.sqpoll && spec.sqpoll_cpu >= 0) {
-    wanted.cpus.push_back(spec.sqpoll_cpu);
-  }
-  std::sort(wanted.cpus.begin(), wanted.cpus.end());
-  wanted.cpus.erase(std::unique(wanted.cpus.begin(), wanted.cpus.end()),
-                    wanted.cpus.end());
-  for (const TargetInfo& info : infos) {
-    wanted.targets.push_back({.path = info.resolved_path.empty()
-                                          ? AccessPolicy::ResolvePath(info.path)
-                                          : info.resolved_path,
-                              .display = info.path,
-                              .block = info.kind == TargetKind::kBlockDevice,
-                              .disk = info.device_name,
-                              .partition = info.partition_name,
-                              .st_dev = info.st_dev,
-                              .st_ino = info.st_ino});
-  }
-
+  BLKPERF_ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(requested));
   std::list<Reservation>::iterator reservation;
-  std::shared_ptr<Entry> existing;
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) {
-      return absl::UnavailableError(
-          "the daemon is shutting down and starts no new workloads");
-    }
-    // Again, with the reservation in the same critical section: a
-    // concurrent call with the same run id finds one or the other.
-    if (!mode.run_id.empty()) {
-      BLKPERF_ASSIGN_OR_RETURN(existing, FindRunLocked(mode.run_id, requested));
-    }
-    if (existing == nullptr) {
-      BLKPERF_RETURN_IF_ERROR(CheckCountsLocked(mode.arm));
-      BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
-      wanted.run_id = mode.run_id;
-      wanted.armed = mode.arm;
-      reservation = starting_.insert(starting_.end(), wanted);
-    }
-  }
+  BLKPERF_ASSIGN_OR_RETURN(existing,
+                           Reserve(requested, mode, plan.wanted, &reservation));
   if (existing != nullptr) {
     return ArmResult{View(*existing, /*with_snapshot=*/true), true};
   }
@@ -487,27 +386,10 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     absl::MutexLock lock(&mu_);
     starting_.erase(reservation);
   };
-
-  // A write workload's exclusive claim: ask the kernel now for a clear
-  // refusal; the engine holds its own claim (O_EXCL) for the whole run.
-  if (writes) {
-    for (size_t i = 0; i < infos.size(); ++i) {
-      const TargetInfo& info = infos[i];
-      if (info.kind != TargetKind::kBlockDevice) continue;
-      absl::Status claim = backend_->ProbeExclusive(
-          info.resolved_path.empty() ? info.path : info.resolved_path);
-      if (!claim.ok()) {
-        release();
-        return absl::PermissionDeniedError(absl::StrCat(
-            "spec.targets[", i, "] ", info.path,
-            ": refusing to write: the kernel refused an exclusive claim (",
-            claim.message(),
-            "); the device is in use (rule: a write workload holds O_EXCL "
-            "on each block device)"));
-      }
-    }
+  if (absl::Status claimed = ClaimExclusive(plan); !claimed.ok()) {
+    release();
+    return claimed;
   }
-
   // Numbered before it starts: a number is never handed out twice, even
   // across restarts (a failed start just skips one).
   absl::StatusOr<uint64_t> number = NextNumber();
@@ -516,68 +398,15 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     return number.status();
   }
   auto fill = std::make_shared<FillProgress>();
-  {
-    absl::MutexLock lock(&mu_);
-    reservation->id = absl::StrCat("w", *number);
-    reservation->owner = mode.owner;
-    reservation->spec = spec;
-    reservation->start_time = absl::Now();
-    reservation->fill = fill;
-    // A shutdown that began meanwhile cancels this fill too.
-    if (shutting_down_) fill->cancel.store(true);
-  }
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      mode.arm ? backend_->Arm(spec, engine_limits_, policy_, default_target,
-                               fill.get())
-               : backend_->Start(spec, engine_limits_, policy_,
-                                 default_target, fill.get());
+      StartNumbered(plan, mode, *number, reservation, fill);
   if (!started.ok()) {
     release();
-    if (absl::IsCancelled(started.status())) {
-      absl::MutexLock lock(&mu_);
-      return absl::Status(
-          shutting_down_ ? absl::StatusCode::kUnavailable
-                         : absl::StatusCode::kCancelled,
-          absl::StrCat("workload w", *number,
-                       shutting_down_ ? " (the daemon is shutting down): "
-                                      : " (stopped while creating): ",
-                       started.status().message()));
-    }
     return started.status();
   }
-
   RunningWorkload* const handle = started->get();
-  auto entry = std::make_shared<Entry>();
-  entry->owner = mode.owner;
-  entry->on_end = &end_listener_;
-  entry->start_time = absl::Now();
-  entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
-  const WorkloadSpec r = (*started)->resolved().spec;
-  entry->spec = r;
-  entry->targets = (*started)->resolved().targets;
-  entry->claims = std::move(wanted);
-  entry->claims.run_id = mode.run_id;
-  entry->claims.armed = mode.arm;
-  entry->requested = requested;
-  if (mode.arm) {
-    entry->lease_end = entry->start_time + mode.lease;
-    entry->lease_end_ns = MonotonicNowNs() + absl::ToInt64Nanoseconds(mode.lease);
-    entry->waiting_for_go.store(true);
-    entry->deadline = entry->lease_end + limits_.max_runtime + kDeadlineGrace;
-  }
-  entry->runtime_capped = runtime_capped;
-  {
-    absl::MutexLock entry_lock(&entry->mu);
-    entry->split = r.split;
-    if (runtime_capped) {
-      entry->notes.push_back(absl::StrCat(
-          "runtime: an io_count-only workload runs at most --max_runtime=",
-          absl::FormatDuration(limits_.max_runtime),
-          " (daemon limit): it ends at io_count or then, whichever is first"));
-    }
-    entry->workload = *std::move(started);
-  }
-  entry->id = absl::StrCat("w", *number);
+  std::shared_ptr<Entry> entry =
+      NewEntry(requested, mode, plan, *number, *std::move(started));
   absl::Status kept;
   {
     absl::MutexLock lock(&mu_);
@@ -603,7 +432,225 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
     return kept;
   }
   KeepControlOffWorkloadCpus();
-  BLKPERF_LOG(INFO) << "workload " << entry->id
+  LogLaunch(*entry, mode);
+  return ArmResult{View(*entry, /*with_snapshot=*/true), false};
+}
+
+absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
+WorkloadManager::KeptRun(const WorkloadSpec& requested,
+                         const std::string& run_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) {
+      return absl::UnavailableError(
+          "the daemon is shutting down and starts no new workloads");
+    }
+  }
+  Reap();
+  if (run_id.empty()) return std::shared_ptr<Entry>();
+  absl::MutexLock lock(&mu_);
+  return FindRunLocked(run_id, requested);
+}
+
+absl::StatusOr<WorkloadManager::LaunchPlan> WorkloadManager::PlanLaunch(
+    const WorkloadSpec& requested) {
+  LaunchPlan plan;
+  WorkloadSpec& spec = plan.spec;
+  spec = requested;
+  // Verify state lives in the daemon's data directory, never a client's path.
+  spec.verify_state_dir =
+      data_dir_.empty() ? "" : blkperf::VerifyStateDirectory(data_dir_);
+  plan.default_target = spec.targets.empty() && !spec.nop;
+  if (plan.default_target) {
+    BLKPERF_ASSIGN_OR_RETURN(TargetSpec target, DefaultTarget());
+    spec.targets.push_back(std::move(target));
+  }
+  BLKPERF_RETURN_IF_ERROR(CheckLimits(spec));
+  BLKPERF_ASSIGN_OR_RETURN(plan.runtime_capped, CapRuntime(spec));
+  plan.writes = SpecWrites(spec);
+  BLKPERF_RETURN_IF_ERROR(CheckAllowLists(plan));
+  // The engine's field checks, buffer memory at the daemon's limit included.
+  BLKPERF_RETURN_IF_ERROR(backend_->ValidateFields(spec, engine_limits_));
+  BLKPERF_ASSIGN_OR_RETURN(plan.infos, ProbeTargets(spec));
+  BLKPERF_RETURN_IF_ERROR(CheckAccess(plan));
+  plan.wanted = WantedClaims(spec, plan.infos);
+  return plan;
+}
+
+absl::Status WorkloadManager::CheckAllowLists(const LaunchPlan& plan) const {
+  // Allow lists first, so a path outside them is not even probed. The
+  // default target is the daemon's own file.
+  if (plan.default_target) return absl::OkStatus();
+  const WorkloadSpec& spec = plan.spec;
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    const TargetInfo pre = PreliminaryInfo(spec.targets[i].path);
+    const std::string field = absl::StrCat("spec.targets[", i, "]");
+    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, pre));
+    if ((plan.writes || spec.targets[i].create_size != 0) &&
+        policy_.WriteRule(pre).empty()) {
+      return policy_.CheckWrite(field, pre);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadManager::CheckAccess(const LaunchPlan& plan) const {
+  if (plan.default_target) return absl::OkStatus();
+  for (size_t i = 0; i < plan.infos.size(); ++i) {
+    const std::string field = absl::StrCat("spec.targets[", i, "]");
+    BLKPERF_RETURN_IF_ERROR(policy_.CheckRead(field, plan.infos[i]));
+    if (plan.writes || plan.spec.targets[i].create_size != 0) {
+      BLKPERF_RETURN_IF_ERROR(policy_.CheckWrite(field, plan.infos[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+WorkloadManager::Reservation WorkloadManager::WantedClaims(
+    const WorkloadSpec& spec, const std::vector<TargetInfo>& infos) {
+  // Threads and CPUs as the engine resolves them (see workload_spec.h; a
+  // spec with groups lists every CPU in its groups).
+  const uint32_t threads = std::max<uint32_t>(1, SpecThreads(spec));
+  Reservation wanted;
+  wanted.cpus = SpecCpus(spec);
+  if (wanted.cpus.empty()) {
+    FillDefaultCpus(backend_->DefaultCpus(), threads, &wanted.cpus);
+  }
+  if (spec.sqpoll && spec.sqpoll_cpu >= 0) {
+    wanted.cpus.push_back(spec.sqpoll_cpu);
+  }
+  std::sort(wanted.cpus.begin(), wanted.cpus.end());
+  wanted.cpus.erase(std::unique(wanted.cpus.begin(), wanted.cpus.end()),
+                    wanted.cpus.end());
+  for (const TargetInfo& info : infos) {
+    wanted.targets.push_back({.path = info.resolved_path.empty()
+                                          ? AccessPolicy::ResolvePath(info.path)
+                                          : info.resolved_path,
+                              .display = info.path,
+                              .block = info.kind == TargetKind::kBlockDevice,
+                              .disk = info.device_name,
+                              .partition = info.partition_name,
+                              .st_dev = info.st_dev,
+                              .st_ino = info.st_ino});
+  }
+  return wanted;
+}
+
+absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
+WorkloadManager::Reserve(const WorkloadSpec& requested, const LaunchMode& mode,
+                         Reservation wanted,
+                         std::list<Reservation>::iterator* reservation) {
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_) {
+    return absl::UnavailableError(
+        "the daemon is shutting down and starts no new workloads");
+  }
+  // Again, with the reservation in the same critical section: a
+  // concurrent call with the same run id finds one or the other.
+  if (!mode.run_id.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<Entry> existing,
+                             FindRunLocked(mode.run_id, requested));
+    if (existing != nullptr) return existing;
+  }
+  BLKPERF_RETURN_IF_ERROR(CheckCountsLocked(mode.arm));
+  BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
+  wanted.run_id = mode.run_id;
+  wanted.armed = mode.arm;
+  *reservation = starting_.insert(starting_.end(), std::move(wanted));
+  return std::shared_ptr<Entry>();
+}
+
+absl::Status WorkloadManager::ClaimExclusive(const LaunchPlan& plan) {
+  // A write workload's exclusive claim: ask the kernel now for a clear
+  // refusal; the engine holds its own claim (O_EXCL) for the whole run.
+  if (!plan.writes) return absl::OkStatus();
+  for (size_t i = 0; i < plan.infos.size(); ++i) {
+    const TargetInfo& info = plan.infos[i];
+    if (info.kind != TargetKind::kBlockDevice) continue;
+    absl::Status claim = backend_->ProbeExclusive(
+        info.resolved_path.empty() ? info.path : info.resolved_path);
+    if (!claim.ok()) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "spec.targets[", i, "] ", info.path,
+          ": refusing to write: the kernel refused an exclusive claim (",
+          claim.message(),
+          "); the device is in use (rule: a write workload holds O_EXCL "
+          "on each block device)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<RunningWorkload>>
+WorkloadManager::StartNumbered(const LaunchPlan& plan, const LaunchMode& mode,
+                               uint64_t number,
+                               std::list<Reservation>::iterator reservation,
+                               const std::shared_ptr<FillProgress>& fill) {
+  {
+    absl::MutexLock lock(&mu_);
+    reservation->id = absl::StrCat("w", number);
+    reservation->owner = mode.owner;
+    reservation->spec = plan.spec;
+    reservation->start_time = absl::Now();
+    reservation->fill = fill;
+    // A shutdown that began meanwhile cancels this fill too.
+    if (shutting_down_) fill->cancel.store(true);
+  }
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
+      mode.arm ? backend_->Arm(plan.spec, engine_limits_, policy_,
+                               plan.default_target, fill.get())
+               : backend_->Start(plan.spec, engine_limits_, policy_,
+                                 plan.default_target, fill.get());
+  if (started.ok() || !absl::IsCancelled(started.status())) return started;
+  absl::MutexLock lock(&mu_);
+  return absl::Status(
+      shutting_down_ ? absl::StatusCode::kUnavailable
+                     : absl::StatusCode::kCancelled,
+      absl::StrCat("workload w", number,
+                   shutting_down_ ? " (the daemon is shutting down): "
+                                  : " (stopped while creating): ",
+                   started.status().message()));
+}
+
+std::shared_ptr<WorkloadManager::Entry> WorkloadManager::NewEntry(
+    const WorkloadSpec& requested, const LaunchMode& mode, LaunchPlan& plan,
+    uint64_t number, std::unique_ptr<RunningWorkload> started) {
+  auto entry = std::make_shared<Entry>();
+  entry->owner = mode.owner;
+  entry->on_end = &end_listener_;
+  entry->start_time = absl::Now();
+  entry->deadline = entry->start_time + limits_.max_runtime + kDeadlineGrace;
+  entry->spec = started->resolved().spec;
+  entry->targets = started->resolved().targets;
+  entry->claims = std::move(plan.wanted);
+  entry->claims.run_id = mode.run_id;
+  entry->claims.armed = mode.arm;
+  entry->requested = requested;
+  if (mode.arm) {
+    entry->lease_end = entry->start_time + mode.lease;
+    entry->lease_end_ns = MonotonicNowNs() + absl::ToInt64Nanoseconds(mode.lease);
+    entry->waiting_for_go.store(true);
+    entry->deadline = entry->lease_end + limits_.max_runtime + kDeadlineGrace;
+  }
+  entry->runtime_capped = plan.runtime_capped;
+  {
+    absl::MutexLock entry_lock(&entry->mu);
+    entry->split = entry->spec.split;
+    if (plan.runtime_capped) {
+      entry->notes.push_back(absl::StrCat(
+          "runtime: an io_count-only workload runs at most --max_runtime=",
+          absl::FormatDuration(limits_.max_runtime),
+          " (daemon limit): it ends at io_count or then, whichever is first"));
+    }
+    entry->workload = std::move(started);
+  }
+  entry->id = absl::StrCat("w", number);
+  return entry;
+}
+
+void WorkloadManager::LogLaunch(const Entry& entry, const LaunchMode& mode) {
+  const WorkloadSpec& r = entry.spec;
+  BLKPERF_LOG(INFO) << "workload " << entry.id
                     << (mode.arm ? " armed" : " started")
                     << (mode.run_id.empty() ? "" : " for run ")
                     << mode.run_id << ": " << OpName(r.op)
@@ -614,7 +661,6 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
                                      [](std::string* out, const TargetSpec& t) {
                                        out->append(t.path);
                                      });
-  return ArmResult{View(*entry, /*with_snapshot=*/true), false};
 }
 
 absl::StatusOr<uint64_t> WorkloadManager::NextNumber() {
@@ -710,7 +756,7 @@ std::shared_ptr<WorkloadManager::Entry> WorkloadManager::Find(
 std::shared_ptr<WorkloadManager::Entry> WorkloadManager::FindRun(
     absl::string_view run_id) {
   absl::MutexLock lock(&mu_);
-  if (run_id.empty()) return nullptr;
+  if (run_id.empty()) return std::shared_ptr<Entry>();
   for (const std::shared_ptr<Entry>& e : running_) {
     if (e->claims.run_id == run_id) return e;
   }

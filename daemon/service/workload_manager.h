@@ -261,8 +261,54 @@ class WorkloadManager {
     std::string owner;  // the caller's identity, recorded as the owner
   };
 
+  // A launch's spec as the engine gets it (data directory, default target,
+  // capped run time) and what the manager found checking it.
+  struct LaunchPlan {
+    WorkloadSpec spec;
+    bool default_target = false;
+    bool runtime_capped = false;
+    bool writes = false;
+    std::vector<TargetInfo> infos;  // one per spec.targets entry
+    Reservation wanted;             // its CPUs and targets
+  };
+
+  // Start or Arm: the steps below, in order.
   absl::StatusOr<ArmResult> Launch(const WorkloadSpec& spec,
                                    const LaunchMode& mode);
+  // Unavailable while shutting down; the kept workload of `run_id` (a
+  // retry), nullptr when none (FindRunLocked).
+  absl::StatusOr<std::shared_ptr<Entry>> KeptRun(const WorkloadSpec& requested,
+                                                 const std::string& run_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The spec checked against the daemon's limits, the allow lists (before
+  // any probe), the engine's field checks, then the probed targets.
+  absl::StatusOr<LaunchPlan> PlanLaunch(const WorkloadSpec& requested);
+  absl::Status CheckAllowLists(const LaunchPlan& plan) const;
+  absl::Status CheckAccess(const LaunchPlan& plan) const;
+  // The CPUs (sqpoll's included) and targets the workload will hold.
+  Reservation WantedClaims(const WorkloadSpec& spec,
+                           const std::vector<TargetInfo>& infos);
+  // Under mu_: a retry's kept workload (returned), or the limits and
+  // conflicts checked and `wanted` reserved in starting_ (nullptr).
+  absl::StatusOr<std::shared_ptr<Entry>> Reserve(
+      const WorkloadSpec& requested, const LaunchMode& mode,
+      Reservation wanted, std::list<Reservation>::iterator* reservation)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A write workload's O_EXCL claim on each block device, asked of the
+  // kernel now for a clear refusal (PermissionDenied).
+  absl::Status ClaimExclusive(const LaunchPlan& plan);
+  // Names the reservation w<number> and starts (or arms) the engine;
+  // a cancelled start is Unavailable in a shutdown, else Cancelled.
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> StartNumbered(
+      const LaunchPlan& plan, const LaunchMode& mode, uint64_t number,
+      std::list<Reservation>::iterator reservation,
+      const std::shared_ptr<FillProgress>& fill) ABSL_LOCKS_EXCLUDED(mu_);
+  // The entry of a started workload (its claims moved out of `plan`).
+  std::shared_ptr<Entry> NewEntry(const WorkloadSpec& requested,
+                                  const LaunchMode& mode, LaunchPlan& plan,
+                                  uint64_t number,
+                                  std::unique_ptr<RunningWorkload> started);
+  static void LogLaunch(const Entry& entry, const LaunchMode& mode);
   // The kept workload of `run_id`: nullptr when none. A retry's answer
   // (ok, existing) or its refusal when one is being launched or the spec
   // differs.

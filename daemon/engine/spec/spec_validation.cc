@@ -302,9 +302,15 @@ absl::Status ValidateGroupResources(const WorkloadSpec& spec,
   if (buffer_bytes > limits.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "threads x queue_depth x block_size = ", buffer_bytes,
-        " bytes of I/O buffers exceeds the limit max_buffer_bytes ",
-        limits.max_buffer_bytes,
-        spec.groups.empty() ? "" : " (summed over the groups)"));
+        " bytes of I/O buffers",
+        spec.groups.empty() && spec.read_bssplit.empty() &&
+                spec.write_bssplit.empty()
+            ? absl::StrCat(" (", groups[0].threads, " x ",
+                           groups[0].queue_depth, " x ",
+                           groups[0].max_block_size, ")")
+            : " (the largest block of each mix, summed over the groups)",
+        " exceeds ",
+        LimitText(limits, "max_buffer_bytes", limits.max_buffer_bytes)));
   }
   if (spec.nop) BLKPERF_RETURN_IF_ERROR(NopShapeCheck(groups));
   if (spec.verify) {
