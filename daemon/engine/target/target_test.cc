@@ -297,7 +297,7 @@ std::string FakeSysfs(const char* governor) {
   const std::string root = TempPath("sysfs");
   std::string dir = root;
   for (const char* part :
-       {"/devices", "/system", "/cpu", "/cpu0", "/cpufreq"}) {
+       {"", "/devices", "/system", "/cpu", "/cpu0", "/cpufreq"}) {
     dir += part;
     EXPECT_EQ(mkdir(dir.c_str(), 0755), 0) << dir << ": " << strerror(errno);
   }
