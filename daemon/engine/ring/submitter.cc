@@ -25,6 +25,7 @@
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/clock.h"
 #include "base/status_macros.h"
 #include "daemon/engine/host/host_capabilities.h"
 #include "daemon/engine/host/process_threads.h"
@@ -52,12 +53,9 @@ void SubmitterThread::NoteStartWait(const absl::Status& raised) {
 }
 
 void SubmitterThread::StampFirstSubmit() {
-  timespec real;
-  clock_gettime(CLOCK_REALTIME, &real);
-  const int64_t monotonic = MonotonicNanos();
-  first_submit_realtime_ns_.store(int64_t{real.tv_sec} * 1000000000 +
-                                      real.tv_nsec,
-                                  std::memory_order_relaxed);
+  const int64_t realtime = RealtimeNowNs();
+  const int64_t monotonic = MonotonicNowNs();
+  first_submit_realtime_ns_.store(realtime, std::memory_order_relaxed);
   first_submit_monotonic_ns_.store(monotonic, std::memory_order_release);
 }
 
@@ -115,49 +113,18 @@ void SubmitterThread::ThreadMain(const std::function<void()>& loop_done) {
     loop_done();  // the workload ends; this thread waits for the device
     WaitOutAbandoned();
   }
-  rusage usage;
-  if (getrusage(RUSAGE_THREAD, &usage) == 0) {
-    final_user_seconds_.store(usage.ru_utime.tv_sec +
-                              usage.ru_utime.tv_usec / 1e6);
-    final_system_seconds_.store(usage.ru_stime.tv_sec +
-                                usage.ru_stime.tv_usec / 1e6);
-  }
+  cpu_times_.RecordExit();
   TearDownRing();
   const bool was_abandoned = abandoned();
   exited_.store(true, std::memory_order_release);
   if (!was_abandoned) loop_done();
 }
 
-inline uint64_t SubmitterThread::NextRandom() {
-  // xorshift64*: a few cycles, plenty for offsets.
-  uint64_t x = rng_state_;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  rng_state_ = x;
-  return x * 0x2545F4914F6CDD1DULL;
-}
-
 inline bool SubmitterThread::DrawIsWrite(uint32_t read_percent) {
   if (read_percent == 100) return false;  // no draw when all go one way
   if (read_percent == 0) return true;
   // The high 32 random bits scaled onto [0, 100).
-  return ((NextRandom() >> 32) * 100 >> 32) >= read_percent;
-}
-
-inline uint64_t SubmitterThread::NextOffset(uint16_t target) {
-  const uint64_t slots = target_slots_[target];
-  uint64_t slot;
-  if (random_offsets_) {
-    // Lemire's multiply-shift maps a 64-bit random onto [0, slots).
-    slot = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(NextRandom()) * slots) >> 64);
-  } else {
-    slot = seq_cursor_[target];
-    seq_cursor_[target] =
-        slot + 1 == seq_end_[target] ? seq_first_[target] : slot + 1;
-  }
-  return slot * offset_stride_;
+  return ((rng_.Next() >> 32) * 100 >> 32) >= read_percent;
 }
 
 template <typename Cache>
@@ -246,7 +213,7 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
       const uint16_t target = static_cast<uint16_t>(cursor);
       cursor = NextTarget(cursor, targets);
       req->target = target;
-      req->offset = NextOffset(target);
+      req->offset = offsets_.Next(target, rng_);
       is_write = DrawIsWrite(read_percent);
       req->is_write = is_write;
       const PieceIo io{sqe,
@@ -305,7 +272,7 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
     if constexpr (kShaped) {
       // Open loop: only I/Os whose intended time has come (a pending sync
       // is not paced). Closed loop: next_ns() is always in the past.
-      if (!sync_pending_ && pacer_.next_ns() > now_ns) break;
+      if (!issuer_.Due(now_ns)) break;
     }
     Request* req = cache.Get();
     if (ABSL_PREDICT_FALSE(req == nullptr)) break;
@@ -315,13 +282,13 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
     }
     req->target = static_cast<uint16_t>(target_cursor_);
     if constexpr (kShaped) {
-      PickShaped(req, now_ns);  // may replace the target (a sync's)
+      issuer_.Pick(req, now_ns, rng_);  // may replace the target (a sync's)
       if (req->kind != kSyncIo) {
         target_cursor_ = NextTarget(target_cursor_, targets);
       }
     } else {
       target_cursor_ = NextTarget(target_cursor_, targets);
-      req->offset = NextOffset(req->target);
+      req->offset = offsets_.Next(req->target, rng_);
       req->length = io_length_;
       req->is_write = DrawIsWrite(read_percent_);
     }
@@ -372,37 +339,6 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
   pieces_inflight_ += sqes;
   if (measuring) stats_.sqes.Add(sqes);
   return ios;
-}
-
-inline void SubmitterThread::PickShaped(Request* req, int64_t now_ns) {
-  if (ABSL_PREDICT_FALSE(sync_pending_)) {
-    sync_pending_ = false;
-    req->kind = kSyncIo;
-    req->is_write = true;
-    req->target = sync_target_;
-    req->offset = 0;
-    req->length = 0;
-    req->intended_ns = 0;
-    req->late = 0;
-    return;
-  }
-  req->is_write = shaper_.NextIsWrite(NextRandom());
-  req->kind = req->is_write ? write_kind_ : uint8_t{kReadIo};
-  req->length = shaper_.NextLength(req->is_write, NextRandom());
-  const uint64_t choice = NextRandom();
-  const uint64_t bucket = NextRandom();
-  req->offset = shaper_.NextOffset(req->target, req->length, choice, bucket,
-                                   NextRandom());
-  // Closed loop: intended as it is prepared (no schedule to lag behind).
-  req->intended_ns = open_loop_ ? pacer_.next_ns() : now_ns;
-  req->late = open_loop_ & (req->intended_ns <= queue_full_seen_ns_);
-  pacer_.Advance(NextRandom(), req->length);
-  if (group_.sync_every != 0 && req->kind == kWriteIo &&
-      --writes_to_sync_ == 0) {
-    writes_to_sync_ = group_.sync_every;
-    sync_pending_ = true;
-    sync_target_ = req->target;
-  }
 }
 
 template <typename Cache, bool kFits>
@@ -478,7 +414,7 @@ inline SubmitterThread::Finished SubmitterThread::FinishOther(
       tally->kind_bytes[req->kind] += req->length;
       tally->late += req->late;
       done.timed = latency_tracking_ && req->kind != kSyncIo;
-      if (done.timed && open_loop_) {
+      if (done.timed && issuer_.open_loop()) {
         stats_.intended_latency.Record(
             static_cast<uint64_t>(now_ns - req->intended_ns));
         // Issue lag: its turn's submit stamp less its intended time, so
@@ -652,10 +588,8 @@ void SubmitterThread::FollowRate(int64_t now_ns) {
   // is a plain load on x86-64, and TSan sees it, unlike a fence).
   const uint32_t generation =
       control_->rate_generation.load(std::memory_order_acquire);
-  if (ABSL_PREDICT_TRUE(generation == rate_generation_)) return;
-  rate_generation_ = generation;
-  pacer_.Reset(control_->rates[generation], now_ns);
-  open_loop_ = pacer_.open_loop();
+  if (ABSL_PREDICT_TRUE(generation == issuer_.rate_generation())) return;
+  issuer_.TakeRate(generation, control_->rates[generation], now_ns);
 }
 
 unsigned SubmitterThread::OpenLoopWait(uint32_t room, uint32_t prepped,
@@ -665,11 +599,10 @@ unsigned SubmitterThread::OpenLoopWait(uint32_t room, uint32_t prepped,
     // so a rate beyond what the device sustains costs no more enters.
     return std::min(complete_batch_, inflight_);
   }
-  const int64_t next = pacer_.next_ns();
-  if (next <= now || sync_pending_) return 0;  // due now: go round again
+  if (issuer_.Due(now)) return 0;  // due now: go round again
   // Sleep in the kernel until the next intended time or a completion:
   // never a busy wait, even with nothing in flight.
-  *timeout_ns = std::clamp<int64_t>(next - now, 1, *timeout_ns);
+  *timeout_ns = std::clamp<int64_t>(issuer_.next_ns() - now, 1, *timeout_ns);
   return 1;
 }
 
@@ -690,9 +623,7 @@ void SubmitterThread::Run(Cache& cache) {
                        : std::min(next_steer_ns_, next_stall_check_ns_);
   if constexpr (kShaped) {
     // The schedule starts with the thread's first I/O.
-    pacer_.Reset(ThreadRate(), now);
-    open_loop_ = pacer_.open_loop();
-    rate_generation_ = 0;
+    issuer_.Start(ShapedIssuer::ThreadRate(group_), now);
     FollowRate(now);
   }
   // The first phase boundary this thread marks. A sequentially consistent
@@ -737,7 +668,7 @@ void SubmitterThread::Run(Cache& cache) {
     // otherwise wait for a batch of completions in the same syscall.
     unsigned to_wait = 0;
     int64_t timeout = WaitTimeout(now, end, !kShaped && wait_tick_);
-    if (kShaped && open_loop_) {
+    if (kShaped && issuer_.open_loop()) {
       to_wait = OpenLoopWait(room, prepped, now, &timeout);
     } else if (prepped == 0 || inflight_ >= queue_depth_ || room == prepped) {
       to_wait = std::min(complete_batch_, inflight_);
@@ -758,7 +689,8 @@ void SubmitterThread::Run(Cache& cache) {
     // more CPU; bench/RESULTS.md.)
     const TurnResult turn = EnterAndStamp(
         ring, clock_, &turns_->stamps(turn_slot), prepped, to_wait,
-        kShaped && open_loop_ ? LatencyMode::kPerIo : latency_mode_, timeout);
+        kShaped && issuer_.open_loop() ? LatencyMode::kPerIo : latency_mode_,
+        timeout);
     PrefetchTurnState(cache, turn_slot);
     if (measuring) enter_calls += turn.calls;  // ramp-up is not measured
     if (ABSL_PREDICT_FALSE(turn.ret < 0) && !TransientEnterError(turn.ret)) {
@@ -767,7 +699,7 @@ void SubmitterThread::Run(Cache& cache) {
     }
     now = turn.reap_ns;
     // Every I/O intended up to now and not yet issued waited for a slot.
-    if (full_wait) queue_full_seen_ns_ = now;
+    if (full_wait) issuer_.MarkQueueFull(now);
     Reap<kShaped>(cache, measuring, now);
     stats_.inflight.Set(inflight_);
     stats_.enter_calls.Set(enter_calls);

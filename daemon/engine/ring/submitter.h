@@ -16,7 +16,11 @@
 // Files: submitter.cc the thread body and the loop (one translation unit,
 // so its steps inline), submitter_setup.cc set-up and tear-down,
 // submitter_stats.cc snapshots and phase marks, submitter_faults.cc failed
-// I/Os and enters.
+// I/Os and enters. Its state objects, each with its own test: the offset
+// cursor (offset_cursor.h), the shaped issuer (shaped_issuer.h), the CPU
+// times (thread_cpu_times.h), the free buffer slots (buffer_slot_queue.h),
+// the random bits (xorshift.h), the stats (thread_stats.h) and the control
+// block (submitter_control.h).
 //
 // Threading: everything but Snapshot() and the control block runs on the
 // submitter's own thread. Statistics are single-writer relaxed atomics so
@@ -48,16 +52,18 @@
 #include "daemon/engine/ring/io_buffers.h"
 #include "daemon/engine/ring/io_prep.h"
 #include "daemon/engine/ring/io_turn.h"
+#include "daemon/engine/ring/offset_cursor.h"
 #include "daemon/engine/ring/request_cache.h"
 #include "daemon/engine/ring/request.h"
 #include "daemon/engine/ring/ring_sizing.h"
+#include "daemon/engine/ring/shaped_issuer.h"
 #include "daemon/engine/ring/start_gate.h"
 #include "daemon/engine/ring/submitter_control.h"
+#include "daemon/engine/ring/thread_cpu_times.h"
 #include "daemon/engine/ring/thread_stats.h"
 #include "daemon/engine/ring/turn_clock.h"
 #include "daemon/engine/ring/turn_log.h"
-#include "daemon/engine/shape/io_shaper.h"
-#include "daemon/engine/shape/rate_pacer.h"
+#include "daemon/engine/ring/xorshift.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/split/split_plan.h"
 #include "daemon/engine/verify/verify_tracker.h"
@@ -73,11 +79,6 @@ std::string BatchLatencyNote(uint32_t complete_batch);
 
 // Queue limits of a target as the splitter wants them.
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target);
-
-// The xorshift64* state of thread `index` for `seed`: a splitmix64 mix of
-// both, never 0 (a zero state would stay zero and send every I/O to offset
-// 0), so every seed gives a distinct, working generator per thread.
-uint64_t XorshiftState(uint64_t seed, int index);
 
 // The first error of a failed io_uring_enter: no target or offset is to
 // blame, so it names the thread and what the call was doing.
@@ -223,11 +224,20 @@ class SubmitterThread {
   void CountsTo(ThreadSnapshot* out) const;
   // CPU times of the measured window (zero before it starts).
   void CpuTimesTo(ThreadSnapshot* out) const;
-  // CPU seconds since the thread started (its kernel workers': as of the
-  // last sample); a value that cannot be read is left as it was.
-  void CpuTimesSinceStart(double* user, double* system,
-                          double* io_workers) const;
+  // Setup's steps, in order.
+  absl::Status PinToCpu();
   absl::Status AllocateBuffers();
+  // Request objects, buffer slots, turn arrays and the request cache.
+  absl::Status AllocateRequests();
+  // The note batch-mode latencies carry (BatchLatencyNote).
+  void NoteBatchLatency();
+  // Ring entries for every piece of every in-flight I/O; the splitters.
+  absl::Status SizeRing();
+  // The ring (polled as the spec asks, or falling back when the targets
+  // cannot poll, noted), its registrations and the buffers' first fill.
+  absl::Status SetUpPolledRing();
+  // This thread's share of io_count (noted when it has none).
+  void SetIoQuota();
   absl::Status SetUpRing(bool polled);
   absl::Status RegisterResources();
   // With IOPOLL: reads one block of each target; false on -EOPNOTSUPP.
@@ -338,15 +348,8 @@ class SubmitterThread {
   ABSL_ATTRIBUTE_NOINLINE Finished FinishOtherOutOfLine(
       const io_uring_cqe& cqe, bool measuring, int64_t now_ns,
       OtherTally* tally);
-  // Shaped loop: fills `req` (kind, target, length, offset, schedule) for
-  // the next I/O; a pending sync comes first. `now_ns` is its intended
-  // time in closed loop.
-  void PickShaped(Request* req, int64_t now_ns);
-  // Shaped loop: generators and syncs, at setup.
-  absl::Status SetUpShape(const std::vector<uint64_t>& target_sizes,
-                          uint32_t thread_in_group);
-  // This thread's share of its group's rate (closed loop when none).
-  RatePacer::Rate ThreadRate() const;
+  // Offsets (the plain loop's cursor, the shaped loop's issuer), at setup.
+  absl::Status SetUpOffsets();
   // Shaped loop: a new rate generation restarts the schedule at `now_ns`.
   void FollowRate(int64_t now_ns);
   // Shaped loop: the wait of one turn (wait_nr, timeout) under pacing.
@@ -380,10 +383,6 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode>
   void PrepPiece(io_uring_sqe* sqe, Request* req, uint64_t piece_offset,
                  uint32_t piece_length, uint64_t tag);
-  // The plain loop's next offset on `target`: a random slot, or the next
-  // of the thread's sequential range.
-  uint64_t NextOffset(uint16_t target);
-  uint64_t NextRandom();
   // The plain loop's direction draw: true (a write) with probability
   // (100 - read_percent) %; no random number drawn at 0 or 100.
   bool DrawIsWrite(uint32_t read_percent);
@@ -421,30 +420,11 @@ class SubmitterThread {
   const int64_t io_timeout_ns_;  // 0: no stall detection
   const bool verify_;
   const bool continue_on_error_;
-  const bool random_offsets_;
   const uint32_t read_percent_;  // 100 for reads, 0 for writes
-  const uint8_t write_kind_;     // kWriteIo, or kTrimIo for trim ops
   uint64_t io_quota_ = 0;        // measured logical I/Os to do; 0 = no limit
-  // Offsets per target: random ops pick a slot of `alignment` bytes,
-  // sequential ops advance by block_size (offset_stride_ is either).
-  std::vector<uint64_t> target_slots_;
-  uint64_t offset_stride_ = 0;
-  std::vector<uint64_t> seq_cursor_;    // sequential: next slot per target
-  // Sequential: the thread's own range of slots [first, end) per target.
-  std::vector<uint64_t> seq_first_;
-  std::vector<uint64_t> seq_end_;
-  // The shaped loop's generators, schedule and syncs.
-  IoShaper shaper_;
-  RatePacer pacer_;
-  bool open_loop_ = false;
-  uint32_t rate_generation_ = 0;
-  // The reap stamp of the latest turn that waited with every slot taken:
-  // an I/O intended at or before it and issued after it was due while the
-  // queue was full, so it is late because of the queue depth.
-  int64_t queue_full_seen_ns_ = 0;
-  uint32_t writes_to_sync_ = 0;   // writes left before the next sync
-  bool sync_pending_ = false;
-  uint16_t sync_target_ = 0;
+  // The plain loop's offsets; the shaped loop's I/Os and their schedule.
+  OffsetCursor offsets_;
+  ShapedIssuer issuer_;
   std::vector<Splitter> splitters_;     // one per target
   bool split_none_ = true;              // every splitter is `none`
   uint32_t split_generation_ = 0;       // of control_->split_strategies
@@ -464,7 +444,7 @@ class SubmitterThread {
   // Shared cache: the free buffer slots.
   BufferSlotQueue free_buffers_;
   std::unique_ptr<Request[]> requests_;
-  uint64_t rng_state_ = 0;
+  Xorshift rng_;
   uint32_t target_cursor_ = 0;
   uint32_t inflight_ = 0;
   uint32_t pieces_inflight_ = 0;  // SQEs submitted and not yet reaped
@@ -509,15 +489,8 @@ class SubmitterThread {
   uint32_t max_pieces_ = 1;      // pieces one logical I/O may need
   uint32_t ring_entries_ = 0;
   uint64_t finished_ios_ = 0;    // measured I/Os completed or failed
-  // CPU time at exit (the /proc task entry goes away with the thread).
-  std::atomic<double> final_user_seconds_{0};
-  std::atomic<double> final_system_seconds_{0};
-  // CPU time at the measured window's start (MarkCpuBaseline), published
-  // by cpu_baseline_taken_.
-  std::atomic<double> baseline_user_seconds_{0};
-  std::atomic<double> baseline_system_seconds_{0};
-  std::atomic<double> baseline_io_worker_seconds_{0};
-  std::atomic<bool> cpu_baseline_taken_{false};
+  // Its CPU time at exit and at the measured window's start.
+  ThreadCpuTimes cpu_times_;
   absl::StatusOr<PagePlacement> buffer_placement_ = PagePlacement{};
 
   std::unique_ptr<VerifyTracker> verifier_;  // spec.verify only

@@ -90,16 +90,6 @@ absl::StatusOr<uint32_t> PlanSplitters(const ResolvedSpec& spec,
   return pieces;
 }
 
-uint64_t XorshiftState(uint64_t seed, int index) {
-  // splitmix64 of the seed and the thread: distinct states per thread.
-  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  // splitmix64 is a bijection, so exactly one input maps to 0: replace it.
-  return z != 0 ? z : 0x626c6b70657266ULL;
-}
-
 SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
                                  std::vector<int> fds,
                                  SubmitterControl* control)
@@ -130,9 +120,8 @@ SubmitterThread::SubmitterThread(const ResolvedSpec& spec, int index,
       io_timeout_ns_(absl::ToInt64Nanoseconds(spec.spec.io_timeout)),
       verify_(spec.spec.verify),
       continue_on_error_(spec.spec.continue_on_error),
-      random_offsets_(OpIsRandom(group_.op)),
       read_percent_(group_.read_percent),
-      write_kind_(OpTrims(group_.op) ? kTrimIo : kWriteIo) {
+      rng_(XorshiftState(spec.spec.seed, index)) {
   // A mark never allocates on the submitter: room for every error slot.
   phase_mark_.errors.reserve(kErrorSlots);
 }
@@ -142,6 +131,27 @@ SubmitterThread::~SubmitterThread() {
 }
 
 absl::Status SubmitterThread::Setup() {
+  BLKPERF_RETURN_IF_ERROR(PinToCpu());
+  BLKPERF_RETURN_IF_ERROR(AllocateBuffers());
+  BLKPERF_RETURN_IF_ERROR(AllocateRequests());
+  NoteBatchLatency();
+  BLKPERF_RETURN_IF_ERROR(SizeRing());
+  BLKPERF_RETURN_IF_ERROR(SetUpPolledRing());
+  BLKPERF_RETURN_IF_ERROR(WarmUpRing());
+  BLKPERF_RETURN_IF_ERROR(StartWaitTick());
+  BLKPERF_RETURN_IF_ERROR(SetUpOffsets());
+  SetIoQuota();
+  if (verify_) verifier_ = std::make_unique<VerifyTracker>(*control_->verify);
+  ring_setup_.fixed_buffers = fixed_buffers_;
+  ring_setup_.registered_files = registered_files_;
+  ring_setup_.sqpoll = spec_.spec.sqpoll;
+  // The TSC's rate is measured once per process, in the first Create: here
+  // rather than after the start (turn_clock.h). Run makes its own clock.
+  ring_setup_.clock = std::string(TurnClock::Create().source_name());
+  return absl::OkStatus();
+}
+
+absl::Status SubmitterThread::PinToCpu() {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu_, &set);
@@ -149,8 +159,10 @@ absl::Status SubmitterThread::Setup() {
     return ErrnoStatus(errno, absl::StrCat("cpus[", index_, "] ", cpu_,
                                            ": sched_setaffinity"));
   }
-  BLKPERF_RETURN_IF_ERROR(AllocateBuffers());
+  return absl::OkStatus();
+}
 
+absl::Status SubmitterThread::AllocateRequests() {
   // Request objects and buffer slots, allocated here so the hot path never
   // does. Both pools hold queue_depth entries: one per in-flight I/O.
   requests_ = std::make_unique<Request[]>(queue_depth_);
@@ -183,7 +195,10 @@ absl::Status SubmitterThread::Setup() {
     shared_cache_ =
         std::make_unique<SharedRequestCache<Request>>(control_->shared_requests);
   }
+  return absl::OkStatus();
+}
 
+void SubmitterThread::NoteBatchLatency() {
   // Batch mode's slat and clat are not fio's (io_turn.h): say so wherever
   // the snapshot goes (text, JSON and API notes). Open-loop threads take
   // per_io turns whatever the mode, so they carry no such note.
@@ -193,7 +208,9 @@ absl::Status SubmitterThread::Setup() {
       !open_loop_thread) {
     notes_.push_back(BatchLatencyNote(complete_batch_));
   }
+}
 
+absl::Status SubmitterThread::SizeRing() {
   // The ring holds every piece of every in-flight I/O, for any strategy
   // the workload may switch to (Workload checked the product's bound).
   if (uint64_t{queue_depth_} * control_->piece_capacity > kMaxRingEntries) {
@@ -208,7 +225,10 @@ absl::Status SubmitterThread::Setup() {
   if (io_mode_ == IoMode::kVectored) {
     piece_iovecs_ = IovecRing(2 * ring_entries_);
   }
+  return absl::OkStatus();
+}
 
+absl::Status SubmitterThread::SetUpPolledRing() {
   const bool want_poll = spec_.spec.polled != PollMode::kOff;
   BLKPERF_RETURN_IF_ERROR(SetUpRing(want_poll));
   BLKPERF_RETURN_IF_ERROR(RegisterResources());
@@ -216,49 +236,28 @@ absl::Status SubmitterThread::Setup() {
   // by the registration above, then filled; plain buffers that only ever
   // receive reads by the kernel on their first read. Writes carry data.
   if (fixed_buffers_ || read_percent_ < 100) io_buffers_.Fill();
-  if (want_poll) {
-    BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
-    if (!can_poll) {
-      std::vector<std::string> names;
-      for (const TargetSpec& t : spec_.spec.targets) names.push_back(t.path);
-      const std::string who = absl::StrJoin(names, ", ");
-      if (spec_.spec.polled == PollMode::kOn) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "polled: on, but ", who,
-            " cannot do polled I/O (a polled probe read completed with "
-            "EOPNOTSUPP: the driver has no poll queues); use polled: auto "
-            "or off"));
-      }
-      notes_.push_back(absl::StrCat(
-          "polled: auto fell back to interrupt-driven completions: ", who,
-          " cannot do polled I/O (probe read returned EOPNOTSUPP)"));
-      TearDownRing();
-      BLKPERF_RETURN_IF_ERROR(SetUpRing(false));
-      BLKPERF_RETURN_IF_ERROR(RegisterResources());
-    }
+  if (!want_poll) return absl::OkStatus();
+  BLKPERF_ASSIGN_OR_RETURN(bool can_poll, ProbePolling());
+  if (can_poll) return absl::OkStatus();
+  std::vector<std::string> names;
+  for (const TargetSpec& t : spec_.spec.targets) names.push_back(t.path);
+  const std::string who = absl::StrJoin(names, ", ");
+  if (spec_.spec.polled == PollMode::kOn) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "polled: on, but ", who,
+        " cannot do polled I/O (a polled probe read completed with "
+        "EOPNOTSUPP: the driver has no poll queues); use polled: auto "
+        "or off"));
   }
+  notes_.push_back(absl::StrCat(
+      "polled: auto fell back to interrupt-driven completions: ", who,
+      " cannot do polled I/O (probe read returned EOPNOTSUPP)"));
+  TearDownRing();
+  BLKPERF_RETURN_IF_ERROR(SetUpRing(false));
+  return RegisterResources();
+}
 
-  BLKPERF_RETURN_IF_ERROR(WarmUpRing());
-  BLKPERF_RETURN_IF_ERROR(StartWaitTick());
-
-  // Offsets: slot k of target t is at k * stride, for I/Os that end inside
-  // the target. Random I/O may start at any multiple of the alignment;
-  // sequential I/O reads or writes each block of the thread's own range
-  // (1/n of the target for the group's n threads) once per pass.
-  offset_stride_ = random_offsets_ ? group_.alignment : block_size_;
-  const uint32_t in_group = static_cast<uint32_t>(index_) - group_.first_thread;
-  std::vector<uint64_t> sizes;
-  for (const TargetInfo& target : spec_.targets) {
-    const uint64_t slots =
-        (target.size_bytes - block_size_) / offset_stride_ + 1;
-    target_slots_.push_back(slots);
-    seq_first_.push_back(slots * in_group / group_.threads);
-    seq_end_.push_back(std::max(seq_first_.back() + 1,
-                                slots * (in_group + 1) / group_.threads));
-    seq_cursor_.push_back(seq_first_.back());
-    sizes.push_back(target.size_bytes);
-  }
-  if (group_.shaped) BLKPERF_RETURN_IF_ERROR(SetUpShape(sizes, in_group));
+void SubmitterThread::SetIoQuota() {
   const uint64_t total = spec_.spec.io_count;
   const uint32_t threads = spec_.spec.threads;
   io_quota_ = total / threads + (static_cast<uint64_t>(index_) < total % threads);
@@ -266,15 +265,6 @@ absl::Status SubmitterThread::Setup() {
     notes_.push_back(absl::StrCat("thread ", index_,
                                   " has no I/O: io_count < threads"));
   }
-  rng_state_ = XorshiftState(spec_.spec.seed, index_);
-  if (verify_) verifier_ = std::make_unique<VerifyTracker>(*control_->verify);
-  ring_setup_.fixed_buffers = fixed_buffers_;
-  ring_setup_.registered_files = registered_files_;
-  ring_setup_.sqpoll = spec_.spec.sqpoll;
-  // The TSC's rate is measured once per process, in the first Create: here
-  // rather than after the start (turn_clock.h). Run makes its own clock.
-  ring_setup_.clock = std::string(TurnClock::Create().source_name());
-  return absl::OkStatus();
 }
 
 absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
@@ -452,23 +442,21 @@ void SubmitterThread::TearDownRing() {
   ring_ready_ = false;
 }
 
-RatePacer::Rate SubmitterThread::ThreadRate() const {
-  RatePacer::Rate rate;
-  rate.arrivals = group_.arrivals;
-  if (group_.rate_iops != 0) {
-    rate.per_second = static_cast<double>(group_.rate_iops) / group_.threads;
-  } else if (group_.rate_bw != 0) {
-    rate.per_second = static_cast<double>(group_.rate_bw) / group_.threads;
-    rate.per_byte = true;
+absl::Status SubmitterThread::SetUpOffsets() {
+  const uint32_t in_group = static_cast<uint32_t>(index_) - group_.first_thread;
+  std::vector<uint64_t> sizes;
+  for (const TargetInfo& target : spec_.targets) {
+    sizes.push_back(target.size_bytes);
   }
-  return rate;
-}
-
-absl::Status SubmitterThread::SetUpShape(
-    const std::vector<uint64_t>& target_sizes, uint32_t thread_in_group) {
-  BLKPERF_ASSIGN_OR_RETURN(
-      shaper_, IoShaper::Create(group_, target_sizes, thread_in_group));
-  writes_to_sync_ = group_.sync_every;
+  offsets_ = OffsetCursor({.target_sizes = sizes,
+                           .block_size = block_size_,
+                           .alignment = group_.alignment,
+                           .random = OpIsRandom(group_.op),
+                           .thread_in_group = in_group,
+                           .group_threads = group_.threads});
+  if (!group_.shaped) return absl::OkStatus();
+  BLKPERF_ASSIGN_OR_RETURN(issuer_,
+                           ShapedIssuer::Create(group_, sizes, in_group));
   if (group_.rate_iops != 0 || group_.rate_bw != 0 || spec_.spec.slo.enabled) {
     // An open-loop thread sleeps until intended times: wake at them, not
     // up to the default 50 us of timer slack late.

@@ -79,42 +79,20 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   CpuTimesTo(out);
 }
 
-void SubmitterThread::CpuTimesSinceStart(double* user, double* system,
-                                         double* io_workers) const {
-  if (exited()) {
-    *user = final_user_seconds_.load();
-    *system = final_system_seconds_.load();
-  } else if (tid_ != 0) {
-    ReadTaskCpu(tid_, user, system);
-  }
-  if (tid_ != 0) *io_workers = control_->io_worker_cpu.SecondsOf(tid_);
-}
-
 void SubmitterThread::MarkCpuBaseline() {
-  double user = 0, system = 0, io_workers = 0;
-  CpuTimesSinceStart(&user, &system, &io_workers);
-  baseline_user_seconds_.store(user, std::memory_order_relaxed);
-  baseline_system_seconds_.store(system, std::memory_order_relaxed);
-  baseline_io_worker_seconds_.store(io_workers, std::memory_order_relaxed);
-  cpu_baseline_taken_.store(true, std::memory_order_release);
+  cpu_times_.MarkBaseline(
+      cpu_times_.SinceStart(tid_, exited(), control_->io_worker_cpu));
 }
 
 void SubmitterThread::CpuTimesTo(ThreadSnapshot* out) const {
-  out->user_cpu_seconds = 0;
-  out->system_cpu_seconds = 0;
-  out->io_worker_cpu_seconds = 0;
-  if (!cpu_baseline_taken_.load(std::memory_order_acquire)) return;
-  double user = 0, system = 0, io_workers = 0;
-  CpuTimesSinceStart(&user, &system, &io_workers);
-  // Each reading only grows (the kernel keeps a task's adjusted times
-  // monotonic, and IoWorkerCpu its sums); the clamp keeps a thread whose
-  // procfs read failed at zero rather than negative.
-  const auto since = [](double now, const std::atomic<double>& then) {
-    return std::max(0.0, now - then.load(std::memory_order_relaxed));
-  };
-  out->user_cpu_seconds = since(user, baseline_user_seconds_);
-  out->system_cpu_seconds = since(system, baseline_system_seconds_);
-  out->io_worker_cpu_seconds = since(io_workers, baseline_io_worker_seconds_);
+  CpuSeconds window;  // zero before the window starts: no procfs read
+  if (cpu_times_.baseline_taken()) {
+    window = cpu_times_.InWindow(
+        cpu_times_.SinceStart(tid_, exited(), control_->io_worker_cpu));
+  }
+  out->user_cpu_seconds = window.user;
+  out->system_cpu_seconds = window.system;
+  out->io_worker_cpu_seconds = window.io_workers;
 }
 
 void SubmitterThread::CountsTo(ThreadSnapshot* out) const {
