@@ -28,6 +28,7 @@ SeriesPoint Point(int k, absl::Duration length, uint64_t ios,
   h.RecordN(latency_ns, ios);
   p.latency_buckets = h.NonEmptyBuckets();
   p.latency_sum_ns = h.Sum();
+  p.p99_ns = latency_ns;
   return p;
 }
 
@@ -56,7 +57,8 @@ TEST(SeriesMergerTest, IntervalsAddUpWithExactPercentilesOverCompleteIntervals) 
   for (const v1::Series* s : {&fast, &slow}) {
     ASSERT_GT(s->points_size(), 0);
     for (const v1::SeriesPoint& p : s->points()) EXPECT_FALSE(p.has_histogram());
-    EXPECT_GT(s->points(0).p99_ns(), 0u);  // their percentiles stay
+    EXPECT_GT(s->points(0).p99_ns(), 0u);  // their figures stay
+    EXPECT_GT(s->points(0).read_ios(), 0u);
   }
   absl::StatusOr<v1::Series> fleet = merger.Result({"b:1", "a:1"});
   ASSERT_TRUE(fleet.ok()) << fleet.status();

@@ -50,7 +50,7 @@ TEST(SeriesBuilderTest, EachPointIsItsIntervalsDelta) {
   using Buckets = std::vector<std::pair<int, uint64_t>>;
   EXPECT_EQ(s.points[0].latency_buckets, (Buckets{{Bucket(100'000), 1000}}));
   EXPECT_EQ(s.points[1].latency_buckets, (Buckets{{Bucket(5'000'000), 3000}}));
-  EXPECT_EQ(s.points[1].latency_sum_ns, 3000u * 5'000'000);
+  EXPECT_EQ(s.points[1].latency_sum_ns, uint64_t{3000} * 5'000'000);
 }
 
 TEST(SeriesBuilderTest, MergeSparseBucketsAddsBucketByBucket) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -37,6 +38,8 @@ StoreBackend SqliteBackend() {
             return OpenSqliteStore(path, version);
           },
       .exec = [](const std::string& path, const std::string& sql) {
+        std::filesystem::create_directories(
+            std::filesystem::path(path).parent_path());
         sqlite3* db = nullptr;
         int rc = sqlite3_open(path.c_str(), &db);
         if (rc == SQLITE_OK) {
