@@ -349,6 +349,9 @@ int Stop(Connection& c, const std::string& id) {
   return 0;
 }
 
+void SaveRemoteResult(Connection& c, const std::string& id,
+                      const SaveSettings& save, const std::string& source);
+
 // `status ID`: the workload's live or final result; a finished one is
 // saved to the results store (once: its record id is stable).
 int Status(Connection& c, const std::string& id) {
