@@ -73,12 +73,14 @@
 #include "client/result.h"
 #include "client/results_command.h"
 #include "fleet/command.h"
+#include "model/snapshot.h"
 #include "proto/health.grpc.pb.h"
 #include "report/fio_json.h"
 #include "report/report.h"
 #include "store/save_result.h"
 #include "wire/connection.h"
 #include "wire/message_json.h"
+#include "wire/snapshot_convert.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7777",
           "blkperfd address host:port, or unix:/path");
@@ -347,19 +349,34 @@ int Stop(Connection& c, const std::string& id) {
   return 0;
 }
 
+void SaveRemoteResult(Connection& c, const std::string& id,
+                      const SaveSettings& save, const std::string& source);
+
+// `status ID`: the workload's live or final result; a finished one is
+// saved to the results store (once: its record id is stable).
 int Status(Connection& c, const std::string& id) {
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) return Usage(std::string(save.status().message()));
+  v1::WorkloadState state = v1::WORKLOAD_STATE_UNSPECIFIED;
   if (!ApiJson()) {
     absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
     if (!full.ok()) return Fail(full.status());
-    return PrintReport(*full);
+    state = full->state();
+    if (const int code = PrintReport(*full); code != 0) return code;
+  } else {
+    v1::GetWorkloadRequest request;
+    request.set_workload_id(id);
+    request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
+    request.set_phase_histograms(absl::GetFlag(FLAGS_phase_histograms));
+    absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
+    if (!r.ok()) return Fail(r.status());
+    state = r->workload().state();
+    std::cout << MessageJson(r->workload(), JsonLayout::kIndented);
   }
-  v1::GetWorkloadRequest request;
-  request.set_workload_id(id);
-  request.set_thread_histograms(absl::GetFlag(FLAGS_thread_histograms));
-  request.set_phase_histograms(absl::GetFlag(FLAGS_phase_histograms));
-  absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
-  if (!r.ok()) return Fail(r.status());
-  std::cout << MessageJson(r->workload(), JsonLayout::kIndented);
+  std::cout << std::flush;
+  if (IsTerminal(StateFromProto(state))) {
+    SaveRemoteResult(c, id, *save, "blkperf status");
+  }
   return 0;
 }
 
@@ -427,21 +444,20 @@ void StopOnSignals(Connection* c, std::string id, sigset_t signals) {
 }
 
 // Saves the finished workload `id` to the results store (store/spool.h:
-// a store that is down costs the run nothing).
+// a store that is down costs the run nothing). One record per workload of
+// a daemon's boot however often it is saved (`run`, then `status`).
 void SaveRemoteResult(Connection& c, const std::string& id,
-                      const SaveSettings& save) {
+                      const SaveSettings& save, const std::string& source) {
   if (save.location.empty()) return;
   absl::StatusOr<v1::Workload> full = FullWorkload(c, id);
-  absl::StatusOr<RemoteResult> result =
-      full.ok() ? ResultFromProto(*full) : full.status();
-  if (!result.ok()) {
-    std::cerr << "blkperf: result not saved: " << result.status().message()
-              << std::endl;
+  absl::StatusOr<ResultRecord> record =
+      full.ok() ? RemoteResultRecord(*full, source, save.tags) : full.status();
+  if (!record.ok()) {
+    std::cerr << "blkperf: result not saved: "
+              << TerminalText(record.status().message()) << std::endl;
     return;
   }
-  SaveResult(save,
-             MakeResultRecord(result->spec, result->targets, result->snapshot,
-                              id, "blkperf run", save.tags));
+  SaveResult(save, *record);
 }
 
 int Run(Connection& c, sigset_t signals) {
@@ -460,7 +476,7 @@ int Run(Connection& c, sigset_t signals) {
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
   if (!end.ok()) return Fail(end.status());
   const int code = PrintFinal(c, *end);
-  SaveRemoteResult(c, id, *save);
+  SaveRemoteResult(c, id, *save, "blkperf run");
   return code;
 }
 

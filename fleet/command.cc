@@ -24,6 +24,7 @@
 #include "cli/output_format.h"
 #include "fleet/inventory.h"
 #include "fleet/orchestrator.h"
+#include "fleet/save_fleet.h"
 #include "fleet/report.h"
 #include "report/fio_json.h"
 
@@ -325,6 +326,8 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   if (!format.ok()) return FailUsage(format.status());
   absl::StatusOr<FleetOptions> options = OptionsFromFlags(s);
   if (!options.ok()) return FailUsage(options.status());
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) return FailUsage(save.status());
   Labels labels;
   absl::StatusOr<std::vector<std::string>> addresses =
       Addresses(options->channel, &labels);
@@ -353,7 +356,10 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
       !st.ok()) {
     return Fail(st);
   }
-  return Print(*report, s);
+  const int code = Print(*report, s);
+  // After the report: host by host, a store that is down costs nothing.
+  SaveFleetResult(*save, *report);
+  return code;
 }
 
 // The hosts of --hosts, those holding run `run_id` with its workload.

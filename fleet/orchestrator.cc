@@ -79,6 +79,9 @@ absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
   request.set_phase_histograms(
       host.workload.snapshot().phases_size() > 1 ||
       host.workload.spec().ab_strategies_size() > 0);
+  // The final series with its intervals' histograms, for the fleet's exact
+  // per-interval merge (series_merge.h); a running workload sends none.
+  request.set_ended_series_histograms(true);
   absl::StatusOr<v1::GetWorkloadResponse> r =
       CallWithRetry<v1::GetWorkloadResponse>(
           options.retry, Idempotency::kIdempotent,
@@ -99,6 +102,11 @@ std::string Record(const v1::Workload& w, HostRun& host) {
   if (!Ended(w.state())) return "";
   if (w.state() == v1::WORKLOAD_STATE_FINISHED) {
     host.state = HostState::kCompleted;
+    // Folded into the fleet's series, its histograms dropped (bounded).
+    if (host.series) {
+      host.series->Add(host.address,
+                       *host.workload.mutable_snapshot()->mutable_series());
+    }
     return "";
   }
   std::string reason = absl::StrCat(
@@ -336,9 +344,11 @@ Orchestrator::Orchestrator(FleetOptions options,
                            const std::atomic<bool>* interrupted)
     : options_(std::move(options)), interrupted_(interrupted) {
   run_.run_id = options_.run_id;
+  const auto series = std::make_shared<SeriesMerger>();
   for (std::string& a : addresses) {
     HostRun host;
     host.address = std::move(a);
+    host.series = series;
     run_.hosts.push_back(std::move(host));
   }
 }
@@ -633,6 +643,8 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
     std::cerr << "blkperf fleet: " << note << std::endl;
   }
   std::vector<HostRun> hosts(addresses.size());
+  const auto series = std::make_shared<SeriesMerger>();
+  for (HostRun& host : hosts) host.series = series;
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     host.address = addresses[i];

@@ -46,6 +46,7 @@
 #include "fleet/calls.h"
 #include "fleet/clock_sync.h"
 #include "fleet/merge.h"
+#include "fleet/series_merge.h"
 #include "proto/blkperf.pb.h"
 #include "wire/connection.h"
 
@@ -139,6 +140,9 @@ struct HostRun {
   // Polled in the latest round: only then do previous_total and workload
   // span the last interval (a host that ended earlier adds nothing to it).
   bool polled = false;
+  // The run's merged series, shared by its hosts: a host's final series is
+  // folded in when it finishes (series_merge.h).
+  std::shared_ptr<SeriesMerger> series;
 };
 
 struct FleetRun {

@@ -208,6 +208,27 @@ void AddNotes(FleetReport& report) {
   }
 }
 
+// The fleet's series (series_merge.h) over the included hosts, or a note
+// saying why there is none.
+void AddSeries(const FleetRun& run, FleetReport& report) {
+  if (run.hosts.empty() || run.hosts.front().series == nullptr) return;
+  std::vector<std::string> addresses;
+  for (const HostRow& row : report.hosts) addresses.push_back(row.address);
+  absl::StatusOr<v1::Series> series =
+      run.hosts.front().series->Result(addresses);
+  v1::Snapshot& ms = *report.merged.mutable_snapshot();
+  if (!series.ok()) {
+    ms.add_notes(absl::StrCat("series not merged: ", series.status().message()));
+    return;
+  }
+  *ms.mutable_series() = *std::move(series);
+  ms.add_notes(
+      "series: point k adds up interval k of every host's measured time "
+      "(hosts start within their start offsets): counts exactly, latency "
+      "percentiles from the exact merge of the hosts' interval histograms; "
+      "only intervals every host completed");
+}
+
 }  // namespace
 
 absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
@@ -256,6 +277,7 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
       return s;
     }
     AddNotes(report);
+    AddSeries(run, report);
   }
   std::vector<double> iops;
   for (const HostRow& r : report.hosts) iops.push_back(r.iops);

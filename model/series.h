@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -36,6 +37,12 @@ struct SeriesPoint {
   uint64_t p99_9_ns = 0;
   double user_cpu_seconds = 0;
   double system_cpu_seconds = 0;
+  // The interval's own latency histogram, sparse: (bucket index, count) in
+  // increasing index order (LatencyHistogram's layout), and the exact sum of
+  // its latencies. What an exact merge of intervals needs: downsampling
+  // here, a fleet's series across hosts (fleet/series_merge.h).
+  std::vector<std::pair<int, uint64_t>> latency_buckets;
+  uint64_t latency_sum_ns = 0;
 
   double ReadIops() const;
   double WriteIops() const;

@@ -19,6 +19,31 @@ void FillPercentiles(const std::vector<std::pair<int, uint64_t>>& buckets,
 
 }  // namespace
 
+std::vector<std::pair<int, uint64_t>> MergeSparseBuckets(
+    const std::vector<std::pair<int, uint64_t>>& a,
+    const std::vector<std::pair<int, uint64_t>>& b) {
+  std::vector<std::pair<int, uint64_t>> merged;
+  merged.reserve(a.size() + b.size());
+  auto x = a.cbegin();
+  auto y = b.cbegin();
+  while (x != a.cend() || y != b.cend()) {
+    if (y == b.cend() || (x != a.cend() && x->first < y->first)) {
+      merged.push_back(*x++);
+    } else if (x == a.cend() || y->first < x->first) {
+      merged.push_back(*y++);
+    } else {
+      merged.emplace_back(x->first, x->second + y->second);
+      ++x;
+      ++y;
+    }
+  }
+  return merged;
+}
+
+void FillSeriesPercentiles(SeriesPoint* point) {
+  FillPercentiles(point->latency_buckets, point);
+}
+
 SeriesBuilder::SeriesBuilder(absl::Duration interval, size_t max_points)
     : interval_(interval), max_points_(std::max<size_t>(max_points, 2)) {}
 
@@ -42,8 +67,9 @@ SeriesBuilder::Pending SeriesBuilder::Delta(
       std::max(0.0, cumulative.user_cpu_seconds - last_.user_cpu_seconds);
   pt.system_cpu_seconds =
       std::max(0.0, cumulative.system_cpu_seconds - last_.system_cpu_seconds);
-  p.buckets = delta.latency.NonEmptyBuckets();
-  FillPercentiles(p.buckets, &pt);
+  pt.latency_buckets = delta.latency.NonEmptyBuckets();
+  pt.latency_sum_ns = delta.latency.Sum();
+  FillPercentiles(pt.latency_buckets, &pt);
   return p;
 }
 
@@ -58,25 +84,10 @@ void SeriesBuilder::MergeInto(const Pending& later, Pending* into) {
   a.errors += b.errors;
   a.user_cpu_seconds += b.user_cpu_seconds;
   a.system_cpu_seconds += b.system_cpu_seconds;
+  a.latency_sum_ns += b.latency_sum_ns;
   into->ticks += later.ticks;
-  std::vector<std::pair<int, uint64_t>> merged;
-  merged.reserve(into->buckets.size() + later.buckets.size());
-  auto x = into->buckets.cbegin();
-  auto y = later.buckets.cbegin();
-  while (x != into->buckets.cend() || y != later.buckets.end()) {
-    if (y == later.buckets.end() ||
-        (x != into->buckets.cend() && x->first < y->first)) {
-      merged.push_back(*x++);
-    } else if (x == into->buckets.cend() || y->first < x->first) {
-      merged.push_back(*y++);
-    } else {
-      merged.emplace_back(x->first, x->second + y->second);
-      ++x;
-      ++y;
-    }
-  }
-  into->buckets = std::move(merged);
-  FillPercentiles(into->buckets, &a);
+  a.latency_buckets = MergeSparseBuckets(a.latency_buckets, b.latency_buckets);
+  FillPercentiles(a.latency_buckets, &a);
 }
 
 void SeriesBuilder::Downsample() {

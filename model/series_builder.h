@@ -22,6 +22,15 @@
 
 namespace blkperf {
 
+// The bucket-by-bucket sum of two sparse histograms (SeriesPoint's
+// latency_buckets form): exact.
+std::vector<std::pair<int, uint64_t>> MergeSparseBuckets(
+    const std::vector<std::pair<int, uint64_t>>& a,
+    const std::vector<std::pair<int, uint64_t>>& b);
+
+// Sets point's p50/p99/p99.9 from its latency_buckets.
+void FillSeriesPercentiles(SeriesPoint* point);
+
 // Not thread-safe: the engine guards it with a mutex.
 class SeriesBuilder {
  public:
@@ -39,12 +48,11 @@ class SeriesBuilder {
   Series Get(absl::Duration at, const ThreadSnapshot& cumulative) const;
 
  private:
-  // A point with its interval's latency histogram (sparse), kept so that a
-  // merge of two points has exact percentiles.
+  // A point (with its interval's latency histogram, so that a merge of two
+  // points has exact percentiles) and the ticks it spans.
   struct Pending {
     SeriesPoint point;
     int ticks = 0;
-    std::vector<std::pair<int, uint64_t>> buckets;
   };
   Pending Delta(absl::Duration at, const ThreadSnapshot& cumulative) const;
   // Adds `later` (the next interval) into `*into`.

@@ -1,6 +1,8 @@
 #include "model/series_builder.h"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -43,7 +45,19 @@ TEST(SeriesBuilderTest, EachPointIsItsIntervalsDelta) {
   // the second's p50, which the cumulative histogram would move.
   // (A delta's min and max are its buckets' bounds: the same bucket.)
   EXPECT_EQ(Bucket(s.points[1].p50_ns), Bucket(5'000'000));
-  EXPECT_LT(s.points[0].p99_ns, 200'000u);
+  EXPECT_LT(s.points[0].p99_ns, 200'000u);  // The point carries that histogram itself (sparse), with its exact sum:
+  // what a fleet's merge of the hosts' intervals adds up.
+  using Buckets = std::vector<std::pair<int, uint64_t>>;
+  EXPECT_EQ(s.points[0].latency_buckets, (Buckets{{Bucket(100'000), 1000}}));
+  EXPECT_EQ(s.points[1].latency_buckets, (Buckets{{Bucket(5'000'000), 3000}}));
+  EXPECT_EQ(s.points[1].latency_sum_ns, uint64_t{3000} * 5'000'000);
+}
+
+TEST(SeriesBuilderTest, MergeSparseBucketsAddsBucketByBucket) {
+  using Buckets = std::vector<std::pair<int, uint64_t>>;
+  EXPECT_EQ(MergeSparseBuckets({{1, 2}, {5, 1}}, {{0, 4}, {5, 3}, {9, 1}}),
+            (Buckets{{0, 4}, {1, 2}, {5, 4}, {9, 1}}));
+  EXPECT_EQ(MergeSparseBuckets({}, {{3, 1}}), (Buckets{{3, 1}}));
 }
 
 TEST(SeriesBuilderTest, GetAddsThePartialTailSoCountsAddUp) {

@@ -61,6 +61,15 @@ std::string NewResultId() {
   return absl::StrFormat("r%016x", (hi << 32) ^ lo);
 }
 
+std::string StableResultId(absl::string_view key) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64
+  for (unsigned char c : key) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return absl::StrFormat("r%016x", hash);
+}
+
 absl::StatusOr<Tags> ParseTags(absl::string_view text, absl::string_view field) {
   Tags tags;
   if (text.empty()) return tags;

@@ -43,6 +43,10 @@ struct ResultRecord {
 
 // A fresh random id.
 std::string NewResultId();
+// The id of the result `key` names (one workload of one daemon's boot):
+// the same key, the same id, so saving one result twice (`blkperf run`,
+// then `blkperf status` of it) keeps one record.
+std::string StableResultId(absl::string_view key);
 
 // "key=value[,key=value...]" -> sorted tags. Keys: [A-Za-z0-9_.-]{1,64};
 // values: printable ASCII without ',' and at most 256 bytes. InvalidArgument

@@ -1,6 +1,8 @@
 // The results store: where every result is kept (docs/results.md). One
 // schema with versioned migrations; SQLite by default (an embedded file in
-// the user's data directory), `none` to keep nothing.
+// the user's data directory), PostgreSQL for a team
+// (`postgresql://user@host/db`, credentials from libpq's own sources),
+// `none` to keep nothing.
 //
 //   absl::StatusOr<std::unique_ptr<ResultsStore>> store =
 //       OpenResultsStore("/tmp/x/results.sqlite");
@@ -30,8 +32,8 @@
 
 namespace blkperf {
 
-// The schema version this blkperf writes (store/sqlite_store.cc's
-// migrations).
+// The schema version this blkperf writes (the migrations of
+// store/sqlite_store.cc and store/postgres_store.cc, one version each).
 inline constexpr int kResultsSchemaVersion = 2;
 
 // All given conditions hold (an empty field: any).
@@ -62,7 +64,7 @@ class ResultsStore {
 };
 
 // `location`: a file path (SQLite, created with its directory when absent)
-// or "postgresql://..." (not built in yet: Unimplemented). "none" is the
+// or a "postgresql://" / "postgres://" URI (PostgreSQL). "none" is the
 // caller's to handle.
 absl::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsStore(
     absl::string_view location);
@@ -77,6 +79,23 @@ inline constexpr int kStoreBusyTimeoutMs = 10'000;
 absl::StatusOr<std::unique_ptr<ResultsStore>> OpenSqliteStore(
     const std::string& path, int target_version = kResultsSchemaVersion,
     int busy_timeout_ms = kStoreBusyTimeoutMs);
+
+// Whether `location` names a PostgreSQL store.
+bool IsPostgresLocation(absl::string_view location);
+
+// PostgreSQL through libpq at `uri` ("postgresql://[user@]host[:port]/db
+// [?sslmode=verify-full&...]"), migrated to `target_version`. Credentials
+// come only from libpq's own sources (~/.pgpass or $PGPASSFILE,
+// $PGPASSWORD, client certificates): a URI carrying a password (user:pw@ or
+// password=) is InvalidArgument, as it would show in `ps` and logs. A
+// server that does not answer within `connect_timeout_s` (unless the URI
+// sets connect_timeout) or refuses is Unavailable; a database with a
+// `results` table that is not blkperf's, or a newer schema, is
+// FailedPrecondition. Migrations run under a transaction-scoped advisory
+// lock, so concurrent first opens migrate once.
+absl::StatusOr<std::unique_ptr<ResultsStore>> OpenPostgresStore(
+    const std::string& uri, int target_version = kResultsSchemaVersion,
+    int connect_timeout_s = 10);
 
 }  // namespace blkperf
 

@@ -12,6 +12,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "report/report.h"
 #include "store/results_store.h"
+#include "wire/remote_result.h"
 #include "wire/snapshot_convert.h"
 #include "wire/spec_convert.h"
 
@@ -113,10 +114,42 @@ ResultRecord MakeResultRecord(const WorkloadSpec& spec,
   r.spec_proto = Deterministic(spec_proto);
   v1::Snapshot snapshot_proto;
   SnapshotToProto(s, SnapshotProtoOptions{.thread_histograms = true,
-                                          .phase_histograms = true},
+                                          .phase_histograms = true,
+                                          .series_histograms = true},
                   &snapshot_proto);
   r.snapshot_proto = Deterministic(snapshot_proto);
   return r;
+}
+
+absl::StatusOr<ResultRecord> RemoteResultRecord(const v1::Workload& workload,
+                                                const std::string& source,
+                                                const Tags& tags) {
+  absl::StatusOr<RemoteResult> result = ResultFromProto(workload);
+  if (!result.ok()) return result.status();
+  ResultRecord r = MakeResultRecord(result->spec, result->targets,
+                                    result->snapshot, workload.workload_id(),
+                                    source, tags);
+  if (!workload.run_id().empty()) r.run_id = workload.run_id();
+  const Environment& env = result->snapshot.environment;
+  r.id = StableResultId(absl::StrCat(
+      env.hostname, "/", env.boot_id, "/", workload.workload_id(), "/",
+      result->snapshot.start.first_monotonic_ns));
+  return r;
+}
+
+SaveReport SaveResults(const SaveSettings& settings,
+                       const std::function<std::optional<ResultRecord>()>& next,
+                       const std::string& what) {
+  SaveReport report;
+  if (settings.location.empty()) return report;
+  report = SaveOrSpoolEach(OpenResultsStore, settings.location,
+                           settings.spool_dir, next);
+  std::fputs(report.message.c_str(), stderr);
+  if (report.saved_count > 0) {
+    std::fprintf(stderr, "results store: saved %d result(s) of %s in %s\n",
+                 report.saved_count, what.c_str(), settings.location.c_str());
+  }
+  return report;
 }
 
 SaveReport SaveResult(const SaveSettings& settings, const ResultRecord& record,

@@ -9,6 +9,8 @@
 #ifndef BLKPERF_STORE_SAVE_RESULT_H_
 #define BLKPERF_STORE_SAVE_RESULT_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "model/snapshot.h"
 #include "model/target_info.h"
 #include "model/workload_spec.h"
+#include "proto/blkperf.pb.h"
 #include "store/result_record.h"
 #include "store/spool.h"
 
@@ -49,10 +52,26 @@ ResultRecord MakeResultRecord(const WorkloadSpec& spec,
                               const std::string& run_id,
                               const std::string& source, const Tags& tags);
 
+// The record of a workload a daemon ran, read back over the API (`blkperf
+// run`, `blkperf status`, a fleet host): its id is stable for that
+// workload of that daemon's boot (StableResultId), so it is kept once
+// however often it is saved. InvalidArgument when the workload cannot be
+// read back (wire/remote_result.h).
+absl::StatusOr<ResultRecord> RemoteResultRecord(const v1::Workload& workload,
+                                                const std::string& source,
+                                                const Tags& tags);
+
 // Saves or spools `record` and prints what happened to stderr (nothing
 // when saved; "saved as <id>" with `announce`). Never fails.
 SaveReport SaveResult(const SaveSettings& settings, const ResultRecord& record,
                       bool announce = true);
+
+// The records `next` yields, one at a time over one connection (a fleet
+// result host by host; store/spool.h SaveOrSpoolEach), then one line
+// "results store: saved N result(s) of <what> in <location>".
+SaveReport SaveResults(const SaveSettings& settings,
+                       const std::function<std::optional<ResultRecord>()>& next,
+                       const std::string& what);
 
 }  // namespace blkperf
 

@@ -73,9 +73,10 @@ absl::StatusOr<ResultRecord> ReadSpoolFile(const std::string& path) {
 
 }  // namespace
 
-SaveReport SaveOrSpool(const StoreOpener& open, absl::string_view location,
-                       const std::string& spool_dir,
-                       const ResultRecord& record) {
+SaveReport SaveOrSpoolEach(
+    const StoreOpener& open, absl::string_view location,
+    const std::string& spool_dir,
+    const std::function<std::optional<ResultRecord>()>& next) {
   SaveReport report;
   absl::StatusOr<std::unique_ptr<ResultsStore>> store = open(location);
   if (store.ok()) {
@@ -88,36 +89,65 @@ SaveReport SaveOrSpool(const StoreOpener& open, absl::string_view location,
         ++report.spooled_left;
       }
     }
-    report.error = (*store)->Save(record);
-    report.saved = report.error.ok();
   } else {
     report.error = store.status();
   }
+  int records = 0, spooled = 0;
+  std::string last_id, lost;
+  while (std::optional<ResultRecord> record = next()) {
+    ++records;
+    absl::Status saved = store.ok() ? (*store)->Save(*record) : store.status();
+    if (saved.ok()) {
+      ++report.saved_count;
+      continue;
+    }
+    report.error = saved;
+    absl::StatusOr<std::string> file = WriteSpoolFile(spool_dir, *record);
+    if (file.ok()) {
+      report.spool_file = *file;
+      last_id = record->id;
+      ++spooled;
+      ++report.spooled_left;
+    } else {
+      absl::StrAppend(&lost, "results store: not saved (",
+                      report.error.message(), ") and not spooled (",
+                      file.status().message(), "): result ", record->id,
+                      " is only in this report\n");
+    }
+  }
+  report.saved = records > 0 && report.saved_count == records;
   if (report.spooled_written > 0) {
     absl::StrAppend(&report.message, "results store: wrote ",
                     report.spooled_written,
                     " spooled result(s) that waited in ", spool_dir, "\n");
   }
-  if (!report.saved) {
-    absl::StatusOr<std::string> file = WriteSpoolFile(spool_dir, record);
-    if (file.ok()) {
-      report.spool_file = *file;
-      ++report.spooled_left;
-      absl::StrAppend(&report.message, "results store: not saved now (",
-                      report.error.message(), "); result ", record.id,
-                      " waits in ", *file,
-                      " and is written when the store takes results again\n");
-    } else {
-      absl::StrAppend(&report.message, "results store: not saved (",
-                      report.error.message(), ") and not spooled (",
-                      file.status().message(), "): result ", record.id,
-                      " is only in this report\n");
-    }
+  if (spooled > 0) {
+    absl::StrAppend(
+        &report.message, "results store: not saved now (",
+        report.error.message(), "); ",
+        spooled == 1 ? absl::StrCat("result ", last_id, " waits in ",
+                                    report.spool_file)
+                     : absl::StrCat(spooled, " results wait in ", spool_dir),
+        " and ", spooled == 1 ? "is" : "are",
+        " written when the store takes results again\n");
   } else if (report.spooled_left > 0) {
     absl::StrAppend(&report.message, "results store: ", report.spooled_left,
                     " spooled result(s) still wait in ", spool_dir, "\n");
   }
+  absl::StrAppend(&report.message, lost);
   return report;
+}
+
+SaveReport SaveOrSpool(const StoreOpener& open, absl::string_view location,
+                       const std::string& spool_dir,
+                       const ResultRecord& record) {
+  bool given = false;
+  return SaveOrSpoolEach(open, location, spool_dir,
+                         [&]() -> std::optional<ResultRecord> {
+                           if (given) return std::nullopt;
+                           given = true;
+                           return record;
+                         });
 }
 
 }  // namespace blkperf

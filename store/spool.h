@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -23,7 +24,8 @@ using StoreOpener = std::function<absl::StatusOr<std::unique_ptr<ResultsStore>>(
     absl::string_view location)>;
 
 struct SaveReport {
-  bool saved = false;       // the record is in the store
+  bool saved = false;       // the record (every record) is in the store
+  int saved_count = 0;      // records of this save in the store
   std::string spool_file;   // else where it waits ("" if even that failed)
   int spooled_written = 0;  // earlier spooled records written now
   int spooled_left = 0;     // spooled records still waiting
@@ -37,6 +39,15 @@ struct SaveReport {
 // `spool_dir`.
 SaveReport SaveOrSpool(const StoreOpener& open, absl::string_view location,
                        const std::string& spool_dir, const ResultRecord& record);
+
+// The records `next` yields (until nullopt), over one connection to the
+// store and one record in memory at a time: a fleet result host by host.
+// As SaveOrSpool for each; the message sums up (one line for all the
+// records spooled).
+SaveReport SaveOrSpoolEach(
+    const StoreOpener& open, absl::string_view location,
+    const std::string& spool_dir,
+    const std::function<std::optional<ResultRecord>()>& next);
 
 }  // namespace blkperf
 

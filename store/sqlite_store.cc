@@ -368,13 +368,15 @@ absl::StatusOr<std::unique_ptr<ResultsStore>> OpenSqliteStore(
   return store;
 }
 
+bool IsPostgresLocation(absl::string_view location) {
+  return absl::StartsWith(location, "postgresql://") ||
+         absl::StartsWith(location, "postgres://");
+}
+
 absl::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsStore(
     absl::string_view location) {
-  if (absl::StartsWith(location, "postgresql://") ||
-      absl::StartsWith(location, "postgres://")) {
-    return absl::UnimplementedError(
-        "--results_db: the PostgreSQL backend is not built into this blkperf "
-        "yet (docs/results.md); use an SQLite path");
+  if (IsPostgresLocation(location)) {
+    return OpenPostgresStore(std::string(location));
   }
   if (location.empty()) {
     return absl::InvalidArgumentError("--results_db: empty path");

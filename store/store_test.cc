@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -13,11 +14,13 @@
 #include "store/result_record.h"
 #include "store/results_store.h"
 #include "store/spool.h"
+#include "store/testing/store_conformance.h"
 
 namespace blkperf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string TempPath(const std::string& name) {
   static int counter = 0;
@@ -26,137 +29,39 @@ std::string TempPath(const std::string& name) {
                       name);
 }
 
-ResultRecord Record(const std::string& host, int64_t when, Tags tags = {}) {
-  ResultRecord r;
-  r.id = NewResultId();
-  r.created_unix_ns = when;
-  r.run_id = "w1";
-  r.source = "test";
-  r.hostname = host;
-  r.kernel_release = "6.1.0";
-  r.target_model = "QEMU";
-  r.state = "finished";
-  r.iops = 1234.5;
-  r.bytes_per_second = 5e6;
-  r.p99_ns = 777;
-  r.spec_summary = "randread bs=4.00KiB";
-  r.spec_hash = "fnv1a64:0000000000000001";
-  r.tags = std::move(tags);
-  r.report_json = "{\"state\":\"finished\"}";
-  r.spec_proto = std::string("\x08\x00\x01", 3);
-  r.snapshot_proto = std::string("\x00\xff", 2);
-  return r;
-}
-
-TEST(ResultsStoreTest, SavedResultsComeBackWhole) {
-  const std::string path = TempPath("dir/sub/results.sqlite");
-  auto store = OpenSqliteStore(path);
-  ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ((*store)->SchemaVersion(), kResultsSchemaVersion);
-  const ResultRecord r = Record("h1", 100, {{"case", "x"}, {"disk", "a"}});
-  ASSERT_TRUE((*store)->Save(r).ok());
-  absl::StatusOr<ResultRecord> back = (*store)->Get(r.id);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(EncodeRecord(*back), EncodeRecord(r));
-  EXPECT_EQ((*store)->Get("nope").status().code(), absl::StatusCode::kNotFound);
-}
-
-TEST(ResultsStoreTest, ListFiltersByTagHostAndTimeNewestFirst) {
-  auto store = OpenSqliteStore(TempPath("results.sqlite"));
-  ASSERT_TRUE(store.ok()) << store.status();
-  const ResultRecord a = Record("h1", 100, {{"case", "x"}});
-  const ResultRecord b = Record("h2", 200, {{"case", "x"}, {"k", "v"}});
-  const ResultRecord c = Record("h1", 300, {{"case", "y"}});
-  for (const ResultRecord& r : {a, b, c}) ASSERT_TRUE((*store)->Save(r).ok());
-  auto ids = [&](const ResultFilter& f) {
-    std::vector<std::string> out;
-    const absl::StatusOr<std::vector<ResultRecord>> listed = (*store)->List(f);
-    EXPECT_TRUE(listed.ok()) << listed.status();
-    if (listed.ok()) {
-      for (const ResultRecord& r : *listed) out.push_back(r.id);
-    }
-    return out;
+StoreBackend SqliteBackend() {
+  return StoreBackend{
+      .name = "Sqlite",
+      .fresh_location = [] { return TempPath("dir/sub/results.sqlite"); },
+      .open =
+          [](const std::string& path, int version) {
+            return OpenSqliteStore(path, version);
+          },
+      .exec = [](const std::string& path, const std::string& sql) {
+        std::filesystem::create_directories(
+            std::filesystem::path(path).parent_path());
+        sqlite3* db = nullptr;
+        int rc = sqlite3_open(path.c_str(), &db);
+        if (rc == SQLITE_OK) {
+          rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+        }
+        absl::Status status =
+            rc == SQLITE_OK ? absl::OkStatus()
+                            : absl::InternalError(sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return status;
+      },
+      // Under a regular file: it cannot be created.
+      .down_location = "/dev/null/results.sqlite",
   };
-  EXPECT_THAT(ids({}), ::testing::ElementsAre(c.id, b.id, a.id));
-  EXPECT_THAT(ids({.tags = {{"case", "x"}}}), ::testing::ElementsAre(b.id, a.id));
-  EXPECT_THAT(ids({.tags = {{"case", "x"}, {"k", "v"}}}),
-              ::testing::ElementsAre(b.id));
-  EXPECT_THAT(ids({.hostname = "h1"}), ::testing::ElementsAre(c.id, a.id));
-  EXPECT_THAT(ids({.since_unix_ns = 150, .until_unix_ns = 300}),
-              ::testing::ElementsAre(b.id));
-  const auto listed = *(*store)->List({.tags = {{"k", "v"}}});
-  ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0].tags, b.tags);
-  EXPECT_TRUE(listed[0].report_json.empty());  // List leaves the big fields
-  ASSERT_TRUE((*store)->Delete(b.id).ok());
-  EXPECT_THAT(ids({.tags = {{"case", "x"}}}), ::testing::ElementsAre(a.id));
-  EXPECT_EQ((*store)->Delete(b.id).code(), absl::StatusCode::kNotFound);
 }
 
-TEST(ResultsStoreTest, ConcurrentWritersLoseNothing) {
-  const std::string path = TempPath("results.sqlite");
-  ASSERT_TRUE(OpenSqliteStore(path).ok());
-  constexpr int kWriters = 4, kEach = 25;
-  std::vector<std::thread> writers;
-  std::vector<absl::Status> errors(kWriters);
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      auto store = OpenSqliteStore(path);  // its own connection
-      if (!store.ok()) {
-        errors[w] = store.status();
-        return;
-      }
-      for (int i = 0; i < kEach; ++i) {
-        absl::Status s = (*store)->Save(Record(absl::StrCat("w", w), i));
-        if (!s.ok()) errors[w] = s;
-      }
-    });
-  }
-  for (std::thread& t : writers) t.join();
-  for (const absl::Status& e : errors) EXPECT_TRUE(e.ok()) << e;
-  auto store = OpenSqliteStore(path);
-  ASSERT_TRUE(store.ok());
-  EXPECT_EQ((*store)->List({})->size(), size_t{kWriters * kEach});
-}
+INSTANTIATE_TEST_SUITE_P(Sqlite, StoreConformanceTest,
+                         ::testing::Values(SqliteBackend()),
+                         [](const auto& info) { return info.param.name; });
 
-TEST(ResultsStoreTest, MigratesAStoreOfThePreviousSchemaKeepingItsResults) {
-  const std::string path = TempPath("results.sqlite");
-  const ResultRecord r = Record("h1", 5, {{"case", "old"}});
-  {
-    auto v1 = OpenSqliteStore(path, /*target_version=*/1);
-    ASSERT_TRUE(v1.ok()) << v1.status();
-    EXPECT_EQ((*v1)->SchemaVersion(), 1);
-    ASSERT_TRUE((*v1)->Save(r).ok());
-  }
-  auto now = OpenSqliteStore(path);
-  ASSERT_TRUE(now.ok()) << now.status();
-  EXPECT_EQ((*now)->SchemaVersion(), kResultsSchemaVersion);
-  EXPECT_EQ((*now)->List({.tags = {{"case", "old"}}})->size(), 1u);
-  // The index migration 2 adds is there.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  int indexes = 0;
-  sqlite3_exec(
-      db, "SELECT name FROM sqlite_master WHERE name = 'results_by_time'",
-      [](void* n, int, char**, char**) { ++*static_cast<int*>(n); return 0; },
-      &indexes, nullptr);
-  sqlite3_close(db);
-  EXPECT_EQ(indexes, 1);
-}
-
-TEST(ResultsStoreTest, NewerSchemaIsAClearError) {
-  const std::string path = TempPath("results.sqlite");
-  ASSERT_TRUE(OpenSqliteStore(path).ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE blkperf_schema SET version = 99", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
-  auto store = OpenSqliteStore(path);
-  ASSERT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), HasSubstr("schema version 99"));
-  EXPECT_THAT(store.status().message(), HasSubstr("newer"));
+ResultRecord Record(const std::string& host, int64_t when, Tags tags = {}) {
+  return TestRecord(host, when, std::move(tags));
 }
 
 TEST(ResultsStoreTest, CorruptOrForeignFileIsAClearError) {
@@ -176,9 +81,25 @@ TEST(ResultsStoreTest, CorruptOrForeignFileIsAClearError) {
   EXPECT_THAT(store.status().message(), HasSubstr("not a blkperf results store"));
 }
 
-TEST(ResultsStoreTest, PostgresqlIsRefusedClearlyNotIgnored) {
-  auto store = OpenResultsStore("postgresql://db.example/blkperf");
-  EXPECT_EQ(store.status().code(), absl::StatusCode::kUnimplemented);
+TEST(PostgresLocationTest, APasswordInTheUriIsRefusedAndNeverEchoed) {
+  for (const char* uri :
+       {"postgresql://u:s3cr3t@127.0.0.1:1/db",
+        "postgres://u:s3cr3t@[::1]:1/db?sslmode=disable",
+        "postgresql://127.0.0.1:1/db?sslmode=disable&password=s3cr3t",
+        "postgresql://127.0.0.1:1/db?pass%77ord=s3cr3t"}) {
+    auto store = OpenResultsStore(uri);
+    ASSERT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument) << uri;
+    EXPECT_THAT(store.status().message(), HasSubstr("--results_db")) << uri;
+    EXPECT_THAT(store.status().message(), HasSubstr(".pgpass")) << uri;
+    EXPECT_THAT(store.status().message(), Not(HasSubstr("s3cr3t"))) << uri;
+  }
+}
+
+TEST(PostgresLocationTest, AServerThatDoesNotAnswerIsUnavailable) {
+  // Port 1 on loopback: nothing listens, the connection is refused at once.
+  auto store = OpenResultsStore("postgresql://blkperf@127.0.0.1:1/db");
+  ASSERT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(store.status().message(), HasSubstr("127.0.0.1:1"));
 }
 
 TEST(SpoolTest, ALockedStoreSpoolsAndTheNextSaveWritesIt) {

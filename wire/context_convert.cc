@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "model/histogram.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf {
@@ -46,7 +47,24 @@ Environment EnvironmentFromProto(const v1::Environment& proto) {
   return env;
 }
 
-void SeriesToProto(const Series& series, v1::Series* proto) {
+namespace {
+
+// A point's sparse interval histogram as a LatencyHistogram: min and max
+// are its lowest and highest buckets' bounds (as LatencyHistogram::Subtract
+// makes them; the exact ones are not kept).
+LatencyHistogram PointHistogram(const SeriesPoint& p) {
+  if (p.latency_buckets.empty()) return LatencyHistogram();
+  absl::StatusOr<LatencyHistogram> h = LatencyHistogram::FromBuckets(
+      p.latency_buckets, p.latency_sum_ns,
+      LatencyHistogram::BucketLowerBound(p.latency_buckets.front().first),
+      LatencyHistogram::BucketUpperBound(p.latency_buckets.back().first));
+  return h.ok() ? *std::move(h) : LatencyHistogram();
+}
+
+}  // namespace
+
+void SeriesToProto(const Series& series, v1::Series* proto,
+                   bool histograms) {
   DurationToProto(series.interval, proto->mutable_interval());
   proto->set_ticks_per_point(static_cast<uint32_t>(series.ticks_per_point));
   proto->set_downsampled(series.downsampled);
@@ -64,6 +82,7 @@ void SeriesToProto(const Series& series, v1::Series* proto) {
     out->set_p99_9_ns(p.p99_9_ns);
     out->set_user_cpu_seconds(p.user_cpu_seconds);
     out->set_system_cpu_seconds(p.system_cpu_seconds);
+    if (histograms) HistogramToProto(PointHistogram(p), out->mutable_histogram());
   }
 }
 
@@ -89,6 +108,13 @@ Series SeriesFromProto(const v1::Series& proto) {
     p.p99_9_ns = in.p99_9_ns();
     p.user_cpu_seconds = in.user_cpu_seconds();
     p.system_cpu_seconds = in.system_cpu_seconds();
+    if (in.has_histogram()) {
+      absl::StatusOr<LatencyHistogram> h = HistogramFromProto(in.histogram());
+      if (h.ok()) {
+        p.latency_buckets = h->NonEmptyBuckets();
+        p.latency_sum_ns = h->Sum();
+      }
+    }
   }
   return series;
 }

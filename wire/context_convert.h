@@ -19,8 +19,12 @@ void EnvironmentToProto(const Environment& env, v1::Environment* proto);
 // beyond kMaxEnvironmentTargets are dropped.
 Environment EnvironmentFromProto(const v1::Environment& proto);
 
-void SeriesToProto(const Series& series, v1::Series* proto);
-// At most kMaxSeriesPoints + 1 points are kept.
+// With `histograms`, each point carries its interval's latency histogram
+// (SeriesPoint.histogram: what a fleet's exact per-interval merge needs).
+void SeriesToProto(const Series& series, v1::Series* proto,
+                   bool histograms = false);
+// At most kMaxSeriesPoints + 1 points are kept; a point's histogram, when
+// sent and valid, becomes its latency_buckets (an invalid one is dropped).
 Series SeriesFromProto(const v1::Series& proto);
 
 }  // namespace blkperf

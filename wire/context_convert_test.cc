@@ -1,6 +1,7 @@
 #include "wire/context_convert.h"
 
 #include "gtest/gtest.h"
+#include "model/histogram.h"
 #include "wire/snapshot_convert.h"
 
 namespace blkperf {
@@ -67,6 +68,34 @@ TEST(ContextConvertTest, SeriesRoundTripsAndIsBounded) {
 
   for (size_t i = 0; i < kMaxSeriesPoints + 50; ++i) proto.add_points();
   EXPECT_EQ(SeriesFromProto(proto).points.size(), kMaxSeriesPoints + 1);
+}
+
+TEST(ContextConvertTest, SeriesHistogramsTravelOnlyWhenAsked) {
+  WorkloadSnapshot s;
+  s.series.interval = absl::Seconds(1);
+  SeriesPoint& p = s.series.points.emplace_back();
+  p.length = absl::Seconds(1);
+  p.read_ios = 30;
+  LatencyHistogram h;
+  h.RecordN(1000, 10);
+  h.RecordN(50'000, 20);
+  p.latency_buckets = h.NonEmptyBuckets();
+  p.latency_sum_ns = h.Sum();
+  v1::Snapshot without;
+  SnapshotToProto(s, SnapshotProtoOptions{}, &without);
+  ASSERT_EQ(without.series().points_size(), 1);
+  EXPECT_FALSE(without.series().points(0).has_histogram());
+  v1::Snapshot with;
+  SnapshotToProto(s, SnapshotProtoOptions{.series_histograms = true}, &with);
+  const v1::LatencyHistogram& sent = with.series().points(0).histogram();
+  EXPECT_EQ(sent.count(), 30u);
+  EXPECT_EQ(sent.sum_ns(), h.Sum());
+  EXPECT_EQ(sent.buckets_size(), 2);
+  const Series back = SeriesFromProto(with.series());
+  ASSERT_EQ(back.points.size(), 1u);
+  EXPECT_EQ(back.points[0].latency_buckets, p.latency_buckets);
+  EXPECT_EQ(back.points[0].latency_sum_ns, h.Sum());
+  EXPECT_TRUE(SeriesFromProto(without.series()).points[0].latency_buckets.empty());
 }
 
 }  // namespace

@@ -462,7 +462,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   }
   if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
   EnvironmentToProto(s.environment, proto->mutable_environment());
-  SeriesToProto(s.series, proto->mutable_series());
+  SeriesToProto(s.series, proto->mutable_series(), options.series_histograms);
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,

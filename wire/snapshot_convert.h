@@ -38,6 +38,8 @@ struct SnapshotProtoOptions {
   bool thread_histograms = false;
   // Also send each phase's histogram.
   bool phase_histograms = false;
+  // Also send each series point's own histogram (SeriesPoint.histogram).
+  bool series_histograms = false;
 };
 
 v1::WorkloadState StateToProto(WorkloadState state);

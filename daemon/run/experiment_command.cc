@@ -17,6 +17,7 @@
 #include "experiment/flags.h"
 #include "experiment/format.h"
 #include "experiment/runner.h"
+#include "store/save_result.h"
 
 namespace blkperf {
 namespace {
@@ -42,7 +43,9 @@ absl::StatusOr<std::vector<WorkloadSpec>> LocalSpecs(
 
 // One arm's workload for one round, in process: started, waited for
 // (Ctrl-C stops it, and the experiment with it), its snapshot.
-absl::StatusOr<WorkloadSnapshot> RunLocally(const WorkloadSpec& spec) {
+// `targets`, when given, gets the resolved targets.
+absl::StatusOr<WorkloadSnapshot> RunLocally(
+    const WorkloadSpec& spec, std::vector<TargetInfo>* targets = nullptr) {
   absl::StatusOr<std::unique_ptr<Workload>> workload =
       Workload::Start(spec, EngineLimits{});
   if (!workload.ok()) return workload.status();
@@ -50,7 +53,26 @@ absl::StatusOr<WorkloadSnapshot> RunLocally(const WorkloadSpec& spec) {
       [](void* w) { static_cast<Workload*>(w)->RequestStopFromSignal(); },
       workload->get());
   (*workload)->Wait();
+  if (targets != nullptr) *targets = (*workload)->spec().targets;
   return (*workload)->Snapshot();
+}
+
+// The experiment's record (docs/results.md): the baseline's last round
+// (spec, environment, series, histograms: the list's iops and p99 are
+// that round's) with the experiment's JSON, verdicts included, as its
+// report.
+ResultRecord ExperimentRecord(const WorkloadSpec& baseline,
+                              const std::vector<TargetInfo>& targets,
+                              const WorkloadSnapshot& last_round,
+                              const ExperimentResult& result,
+                              const Tags& tags) {
+  ResultRecord r = MakeResultRecord(baseline, targets, last_round,
+                                    /*run_id=*/"", "blkperfd run --vary", tags);
+  r.report_json = FormatExperimentJson(result);
+  while (!r.report_json.empty() && r.report_json.back() == '\n') {
+    r.report_json.pop_back();
+  }
+  return r;
 }
 
 }  // namespace
@@ -66,10 +88,23 @@ int RunExperiment(bool json) {
     std::fprintf(stderr, "blkperfd run: %s\n", specs.status().ToString().c_str());
     return kExitBadFlags;
   }
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) {
+    std::fprintf(stderr, "blkperfd run: %s\n", save.status().ToString().c_str());
+    return kExitBadFlags;
+  }
   KeepControlThreadsOff((*specs)[0].cpus);
+  std::vector<TargetInfo> baseline_targets;
+  WorkloadSnapshot baseline_round;
   const ExperimentOutcome outcome = RunExperimentPlan(
       *plan, (*specs)[0].ramp_time, CpuFrequencyGovernor(),
-      [&](int arm) { return RunLocally((*specs)[static_cast<size_t>(arm)]); },
+      [&](int arm) -> absl::StatusOr<WorkloadSnapshot> {
+        if (arm != 0) return RunLocally((*specs)[static_cast<size_t>(arm)]);
+        absl::StatusOr<WorkloadSnapshot> s =
+            RunLocally((*specs)[0], &baseline_targets);
+        if (s.ok()) baseline_round = *s;
+        return s;
+      },
       isatty(STDERR_FILENO));
   if (outcome.exit_code != 0) {
     std::fprintf(stderr, "blkperfd run: %s\n", outcome.message.c_str());
@@ -79,6 +114,9 @@ int RunExperiment(bool json) {
                                 : FormatExperimentText(outcome.result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+  SaveResult(*save, ExperimentRecord((*specs)[0], baseline_targets,
+                                     baseline_round, outcome.result,
+                                     save->tags));
   return ExitCodeOf(*plan, outcome.result);
 }
 

@@ -402,10 +402,13 @@ grpc::ServerUnaryReactor* BlkperfService::GetWorkload(
   absl::StatusOr<WorkloadView> view = manager_->Get(request->workload_id());
   if (!view.ok()) return Done(context, view.status());
   response->set_api_version(kApiVersion);
-  WorkloadViewToProto(*view,
-                      {.thread_histograms = request->thread_histograms(),
-                       .phase_histograms = request->phase_histograms()},
-                      response->mutable_workload());
+  WorkloadViewToProto(
+      *view,
+      {.thread_histograms = request->thread_histograms(),
+       .phase_histograms = request->phase_histograms(),
+       .series_histograms = request->ended_series_histograms() &&
+                            IsTerminal(view->snapshot.state)},
+      response->mutable_workload());
   return Done(context, absl::OkStatus());
 }
 

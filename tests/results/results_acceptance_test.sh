@@ -95,6 +95,24 @@ rid=$(json "$dir/remote.json" 'r["results"][0]["id"]')
 [[ $(json "$dir/remote_show.json" 'r["report"]["environment"]["kernel_release"]') == "$(uname -r)" ]] ||
   fail "the remote result's environment"
 [[ $(json "$dir/remote_show.json" 'len(r["report"]["series"]) >= 2') == True ]] || fail "the remote result's series"
+# `blkperf status` of the finished workload saves it too, once: its record
+# id is stable per workload of the daemon's boot, so it is the record
+# `blkperf run` saved, and a second status adds nothing.
+wid=$(sed -n 's/^blkperf: started workload \([^ ]*\) on .*/\1/p' "$dir/remote.err")
+[[ -n $wid ]] || fail "no workload id in: $(cat "$dir/remote.err")"
+for _ in 1 2; do
+  "$blkperf" status "$wid" --server="127.0.0.1:$(cat "$dir/port")" \
+    --results_db="$dir/status.sqlite" --tag=case=status > /dev/null 2> "$dir/status.err" ||
+    fail "blkperf status: $(cat "$dir/status.err")"
+done
+"$blkperf" results list --results_db="$dir/status.sqlite" --json > "$dir/status.json"
+[[ $(json "$dir/status.json" 'len(r["results"])') == 1 ]] || fail "status saved $(cat "$dir/status.json")"
+[[ $(json "$dir/status.json" 'r["results"][0]["source"]') == "blkperf status" ]] || fail "status source"
+[[ $(json "$dir/status.json" 'r["results"][0]["id"]') == "$rid" ]] || fail "status and run ids differ"
+"$blkperf" status "$wid" --server="127.0.0.1:$(cat "$dir/port")" --results_db="$DB" \
+  > /dev/null 2>&1 || fail "blkperf status into the run's store"
+"$blkperf" results list --results_db="$DB" --json > "$dir/all.json"
+[[ $(json "$dir/all.json" 'len(r["results"])') == 1 ]] || fail "status of a saved run added a record"
 kill $serve; wait $serve 2>/dev/null || true
 
 set +e
