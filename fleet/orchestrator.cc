@@ -568,8 +568,10 @@ absl::Status Orchestrator::CheckLease() const {
   return absl::FailedPreconditionError(absl::StrCat(
       "lease ", absl::FormatDuration(options_.lease),
       " is too short: the first host was sent Arm ",
-      absl::FormatDuration(absl::Nanoseconds(MonotonicNowNs() - first_armed)),
-      " ago and the start margin is ", absl::FormatDuration(run_.margin),
+      absl::FormatDuration(absl::Trunc(
+          absl::Nanoseconds(MonotonicNowNs() - first_armed), absl::Milliseconds(1))),
+      " ago and the start margin is ",
+      absl::FormatDuration(absl::Trunc(run_.margin, absl::Milliseconds(1))),
       "; raise --lease"));
 }
 

@@ -263,7 +263,8 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
       // hung, stopped (SIGSTOP, a paused VM) or overloaded.
       return absl::DeadlineExceededError(absl::StrCat(
           "blkperfd at ", server, " accepted the connection but did not ",
-          "answer within ", absl::FormatDuration(connect_timeout),
+          "answer within ",
+          absl::FormatDuration(absl::Trunc(connect_timeout, absl::Milliseconds(1))),
           ": the daemon is hung, paused or overloaded"));
     }
     // The handshake failed: TLS against plaintext, or a certificate.
