@@ -23,6 +23,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "fleet/calls.h"
 #include "cli/output_format.h"
@@ -384,6 +385,12 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<std::vector<std::string>> addresses =
       Addresses(options->channel, &labels);
   if (!addresses.ok()) return FailUsage(addresses.status());
+  // Each host's own target paths, where its file_sd group gives them.
+  for (const auto& [address, host_labels] : labels) {
+    if (auto it = host_labels.find(kTargetsLabel); it != host_labels.end()) {
+      options->target_paths[address] = absl::StrSplit(it->second, ',');
+    }
+  }
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
   if (!spec.ok()) return FailUsage(spec.status());
   // fio's slat/clat are per I/O: the fio formats default to per_io latency.

@@ -134,6 +134,37 @@ for c in r["cohorts"]:
     assert buckets(total) == want
 PY
 done
+# Each host its own target (file_sd label blkperf_targets), the others the
+# spec's --target; a label whose path count is not the spec's target count
+# fails that host's arming, naming the label.
+start_fake
+python3 - "$dir/hosts.txt" "$dir/own.json" <<'PY'
+import json, sys
+hosts = open(sys.argv[1]).read().split()
+groups = [{"targets": [h.rsplit(":", 1)[0] + ":9477"],
+           "labels": {"blkperf_grpc": h.rsplit(":", 1)[1],
+                      **({"blkperf_targets": f"/data/host{i}.dat"} if i < 4 else {}),
+                      **({"blkperf_targets": "/data/a,/data/b"} if i == 7 else {})}}
+          for i, h in enumerate(hosts)]
+json.dump(groups, open(sys.argv[2], "w"))
+PY
+rc=0
+"$blkperf" fleet run --hosts="$dir/own.json" --runtime=1s --interval=300ms --min_hosts=7 \
+  --start_margin=200ms --run_id=own-targets --api_json --target=/data/shared.dat \
+  > "$dir/own.out" 2> "$dir/own.err" || rc=$?
+[[ $rc == 3 ]] || fail "own-targets run exited $rc, not 3: $(cat "$dir/own.err")"
+python3 - "$dir/own.out" "$dir/hosts.txt" <<'PY' || fail "own targets: $(head -c 3000 "$dir/own.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+order = open(sys.argv[2]).read().split()
+paths = {h["address"]: [t["path"] for t in h["report"]["spec"]["targets"]] for h in r["hosts"]}
+assert len(paths) == 7, paths
+for i, a in enumerate(order[:7]):
+    assert paths[a] == ([f"/data/host{i}.dat"] if i < 4 else ["/data/shared.dat"]), (a, paths[a])
+(x,) = r["excluded"]
+assert x["address"] == order[7] and "label blkperf_targets" in x["reason"] and "gives 2 path(s); the spec has 1" in x["reason"], x
+PY
+
 start_racks
 "$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
   --start_margin=200ms --run_id=cohort-text --cohort_by=label:rack > "$dir/cohort.txt" 2>&1 \

@@ -442,6 +442,31 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   return std::move(run_);
 }
 
+namespace {
+
+// The Arm request for `address`: `request`, or a copy with that host's
+// own target paths (FleetOptions::target_paths) in its spec.
+absl::StatusOr<const v1::ArmWorkloadRequest*> RequestFor(
+    const FleetOptions& options, const std::string& address,
+    const v1::ArmWorkloadRequest& request, v1::ArmWorkloadRequest& own) {
+  auto it = options.target_paths.find(address);
+  if (it == options.target_paths.end()) return &request;
+  const std::vector<std::string>& paths = it->second;
+  if (static_cast<int>(paths.size()) != request.spec().targets_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "file_sd label blkperf_targets of ", address, " gives ", paths.size(),
+        " path(s); the spec has ", request.spec().targets_size(),
+        " target(s): give one path per --target, in order"));
+  }
+  own = request;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    own.mutable_spec()->mutable_targets(static_cast<int>(i))->set_path(paths[i]);
+  }
+  return &own;
+}
+
+}  // namespace
+
 void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
   const absl::Time deadline = absl::Now() + options_.arm_timeout;
   // Ctrl-C ends the calls in flight at once (a hung host's connect or Arm
@@ -470,7 +495,11 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
       host.error = "not armed: interrupted";
       return;
     }
-    absl::Status s = Connect(options_, policy, host);
+    v1::ArmWorkloadRequest own;
+    absl::StatusOr<const v1::ArmWorkloadRequest*> arm =
+        RequestFor(options_, host.address, request, own);
+    absl::Status s =
+        arm.ok() ? Connect(options_, policy, host) : arm.status();
     absl::StatusOr<v1::ArmWorkloadResponse> r =
         s.ok() ? absl::UnknownError("not called") : s;
     if (s.ok()) {
@@ -479,7 +508,7 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
             if (host.arm_sent_local_ns == 0) {
               host.arm_sent_local_ns = MonotonicNowNs();
             }
-            return host.connection->ArmWorkload(request, policy.budget());
+            return host.connection->ArmWorkload(**arm, policy.budget());
           });
     }
     if (r.ok() && r->existing() &&

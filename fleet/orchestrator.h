@@ -44,6 +44,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,11 @@ struct FleetOptions {
   absl::Duration lease = absl::Seconds(60);
   absl::Duration start_margin = absl::Seconds(1);
   OnHostLoss on_host_loss = OnHostLoss::kAbort;
+  // Per control address, that host's own target paths: they replace the
+  // spec's targets' paths there, in order (file_sd label blkperf_targets).
+  // A host not listed runs the spec as given; a list whose length is not
+  // the spec's target count fails that host's arming, naming the label.
+  std::map<std::string, std::vector<std::string>> target_paths;
   absl::Duration poll_interval = absl::Seconds(1);
 };
 
