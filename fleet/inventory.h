@@ -30,8 +30,8 @@ namespace blkperf::fleet {
 // The file_sd label naming the gRPC control port of a target.
 inline constexpr char kGrpcPortLabel[] = "blkperf_grpc";
 // The file_sd label giving a host's own target paths: comma-separated, one
-// per spec target, in order; they replace the spec's paths on that host
-// (FleetOptions::target_paths).
+// per spec target, in order; they replace the spec's paths on that host, or
+// are its targets when the spec names none (FleetOptions::target_paths).
 inline constexpr char kTargetsLabel[] = "blkperf_targets";
 // Control port assumed when a file_sd group lacks the label.
 inline constexpr int kDefaultGrpcPort = 7777;

@@ -452,6 +452,13 @@ absl::StatusOr<const v1::ArmWorkloadRequest*> RequestFor(
   auto it = options.target_paths.find(address);
   if (it == options.target_paths.end()) return &request;
   const std::vector<std::string>& paths = it->second;
+  if (request.spec().targets_size() == 0) {  // the host's own targets
+    own = request;
+    for (const std::string& path : paths) {
+      own.mutable_spec()->add_targets()->set_path(path);
+    }
+    return &own;
+  }
   if (static_cast<int>(paths.size()) != request.spec().targets_size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "file_sd label blkperf_targets of ", address, " gives ", paths.size(),

@@ -104,9 +104,10 @@ struct FleetOptions {
   absl::Duration start_margin = absl::Seconds(1);
   OnHostLoss on_host_loss = OnHostLoss::kAbort;
   // Per control address, that host's own target paths: they replace the
-  // spec's targets' paths there, in order (file_sd label blkperf_targets).
-  // A host not listed runs the spec as given; a list whose length is not
-  // the spec's target count fails that host's arming, naming the label.
+  // spec's targets' paths there, in order, or are its targets when the
+  // spec has none (file_sd label blkperf_targets). A host not listed runs
+  // the spec as given; a list whose length is not the spec's (non-zero)
+  // target count fails that host's arming, naming the label.
   std::map<std::string, std::vector<std::string>> target_paths;
   absl::Duration poll_interval = absl::Seconds(1);
 };

@@ -3,17 +3,18 @@
 # in a network namespace of its own (its own address, reached over a veth
 # pair), all with mutual TLS (a CA, a certificate per daemon with its
 # address as IP SAN, an operator client certificate and a roles file, made
-# here with openssl); then one `blkperf fleet run` against them, its report
-# on stdout; then everything is torn down (daemons, namespaces, files),
-# whatever happens. Root (network namespaces).
+# here with openssl); then one `blkperf fleet run` against them through a
+# file_sd inventory that gives each host its own target file (the label
+# blkperf_targets), its report on stdout; then everything is torn down
+# (daemons, namespaces, files), whatever happens. Root (network namespaces).
 #
 #   tools/local_fleet.sh 4                          # 4 hosts, 5 s of 4 KiB random reads
 #   tools/local_fleet.sh 3 --runtime=2s --json      # extra flags go to `fleet run`
 #   tools/local_fleet.sh 8 --ab=none,fixed:4096 --bs=64k
 #
-# The target is one 64 MiB file every daemon reads (page cache, so this
-# measures the daemons and the fleet machinery, not a disk). Exit status:
-# `fleet run`'s (0 completed, 3 partial, 1 failed, 2 usage).
+# Each daemon reads a 64 MiB file of its own, in its data directory (page
+# cache, so this measures the daemons and the fleet machinery, not a disk).
+# Exit status: `fleet run`'s (0 completed, 3 partial, 1 failed, 2 usage).
 #
 # Environment: BLKPERFD, BLKPERF (the binaries; default bazel-bin's, built
 # with `bazel build //daemon:blkperfd //client:blkperf`), LOCAL_FLEET_PREFIX
@@ -34,7 +35,7 @@ prefix=${LOCAL_FLEET_PREFIX:-blkperf-lf-$$}
 net=${LOCAL_FLEET_NET:-10.213}.$((RANDOM % 256))
 tag=$(printf '%04x' $((RANDOM % 65536)))  # veth names (15 bytes at most)
 work=$(mktemp -d "${TMPDIR:-/tmp}/blkperf-local-fleet.XXXXXX")
-pids=() namespaces=()
+pids=() namespaces=() groups=()
 
 teardown() {
   local rc=$?
@@ -62,7 +63,6 @@ ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
   -keyout "$work/ca.key" -out "$work/ca.crt" -days 1 -subj "/CN=local fleet CA"
 leaf operator "URI:spiffe://local-fleet/operator" clientAuth
 echo "operator spiffe://local-fleet/operator" > "$work/roles"
-head -c $((64 << 20)) /dev/zero > "$work/target"
 
 addresses=()
 for i in $(seq 1 "$hosts"); do
@@ -79,14 +79,19 @@ for i in $(seq 1 "$hosts"); do
   ip -n "$ns" link set lo up
   leaf "d$i" "IP:$inner" serverAuth
   mkdir "$work/d$i"
+  head -c $((64 << 20)) /dev/zero > "$work/d$i/target"
   ip netns exec "$ns" "$blkperfd" serve --listen="$inner:7777" \
     --tls_cert="$work/d$i.crt" --tls_key="$work/d$i.key" \
     --tls_client_ca="$work/ca.crt" --roles_file="$work/roles" \
-    --metrics_listen= --data_dir="$work/d$i" --allow_read_paths="$work/target" \
+    --metrics_listen= --data_dir="$work/d$i" --allow_read_paths="$work/d$i/target" \
     --port_file="$work/d$i/port" > "$work/d$i.log" 2>&1 &
   pids+=($!)
   addresses+=("$inner:7777")
+  # file_sd: the (unused) metrics address, the control port, the host's
+  # own target.
+  groups+=("{\"targets\": [\"$inner:9477\"], \"labels\": {\"blkperf_grpc\": \"7777\", \"blkperf_targets\": \"$work/d$i/target\", \"host\": \"h$i\"}}")
 done
+(IFS=,; echo "[${groups[*]}]") > "$work/fleet.json"
 for i in $(seq 1 "$hosts"); do
   for _ in $(seq 100); do [[ -s $work/d$i/port ]] && break; sleep 0.1; done
   [[ -s $work/d$i/port ]] || { echo "local_fleet: daemon $i did not start: $(cat "$work/d$i.log")" >&2; exit 1; }
@@ -96,6 +101,6 @@ echo "local_fleet: $hosts daemons with mutual TLS in namespaces $prefix-1..$host
 
 rc=0
 "$blkperf" --tls_ca="$work/ca.crt" --tls_cert="$work/operator.crt" \
-  --tls_key="$work/operator.key" fleet run --hosts="$(IFS=,; echo "${addresses[*]}")" \
-  --target="$work/target" --direct=false --runtime=5s "$@" || rc=$?
+  --tls_key="$work/operator.key" fleet run --hosts="$work/fleet.json" \
+  --direct=false --runtime=5s "$@" || rc=$?
 exit "$rc"

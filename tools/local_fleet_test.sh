@@ -21,6 +21,10 @@ addresses = [h["address"] for h in r["hosts"]]
 assert len(addresses) == len(set(addresses)) == 3, addresses
 assert all(h["state"] == "completed" for h in r["hosts"])
 assert int(r["merged"]["total"]["ios"]) > 0
+# Each host read its own file (file_sd label blkperf_targets).
+paths = [h["report"]["targets"][0]["path"] for h in r["hosts"]]
+assert len(set(paths)) == 3 and all(p.endswith("/target") for p in paths), paths
+assert sorted(h["labels"]["host"] for h in r["hosts"]) == ["h1", "h2", "h3"]
 PY
 grep -q "3 daemons with mutual TLS in namespaces $LOCAL_FLEET_PREFIX-1..3" "$dir/err.txt" \
   || fail "no start line: $(cat "$dir/err.txt")"
