@@ -15,9 +15,13 @@ so its listen addresses (0.0.0.0:7777, 0.0.0.0:9477) are used unchanged.
 FleetJobTest: the fleet-run Job's own arguments against daemons whose
 certificates carry only the Service's DNS name (see there).
 
-Ready means: the DaemonSet's own readinessProbe command (mapped the same
-way) exits 0 within READY_S; for systemd, `blkperf health` with the
-shipped roles file's viewer identity. A daemon that exits (TLS without a
+Ready means: the DaemonSet's own readinessProbe answers within READY_S: an
+exec probe's command (mapped the same way) exits 0; a grpc probe (the
+kubelet's own, plaintext, no client certificate) is made as the kubelet
+makes it, grpc.health.v1.Health/Check on the pod's address and the probe's
+port, here by `blkperf health` without TLS flags, and must say SERVING; the
+liveness probe is checked the same way. For systemd, `blkperf health` with
+the shipped roles file's viewer identity. A daemon that exits (TLS without a
 roles file exits 1) fails the test with its stderr. Root (network
 namespace); every file lives under TEST_TMPDIR.
 """
@@ -151,12 +155,16 @@ class Base(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
-    def start(self, argv, env, probe):
+    def start(self, argv, env, probe, also=None):
+        """Starts the daemon and waits for `probe`; then `also` (another
+        probe) must pass too."""
         log_path = os.path.join(self.dir, "blkperfd.log")
         with open(log_path, "w") as log:
             daemon = Daemon(argv, env, log)
             try:
                 error = daemon.wait_ready(probe)
+                if error is None and also is not None:
+                    error = daemon.wait_ready(also)
             finally:
                 daemon.stop()
         with open(log_path) as f:
@@ -203,14 +211,17 @@ class Base(unittest.TestCase):
             self.fail(f"volume kind not mapped: {volume}")
 
     def client_cert_for_secret(self, secret, maps):
-        # The probe's certificate needs the viewer identity of the shipped
-        # roles file (the DaemonSet's comments say so).
-        self.assertEqual(secret, "blkperf-probe-tls")
-        roles = [r for cm in maps.values() for text in cm["data"].values()
-                 for r in roles_of(text)]
-        viewer = [i for role, i in roles if role == "viewer"]
-        self.assertTrue(viewer, "no viewer identity for the readiness probe")
-        return self.pki.leaf("probe", identity_san(viewer[0]), server=False)
+        self.fail(f"the DaemonSet mounts a client certificate ({secret}): "
+                  "its probes need none")
+
+    def probe_command(self, probe):
+        """The argv that makes `probe` (a container probe) as the kubelet
+        does, inside the daemon's network namespace."""
+        if "exec" in probe:
+            return [self.map(a) for a in probe["exec"]["command"]]
+        self.assertIn("grpc", probe, f"probe kind not mapped: {probe}")
+        return [ARGS.blkperf, f"--server=127.0.0.1:{probe['grpc']['port']}",
+                "--connect_timeout=2s", "health"]
 
 class StartTest(Base):
     def test_daemonset_starts_and_becomes_ready(self):
@@ -224,8 +235,8 @@ class StartTest(Base):
         env = dict(os.environ)
         for e in c.get("env", []):
             env[e["name"]] = self.map(e["value"])
-        probe = [self.map(a) for a in c["readinessProbe"]["exec"]["command"]]
-        self.start(argv, env, probe)
+        self.start(argv, env, self.probe_command(c["readinessProbe"]),
+                   also=self.probe_command(c["livenessProbe"]))
 
     # --- systemd ---
 
@@ -295,6 +306,7 @@ class FleetJobTest(Base):
             with open(path) as f:
                 docs += [d for d in yaml.safe_load_all(f) if d]
         job = next(d for d in docs if d["kind"] == "Job")
+        self.job = job
         jc = job["spec"]["template"]["spec"]["containers"][0]
         hosts = next(a for a in jc["args"] if a.startswith("--hosts=dns:///"))
         name, port = hosts[len("--hosts=dns:///"):].rsplit(":", 1)
@@ -336,9 +348,13 @@ class FleetJobTest(Base):
                     enter + argv, stdout=log, stderr=subprocess.STDOUT), log))
             job_root = os.path.join(self.dir, "job")
             job_map = Mapper(job_root, {"blkperf": ARGS.blkperf})
+            job_volumes = {v["name"]: v for v in
+                           self.job["spec"]["template"]["spec"]["volumes"]}
             for m in jc["volumeMounts"]:
                 local = job_map.add(m["mountPath"])
                 os.makedirs(local)
+                if "secret" not in job_volumes[m["name"]]:
+                    continue  # the results volume: empty
                 for src, dst in ((client[0], "tls.crt"), (client[1], "tls.key"),
                                  (self.pki.ca, "ca.crt")):
                     shutil.copy(src, os.path.join(local, dst))
@@ -346,7 +362,8 @@ class FleetJobTest(Base):
             for v in pod["volumes"]:
                 if "hostPath" in v:
                     shared_map.add(v["hostPath"]["path"])
-            argv = [shared_map(job_map(a)) for a in jc["command"] + jc["args"]]
+            argv = [shared_map(job_map(self._expand(a, self.job, jc)))
+                    for a in jc["command"] + jc["args"]]
             argv = [self.RUNTIME if a.startswith("--runtime=") else a
                     for a in argv]
             time.sleep(1)
@@ -363,10 +380,27 @@ class FleetJobTest(Base):
                 logs += f.read()
         self.assertEqual(out.returncode, 0,
                          f"{shlex.join(argv)}\n{out.stderr}\n{logs}")
-        report = json.loads(out.stdout)  # stdout is the JSON report alone
+        # The log (stdout and stderr) holds no report: it is in the file.
+        self.assertEqual(out.stdout, "")
+        report_file = next(a for a in argv if a.startswith("--report_file="))
+        with open(report_file.split("=", 1)[1]) as f:
+            report = json.load(f)
         self.assertEqual(report["outcome"], "completed")
         self.assertEqual(sorted(h["address"] for h in report["hosts"]),
                          [f"{ip}:{port}" for ip in ips])
+
+    @staticmethod
+    def _expand(arg, job, container):
+        """Kubernetes' $(VAR) expansion in args, from the container's env:
+        a value, or the pod label `job-name` (the Job's name) by fieldRef."""
+        env = {}
+        for e in container.get("env", []):
+            if "value" in e:
+                env[e["name"]] = e["value"]
+            elif e["valueFrom"]["fieldRef"]["fieldPath"] == \
+                    "metadata.labels['job-name']":
+                env[e["name"]] = job["metadata"]["name"]
+        return re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], arg)
 
     def _daemon_argv(self, i, ip, port, pod, dc, maps, server, shared):
         """The DaemonSet's command and arguments for daemon i, listening on
@@ -389,8 +423,6 @@ class FleetJobTest(Base):
                 for src, dst in ((server[0], "tls.crt"), (server[1], "tls.key"),
                                  (self.pki.ca, "ca.crt")):
                     shutil.copy(src, os.path.join(local, dst))
-            elif "secret" in v:
-                os.makedirs(local)  # the probe's: not used here
             else:
                 self.fill_volume(v, local, maps)
         shared_map = Mapper(shared, {})
@@ -400,6 +432,7 @@ class FleetJobTest(Base):
         argv = [shared_map(m(a)) for a in dc["command"] + dc.get("args", [])]
         argv = [f"--listen={ip}:{port}" if a.startswith("--listen=") else
                 f"--metrics_listen={ip}:0" if a.startswith("--metrics_listen=")
+                else f"--health_listen={ip}:0" if a.startswith("--health_listen=")
                 else a for a in argv]
         return argv
 

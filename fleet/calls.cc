@@ -138,9 +138,14 @@ absl::Status RetryLoop(const RetryPolicy& policy, Idempotency idempotency,
   int made = 0;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     if (attempt > 1) {
-      const absl::Duration pause = Backoff(policy, attempt);
-      if (absl::Now() + pause > policy.deadline) break;
-      absl::SleepFor(pause);
+      const absl::Time resume = absl::Now() + Backoff(policy, attempt);
+      if (resume > policy.deadline) break;
+      // In slices, to see a cancel (Ctrl-C) promptly.
+      while (absl::Now() < resume &&
+             (policy.canceller == nullptr || !policy.canceller->cancelled())) {
+        absl::SleepFor(std::min(absl::Milliseconds(20), resume - absl::Now()));
+      }
+      if (policy.canceller != nullptr && policy.canceller->cancelled()) break;
     }
     status = call();
     ++made;

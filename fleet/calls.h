@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "wire/connection.h"
 
 namespace blkperf::fleet {
 
@@ -83,8 +84,14 @@ struct RetryPolicy {
   absl::Duration initial_backoff = absl::Milliseconds(100);
   absl::Duration max_backoff = absl::Seconds(2);
   double multiplier = 2.0;
-  // No attempt starts after this.
+  // No attempt starts after this, and none runs past it (calls take
+  // budget()): a step's retries share one budget.
   absl::Time deadline = absl::InfiniteFuture();
+  // Once cancelled no attempt starts, and the calls in flight end.
+  CallCanceller* canceller = nullptr;
+
+  // What each attempt's call gets (Connection's unary calls).
+  CallBudget budget() const { return {deadline, canceller}; }
 };
 
 // A code that may succeed if tried again: UNAVAILABLE, DEADLINE_EXCEEDED,
@@ -96,7 +103,9 @@ bool Retryable(absl::StatusCode code);
 absl::Duration Backoff(const RetryPolicy& policy, int attempt);
 
 // Calls `call` once, or, when `idempotency` allows, up to max_attempts
-// times while it fails with a Retryable code, sleeping Backoff between. The
+// times while it fails with a Retryable code, sleeping Backoff between (an
+// attempt that would start past the deadline, or after the canceller was
+// cancelled, is not made). The
 // last error is returned with " (after N attempts)" appended when retried.
 absl::Status RetryLoop(const RetryPolicy& policy, Idempotency idempotency,
                        const std::function<absl::Status()>& call);

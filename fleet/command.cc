@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -19,6 +23,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "fleet/calls.h"
 #include "cli/output_format.h"
@@ -53,8 +58,12 @@ ABSL_FLAG(absl::Duration, start_margin, absl::Seconds(1),
           "and it (more when the fleet is slow to reach)");
 ABSL_FLAG(std::string, format, "list", "fleet inventory: list or file_sd");
 ABSL_FLAG(std::string, cohort_by, "",
-          "fleet run/report: also merge the hosts per kernel_release or "
-          "label:NAME (a file_sd label) value, exactly as the whole fleet");
+          "fleet run/report: also merge the hosts per kernel_release, "
+          "device_model or label:NAME (a file_sd label) value, exactly as "
+          "the whole fleet");
+ABSL_FLAG(std::string, report_file, "",
+          "fleet run/report: write the report to this file (a new file, or "
+          "one replaced whole) instead of stdout; stdout stays empty");
 ABSL_FLAG(int, metrics_port, 9477,
           "fleet inventory --format=file_sd: the daemons' metrics port");
 
@@ -153,6 +162,19 @@ absl::StatusOr<std::vector<std::string>> Addresses(ChannelOptions& channel,
   return addresses;
 }
 
+// The device models of a host's targets (hosts[].environment, as the
+// daemon read them from sysfs), distinct, in target order, ','-joined; ""
+// when the host reported none.
+std::string DeviceModels(const v1::Environment& environment) {
+  std::vector<std::string> models;
+  for (const v1::TargetEnvironment& t : environment.targets()) {
+    if (std::find(models.begin(), models.end(), t.model()) == models.end()) {
+      models.push_back(t.model());
+    }
+  }
+  return absl::StrJoin(models, ",");
+}
+
 // --cohort_by's key of a host row; InvalidArgument for an unknown key.
 absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
     const std::string& by) {
@@ -167,13 +189,13 @@ absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
     };
   }
   if (by == "device_model") {
-    return absl::InvalidArgumentError(
-        "cohort_by device_model: daemons do not report a device model yet "
-        "(blkperf.v1 has no field for it); use kernel_release or label:NAME");
+    return [](const HostRow& h) {
+      return DeviceModels(h.workload.snapshot().environment());
+    };
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "cohort_by \"", by.substr(0, 32),
-      "\" is not kernel_release or label:NAME"));
+      "\" is not kernel_release, device_model or label:NAME"));
 }
 
 // Fills each host row's file_sd labels and what its daemon reports about
@@ -311,12 +333,46 @@ absl::StatusOr<std::string> FormatReport(const FleetReport& report,
   return FormatReportText(report);
 }
 
-// Prints the report as --output_format / --json / --api_json / text ask;
-// the exit status of its outcome.
+// Writes `text` to `path` whole: a temporary file beside it, then renamed
+// over it, so a reader never sees half a report.
+absl::Status WriteReportFile(const std::string& path, const std::string& text) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::UnavailableError(absl::StrCat(
+          "report_file ", path, ": cannot write ", tmp, ": ", strerror(errno)));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(tmp.c_str());
+    return absl::UnavailableError(absl::StrCat(
+        "report_file ", path, ": cannot rename ", tmp, " to it: ",
+        strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+// Prints the report as --output_format / --json / --api_json / text ask
+// (to --report_file when given); the exit status of its outcome.
 int Print(const FleetReport& report, const ClientSettings& s) {
   absl::StatusOr<std::string> text = FormatReport(report, s);
   if (!text.ok()) return Fail(text.status());
-  std::cout << *text << std::flush;
+  if (const std::string file = absl::GetFlag(FLAGS_report_file);
+      !file.empty()) {
+    if (absl::Status w = WriteReportFile(file, *text); !w.ok()) {
+      std::cout << *text << std::flush;  // not lost: stdout after all
+      return Fail(w);
+    }
+    std::cerr << "blkperf fleet: report of run " << report.run_id
+              << " written to " << file << std::endl;
+  } else {
+    std::cout << *text << std::flush;
+  }
   if (report.outcome == "completed") return 0;
   return report.outcome == "partial" ? 3 : 1;
 }
@@ -332,6 +388,12 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<std::vector<std::string>> addresses =
       Addresses(options->channel, &labels);
   if (!addresses.ok()) return FailUsage(addresses.status());
+  // Each host's own target paths, where its file_sd group gives them.
+  for (const auto& [address, host_labels] : labels) {
+    if (auto it = host_labels.find(kTargetsLabel); it != host_labels.end()) {
+      options->target_paths[address] = absl::StrSplit(it->second, ',');
+    }
+  }
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
   if (!spec.ok()) return FailUsage(spec.status());
   // fio's slat/clat are per I/O: the fio formats default to per_io latency.
@@ -428,10 +490,12 @@ int Abort(const ClientSettings& s, const std::string& run_id) {
     v1::AbortRunRequest request;
     request.set_run_id(run_id);
     request.set_reason("blkperf fleet abort");
+    RetryPolicy policy = options->retry;
+    policy.deadline = absl::Now() + options->call_timeout;
     absl::StatusOr<v1::AbortRunResponse> r =
         CallWithRetry<v1::AbortRunResponse>(
-            options->retry, Idempotency::kIdempotent,
-            [&] { return h.connection->AbortRun(request); });
+            policy, Idempotency::kIdempotent,
+            [&] { return h.connection->AbortRun(request, policy.budget()); });
     if (!r.ok()) {
       h.error = std::string(r.status().message());
       return;

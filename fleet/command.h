@@ -7,10 +7,12 @@
 //
 // The fleet flags (--hosts, --min_hosts, --arm_timeout, --on_host_loss,
 // --max_in_flight, --clock_samples (and the client's --call_timeout and --tls_* flags), --retries, --run_id,
-// --lease, --start_margin, --format, --metrics_port) are defined here and
-// parsed with the client's other flags. `fleet run` prints its report as
-// --output_format says (cli/output_format.h): text, json, or fio-json and
-// fio-json+ (fio's client/server JSON, fleet/report.h FormatReportFioJson).
+// --lease, --start_margin, --format, --metrics_port, --cohort_by,
+// --report_file) are defined here and parsed with the client's other flags.
+// `fleet run` prints its report as --output_format says
+// (cli/output_format.h): text, json, or fio-json and fio-json+ (fio's
+// client/server JSON, fleet/report.h FormatReportFioJson), on stdout or
+// whole to --report_file.
 #ifndef BLKPERF_FLEET_COMMAND_H_
 #define BLKPERF_FLEET_COMMAND_H_
 

@@ -37,6 +37,15 @@ start_fake
 [[ $(py "$dir/run.json" 'sorted(h["address"] for h in r["hosts"]) == sorted(open(sys.argv[1].replace("run.json","hosts.txt")).read().split())') == True ]] \
   || fail "hosts[] are not the inventory's control addresses"
 
+# --report_file: the report there, whole; stdout empty (a Kubernetes Job's
+# log mixes stdout and stderr).
+"$blkperf" fleet report sd-run --hosts="@$dir/hosts.txt" --json \
+  --report_file="$dir/kept.json" > "$dir/kept.out" 2> "$dir/kept.err" \
+  || fail "report --report_file exited $?: $(cat "$dir/kept.err")"
+[[ ! -s $dir/kept.out ]] || fail "stdout is not empty with --report_file: $(head -c 300 "$dir/kept.out")"
+[[ $(py "$dir/kept.json" 'r["run_id"]') == sd-run ]] || fail "report_file: $(head -c 300 "$dir/kept.json")"
+grep -q "report of run sd-run written to $dir/kept.json" "$dir/kept.err" || fail "report_file: $(cat "$dir/kept.err")"
+ls "$dir"/kept.json.tmp.* 2>/dev/null && fail "a temporary report file was left"
 # A finished run: `fleet watch` says it has ended; `fleet report` merges it
 # again from the results the hosts keep, exactly as the run did.
 "$blkperf" fleet watch sd-run --hosts="@$dir/hosts.txt" > "$dir/watch-done.txt" \
@@ -92,7 +101,7 @@ groups = [{"targets": [h.rsplit(":", 1)[0] + ":9477"],
 json.dump(groups, open(sys.argv[2], "w"))
 PY
 }
-for by in label:rack kernel_release; do
+for by in label:rack kernel_release device_model; do
   start_racks
   "$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
     --start_margin=200ms --run_id="cohort-${by%%:*}" --api_json --cohort_by="$by" \
@@ -104,7 +113,12 @@ hosts = {h["address"]: h for h in r["hosts"]}
 assert len(hosts) == 8
 assert all(h["labels"]["rack"] in ("a", "b") and "blkperf_grpc" not in h["labels"] for h in hosts.values())
 assert sorted(h["kernel_release"] for h in hosts.values()) == ["6.1.0-fake"] * 4 + ["6.12.0-fake"] * 4
-key = (lambda h: h["labels"]["rack"]) if by == "label:rack" else (lambda h: h["kernel_release"])
+keys = {"label:rack": lambda h: h["labels"]["rack"],
+        "kernel_release": lambda h: h["kernel_release"],
+        # hosts[].report's environment: the disk model of each target.
+        "device_model": lambda h: ",".join(t["model"] for t in h["report"]["snapshot"]["environment"]["targets"])}
+key = keys[by]
+assert sorted(key(h) for h in hosts.values())[0] != sorted(key(h) for h in hosts.values())[-1]
 assert r["cohort_by"] == by and len(r["cohorts"]) == 2, r["cohorts"]
 def buckets(t):
     return collections.Counter({b["index"]: int(b["count"]) for b in t["histogram"].get("buckets", [])})
@@ -120,6 +134,37 @@ for c in r["cohorts"]:
     assert buckets(total) == want
 PY
 done
+# Each host its own target (file_sd label blkperf_targets), the others the
+# spec's --target; a label whose path count is not the spec's target count
+# fails that host's arming, naming the label.
+start_fake
+python3 - "$dir/hosts.txt" "$dir/own.json" <<'PY'
+import json, sys
+hosts = open(sys.argv[1]).read().split()
+groups = [{"targets": [h.rsplit(":", 1)[0] + ":9477"],
+           "labels": {"blkperf_grpc": h.rsplit(":", 1)[1],
+                      **({"blkperf_targets": f"/data/host{i}.dat"} if i < 4 else {}),
+                      **({"blkperf_targets": "/data/a,/data/b"} if i == 7 else {})}}
+          for i, h in enumerate(hosts)]
+json.dump(groups, open(sys.argv[2], "w"))
+PY
+rc=0
+"$blkperf" fleet run --hosts="$dir/own.json" --runtime=1s --interval=300ms --min_hosts=7 \
+  --start_margin=200ms --run_id=own-targets --api_json --target=/data/shared.dat \
+  > "$dir/own.out" 2> "$dir/own.err" || rc=$?
+[[ $rc == 3 ]] || fail "own-targets run exited $rc, not 3: $(cat "$dir/own.err")"
+python3 - "$dir/own.out" "$dir/hosts.txt" <<'PY' || fail "own targets: $(head -c 3000 "$dir/own.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+order = open(sys.argv[2]).read().split()
+paths = {h["address"]: [t["path"] for t in h["report"]["spec"]["targets"]] for h in r["hosts"]}
+assert len(paths) == 7, paths
+for i, a in enumerate(order[:7]):
+    assert paths[a] == ([f"/data/host{i}.dat"] if i < 4 else ["/data/shared.dat"]), (a, paths[a])
+(x,) = r["excluded"]
+assert x["address"] == order[7] and "label blkperf_targets" in x["reason"] and "gives 2 path(s); the spec has 1" in x["reason"], x
+PY
+
 start_racks
 "$blkperf" fleet run --hosts="$dir/racks.json" --runtime=1s --interval=300ms \
   --start_margin=200ms --run_id=cohort-text --cohort_by=label:rack > "$dir/cohort.txt" 2>&1 \
@@ -320,6 +365,5 @@ RC=1 expect_error "--tls_ca" run --hosts=a:1 --tls_ca="$dir/no-such-ca.pem"
 expect_error "unknown flag --runtim (did you mean --runtime?)" run --hosts=127.0.0.1:1 --runtim=2s
 expect_error "flag --qd" run --hosts=127.0.0.1:1 --qd=four
 expect_error "run_id" abort 'bad id' --hosts=a:1
-expect_error "cohort_by \"rack\" is not kernel_release or label:NAME" run --hosts=a:1 --cohort_by=rack
-expect_error "cohort_by device_model: daemons do not report a device model" run --hosts=a:1 --cohort_by=device_model
+expect_error "cohort_by \"rack\" is not kernel_release, device_model or label:NAME" run --hosts=a:1 --cohort_by=rack
 echo PASS

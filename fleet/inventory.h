@@ -11,7 +11,9 @@
 //   FILE.json / .yaml   Prometheus file_sd: a list of {targets, labels}; each
 //   FILE.yml            target is a metrics address host:mport, and the
 //                       control address is host:<labels.blkperf_grpc>
-//                       (default port 7777 when the label is missing)
+//                       (default port 7777 when the label is missing);
+//                       labels.blkperf_targets, if there, gives the hosts
+//                       of that group their own target paths
 //   dns:///name:port    every A/AAAA record of name (system resolver); TLS
 //                       checks each host's certificate against name
 #ifndef BLKPERF_FLEET_INVENTORY_H_
@@ -27,6 +29,10 @@ namespace blkperf::fleet {
 
 // The file_sd label naming the gRPC control port of a target.
 inline constexpr char kGrpcPortLabel[] = "blkperf_grpc";
+// The file_sd label giving a host's own target paths: comma-separated, one
+// per spec target, in order; they replace the spec's paths on that host, or
+// are its targets when the spec names none (FleetOptions::target_paths).
+inline constexpr char kTargetsLabel[] = "blkperf_targets";
 // Control port assumed when a file_sd group lacks the label.
 inline constexpr int kDefaultGrpcPort = 7777;
 // Metrics port written by `fleet inventory --format=file_sd` by default.

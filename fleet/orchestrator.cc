@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <thread>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -45,6 +46,21 @@ RetryPolicy Until(RetryPolicy policy, absl::Time deadline) {
   return policy;
 }
 
+// One step's calls to one host, retries included, within `budget` from
+// now: a hung host costs a step that budget, not call_timeout x attempts.
+RetryPolicy Within(const FleetOptions& options, absl::Duration budget) {
+  return Until(options.retry, absl::Now() + budget);
+}
+
+// How long one poll of a host may take before the round goes on without
+// it: an interval, at least kMinPollBudget, at most call_timeout. A host
+// silent for longer than call_timeout is lost (PollHosts).
+constexpr absl::Duration kMinPollBudget = absl::Seconds(1);
+absl::Duration PollBudget(const FleetOptions& options) {
+  return std::min(options.call_timeout,
+                  std::max(options.poll_interval, kMinPollBudget));
+}
+
 absl::Status Connect(const FleetOptions& options, const RetryPolicy& policy,
                      HostRun& host) {
   if (host.connection != nullptr) return absl::OkStatus();
@@ -63,15 +79,15 @@ absl::Status Connect(const FleetOptions& options, const RetryPolicy& policy,
                 std::min(options.connect_timeout,
                          std::max(absl::Milliseconds(1),
                                   policy.deadline - absl::Now()));
-            return Connection::Open(c, wait);
+            return Connection::Open(c, wait, policy.budget());
           });
   if (!connection.ok()) return connection.status();
   host.connection = *std::move(connection);
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
-                                    HostRun& host) {
+// Polls the host's workload within `policy`; sets answered_local_ns.
+absl::StatusOr<v1::Workload> GetOne(const RetryPolicy& policy, HostRun& host) {
   v1::GetWorkloadRequest request;
   request.set_workload_id(host.workload_id);
   // Phases (a split, A/B slices) merge exactly only with their histograms
@@ -84,9 +100,10 @@ absl::StatusOr<v1::Workload> GetOne(const FleetOptions& options,
   request.set_ended_series_histograms(true);
   absl::StatusOr<v1::GetWorkloadResponse> r =
       CallWithRetry<v1::GetWorkloadResponse>(
-          options.retry, Idempotency::kIdempotent,
-          [&] { return host.connection->GetWorkload(request); });
+          policy, Idempotency::kIdempotent,
+          [&] { return host.connection->GetWorkload(request, policy.budget()); });
   if (!r.ok()) return r.status();
+  host.answered_local_ns = MonotonicNowNs();
   return r->workload();
 }
 
@@ -126,10 +143,27 @@ void PollHosts(const FleetOptions& options, std::vector<HostRun>& hosts) {
     if (!host.polled) return;
     host.previous_total = host.workload.snapshot().total();
     host.previous_elapsed_ns = Nanos(host.workload.snapshot().elapsed());
-    absl::StatusOr<v1::Workload> w = GetOne(options, host);
+    absl::StatusOr<v1::Workload> w =
+        GetOne(Within(options, PollBudget(options)), host);
     if (!w.ok()) {
+      const absl::Duration silent =
+          absl::Nanoseconds(MonotonicNowNs() - host.answered_local_ns);
+      if (absl::IsDeadlineExceeded(w.status()) &&
+          silent < options.call_timeout) {
+        host.polled = false;  // this round goes on without it
+        return;
+      }
       host.state = HostState::kLost;
-      host.error = absl::StrCat("unreachable: ", w.status().message());
+      host.error = absl::IsDeadlineExceeded(w.status())
+                       ? absl::StrCat("no answer for ",
+                                      absl::FormatDuration(absl::Trunc(
+                                          silent, absl::Milliseconds(100))),
+                                      " (--call_timeout ",
+                                      absl::FormatDuration(options.call_timeout),
+                                      "): the daemon is hung, paused or "
+                                      "overloaded (",
+                                      w.status().message(), ")")
+                       : absl::StrCat("unreachable: ", w.status().message());
       return;
     }
     const std::string lost = Record(*w, host);
@@ -203,14 +237,16 @@ absl::StatusOr<int> SampleClock(const FleetOptions& options, int max_count,
                                 HostRun& host) {
   std::vector<ClockSample> samples;
   samples.reserve(static_cast<size_t>(max_count));
+  // Every sample of this host, retries included, within one call_timeout.
+  const RetryPolicy policy = Within(options, options.call_timeout);
   const int64_t target = absl::ToInt64Nanoseconds(options.clock_error_target);
   for (int k = 0; k < max_count; ++k) {
     ClockSample s;
     s.sent_ns = MonotonicNowNs();
     absl::StatusOr<v1::GetClockResponse> r =
         CallWithRetry<v1::GetClockResponse>(
-            options.retry, Idempotency::kIdempotent,
-            [&] { return host.connection->GetClock({}); });
+            policy, Idempotency::kIdempotent,
+            [&] { return host.connection->GetClock({}, policy.budget()); });
     s.received_ns = MonotonicNowNs();
     if (!r.ok()) return r.status();
     s.host_ns = r->monotonic_ns();
@@ -416,9 +452,55 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   return std::move(run_);
 }
 
+namespace {
+
+// The Arm request for `address`: `request`, or a copy with that host's
+// own target paths (FleetOptions::target_paths) in its spec.
+absl::StatusOr<const v1::ArmWorkloadRequest*> RequestFor(
+    const FleetOptions& options, const std::string& address,
+    const v1::ArmWorkloadRequest& request, v1::ArmWorkloadRequest& own) {
+  auto it = options.target_paths.find(address);
+  if (it == options.target_paths.end()) return &request;
+  const std::vector<std::string>& paths = it->second;
+  if (request.spec().targets_size() == 0) {  // the host's own targets
+    own = request;
+    for (const std::string& path : paths) {
+      own.mutable_spec()->add_targets()->set_path(path);
+    }
+    return &own;
+  }
+  if (static_cast<int>(paths.size()) != request.spec().targets_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "file_sd label blkperf_targets of ", address, " gives ", paths.size(),
+        " path(s); the spec has ", request.spec().targets_size(),
+        " target(s): give one path per --target, in order"));
+  }
+  own = request;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    own.mutable_spec()->mutable_targets(static_cast<int>(i))->set_path(paths[i]);
+  }
+  return &own;
+}
+
+}  // namespace
+
 void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
   const absl::Time deadline = absl::Now() + options_.arm_timeout;
-  const RetryPolicy policy = Until(options_.retry, deadline);
+  // Ctrl-C ends the calls in flight at once (a hung host's connect or Arm
+  // would otherwise hold the abort until --arm_timeout).
+  CallCanceller cancel;
+  RetryPolicy policy = Until(options_.retry, deadline);
+  policy.canceller = &cancel;
+  std::atomic<bool> arming{true};
+  std::thread watch([&] {
+    while (arming.load()) {
+      if (Interrupted()) {
+        cancel.Cancel();
+        return;
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+  });
   v1::ArmWorkloadRequest request;
   request.set_run_id(run_.run_id);
   *request.mutable_spec() = spec;
@@ -430,7 +512,11 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
       host.error = "not armed: interrupted";
       return;
     }
-    absl::Status s = Connect(options_, policy, host);
+    v1::ArmWorkloadRequest own;
+    absl::StatusOr<const v1::ArmWorkloadRequest*> arm =
+        RequestFor(options_, host.address, request, own);
+    absl::Status s =
+        arm.ok() ? Connect(options_, policy, host) : arm.status();
     absl::StatusOr<v1::ArmWorkloadResponse> r =
         s.ok() ? absl::UnknownError("not called") : s;
     if (s.ok()) {
@@ -439,7 +525,7 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
             if (host.arm_sent_local_ns == 0) {
               host.arm_sent_local_ns = MonotonicNowNs();
             }
-            return host.connection->ArmWorkload(request);
+            return host.connection->ArmWorkload(**arm, policy.budget());
           });
     }
     if (r.ok() && r->existing() &&
@@ -454,7 +540,10 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
           " here (workload ", r->workload_id(),
           "): give this run a new --run_id"));
     }
-    if (!r.ok()) {
+    if (!r.ok() && cancel.cancelled()) {
+      host.state = HostState::kArmFailed;
+      host.error = "not armed: interrupted";
+    } else if (!r.ok()) {
       host.state = HostState::kArmFailed;
       host.error = std::string(r.status().message());
       if (absl::IsUnimplemented(r.status())) {
@@ -474,6 +563,8 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
       host.workload = r->workload();
     }
   });
+  arming.store(false);
+  watch.join();
 }
 
 void Orchestrator::ReadClocks() {
@@ -493,9 +584,10 @@ void Orchestrator::ReleaseLeftOut() {
     request.set_run_id(run_.run_id);
     request.set_reason(
         absl::StrCat("left out of the run: ", host.error).substr(0, kMaxReason));
+    const RetryPolicy policy = Within(options_, options_.call_timeout);
     absl::StatusOr<v1::AbortRunResponse> r = CallWithRetry<v1::AbortRunResponse>(
-        options_.retry, Idempotency::kIdempotent,
-        [&] { return host.connection->AbortRun(request); });
+        policy, Idempotency::kIdempotent,
+        [&] { return host.connection->AbortRun(request, policy.budget()); });
     absl::StrAppend(&host.error,
                     r.ok() ? "; released"
                            : absl::StrCat("; release failed (its lease ends it): ",
@@ -522,8 +614,10 @@ absl::Status Orchestrator::CheckLease() const {
   return absl::FailedPreconditionError(absl::StrCat(
       "lease ", absl::FormatDuration(options_.lease),
       " is too short: the first host was sent Arm ",
-      absl::FormatDuration(absl::Nanoseconds(MonotonicNowNs() - first_armed)),
-      " ago and the start margin is ", absl::FormatDuration(run_.margin),
+      absl::FormatDuration(absl::Trunc(
+          absl::Nanoseconds(MonotonicNowNs() - first_armed), absl::Milliseconds(1))),
+      " ago and the start margin is ",
+      absl::FormatDuration(absl::Trunc(run_.margin, absl::Milliseconds(1))),
       "; raise --lease"));
 }
 
@@ -538,16 +632,18 @@ void Orchestrator::GoAll() {
     request.set_run_id(run_.run_id);
     host.go_host_ns = run_.start_local_ns + host.clock.offset_ns;
     request.set_start_monotonic_ns(host.go_host_ns);
+    const RetryPolicy policy = Within(options_, options_.call_timeout);
     absl::StatusOr<v1::GoWorkloadResponse> r =
         CallWithRetry<v1::GoWorkloadResponse>(
-            options_.retry, Idempotency::kIdempotent,
-            [&] { return host.connection->GoWorkload(request); });
+            policy, Idempotency::kIdempotent,
+            [&] { return host.connection->GoWorkload(request, policy.budget()); });
     if (!r.ok()) {
       host.state = HostState::kLost;
       host.error = absl::StrCat("Go failed: ", r.status().message());
       return;
     }
     host.state = HostState::kStarted;
+    host.answered_local_ns = MonotonicNowNs();
     host.workload = r->workload();
   });
 }
@@ -610,9 +706,10 @@ void Orchestrator::AbortAll(const std::string& reason) {
     if (host.connection == nullptr || host.state == HostState::kCompleted) {
       return;
     }
+    const RetryPolicy policy = Within(options_, options_.call_timeout);
     absl::StatusOr<v1::AbortRunResponse> r = CallWithRetry<v1::AbortRunResponse>(
-        options_.retry, Idempotency::kIdempotent,
-        [&] { return host.connection->AbortRun(request); });
+        policy, Idempotency::kIdempotent,
+        [&] { return host.connection->AbortRun(request, policy.budget()); });
     const bool held = host.state == HostState::kArmed ||
                       host.state == HostState::kStarted;
     if (r.ok() && !r->workload().workload_id().empty()) {
@@ -648,13 +745,15 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
   ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRun& host = hosts[i];
     host.address = addresses[i];
-    absl::Status s = Connect(options, options.retry, host);
+    const RetryPolicy policy =
+        Within(options, options.connect_timeout + options.call_timeout);
+    absl::Status s = Connect(options, policy, host);
     absl::StatusOr<v1::ListWorkloadsResponse> list =
         s.ok() ? absl::UnknownError("not called") : s;
     if (s.ok()) {
       list = CallWithRetry<v1::ListWorkloadsResponse>(
-          options.retry, Idempotency::kIdempotent,
-          [&] { return host.connection->ListWorkloads({}); });
+          policy, Idempotency::kIdempotent,
+          [&] { return host.connection->ListWorkloads({}, policy.budget()); });
     }
     if (!list.ok()) {
       host.state = HostState::kArmFailed;
@@ -669,7 +768,7 @@ absl::StatusOr<std::vector<HostRun>> FindRun(
       host.error = absl::StrCat("no workload of run ", run_id, " here");
       return;
     }
-    absl::StatusOr<v1::Workload> w = GetOne(options, host);
+    absl::StatusOr<v1::Workload> w = GetOne(policy, host);
     if (!w.ok()) {
       host.state = HostState::kLost;
       host.error = std::string(w.status().message());
@@ -735,10 +834,12 @@ void SplitRun(const FleetOptions& options, std::vector<HostRun>& hosts,
     request.set_split(strategy);
     request.set_at_monotonic_ns(at + host.clock.offset_ns);
     host.go_host_ns = request.at_monotonic_ns();
+    const RetryPolicy policy = Within(options, options.call_timeout);
     absl::StatusOr<v1::SetSplitStrategyResponse> r =
         CallWithRetry<v1::SetSplitStrategyResponse>(
-            options.retry, Idempotency::kNotIdempotent,
-            [&] { return host.connection->SetSplitStrategy(request); });
+            policy, Idempotency::kNotIdempotent, [&] {
+              return host.connection->SetSplitStrategy(request, policy.budget());
+            });
     if (!r.ok()) host.error = std::string(r.status().message());
   });
 }

@@ -5,8 +5,10 @@
 //   absl::StatusOr<FleetRun> run = o.Run(spec);
 //   absl::StatusOr<FleetReport> report = BuildReport(*run);  // report.h
 //
-// Steps (each bounded to max_in_flight calls in flight, each call with
-// call_timeout, idempotent calls retried with backoff):
+// Steps (each bounded to max_in_flight calls in flight, idempotent calls
+// retried with backoff; a step's calls to one host, retries included, end
+// within one budget: --arm_timeout for arming, call_timeout for the others,
+// so a hung host costs a step call_timeout, never call_timeout x attempts):
 //   1. Arm on every host with the run id; hosts armed when arm_timeout has
 //      passed count, the rest fail with their error. Fewer than min_hosts:
 //      AbortRun everywhere, nothing starts.
@@ -27,16 +29,22 @@
 //      over the fleet takes; a round due after the run's expected end, the
 //      start instant + ramp + runtime, goes out 50 ms after that end
 //      instead) until every host has ended,
-//      keeping each host's cumulative samples; a host lost (unreachable
-//      past the retries, or ended FAILED/ABORTED/STOPPED by anyone else) is
-//      excluded (continue) or aborts the run everywhere (abort).
-//   `interrupted` set (Ctrl-C): AbortRun everywhere.
+//      keeping each host's cumulative samples. A poll of a host gets an
+//      interval (at least 1 s, at most call_timeout); a host that does not
+//      answer in it is left out of that round's figures (the live lines go
+//      on), and one silent for call_timeout since its last answer is lost
+//      (hung or paused). A host lost (that, unreachable past the retries,
+//      or ended FAILED/ABORTED/STOPPED by anyone else) is excluded
+//      (continue) or aborts the run everywhere (abort).
+//   `interrupted` set (Ctrl-C): AbortRun everywhere; while arming, the
+//   connects and Arm calls in flight are cancelled at once.
 #ifndef BLKPERF_FLEET_ORCHESTRATOR_H_
 #define BLKPERF_FLEET_ORCHESTRATOR_H_
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,6 +104,12 @@ struct FleetOptions {
   absl::Duration lease = absl::Seconds(60);
   absl::Duration start_margin = absl::Seconds(1);
   OnHostLoss on_host_loss = OnHostLoss::kAbort;
+  // Per control address, that host's own target paths: they replace the
+  // spec's targets' paths there, in order, or are its targets when the
+  // spec has none (file_sd label blkperf_targets). A host not listed runs
+  // the spec as given; a list whose length is not the spec's (non-zero)
+  // target count fails that host's arming, naming the label.
+  std::map<std::string, std::vector<std::string>> target_paths;
   absl::Duration poll_interval = absl::Seconds(1);
 };
 
@@ -127,6 +141,8 @@ struct HostRun {
   // attempt whose answer was lost, before the retry that answered).
   int64_t arm_sent_local_ns = 0;
   ClockEstimate clock;
+  // When it last answered (Go or a poll), this process's CLOCK_MONOTONIC.
+  int64_t answered_local_ns = 0;
   // The instant Go asked for, the daemon's CLOCK_MONOTONIC.
   int64_t go_host_ns = 0;
   // The latest workload seen (the final result once ended).

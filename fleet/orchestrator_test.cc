@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <map>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -444,6 +445,37 @@ TEST(OrchestratorTest, InterruptAbortsEverywhere) {
   EXPECT_EQ(out.report.outcome, "aborted");
   EXPECT_THAT(out.run.abort_reason, HasSubstr("interrupted"));
   for (int i = 0; i < 3; ++i) EXPECT_TRUE((*fleet)->host(i).aborted) << i;
+}
+
+TEST(OrchestratorTest, InterruptWhileAHostHoldsArmingAbortsAtOnce) {
+  // Host 1's Arm hangs (until its caller gives up). Ctrl-C once host 0 is
+  // armed: the hung call is cancelled, not waited out to --arm_timeout.
+  std::vector<FakeHostConfig> hosts = Hosts(2);
+  hosts[1].arm = ArmBehavior::kHang;
+  auto fleet = FakeFleet::Start(hosts);
+  ASSERT_TRUE(fleet.ok());
+  FleetOptions options = FastOptions();
+  options.call_timeout = absl::Seconds(20);
+  options.arm_timeout = absl::Seconds(20);
+  options.lease = absl::Seconds(30);
+  std::atomic<bool> interrupted{false};
+  std::thread ctrl_c([&] {
+    while ((*fleet)->host(1).calls.count("ArmWorkload") == 0 ||
+           !(*fleet)->host(0).armed) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    interrupted = true;
+  });
+  const absl::Time begin = absl::Now();
+  Orchestrator o(options, (*fleet)->addresses(), &interrupted);
+  absl::StatusOr<FleetRun> run = o.Run(Spec(absl::Seconds(1)));
+  ctrl_c.join();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_LT(absl::Now() - begin, absl::Seconds(2));
+  EXPECT_THAT(run->abort_reason, HasSubstr("interrupted (SIGINT/SIGTERM) while arming"));
+  EXPECT_EQ(run->hosts[1].state, HostState::kArmFailed);
+  EXPECT_EQ(run->hosts[1].error, "not armed: interrupted");
+  EXPECT_TRUE((*fleet)->host(0).aborted);
 }
 
 TEST(OrchestratorTest, OptionsAreChecked) {

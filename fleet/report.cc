@@ -386,7 +386,9 @@ std::string FormatReportText(const FleetReport& r) {
   absl::StrAppend(&out, "\nhosts: requested=", r.requested, " armed=", r.armed,
                   " started=", r.started, " completed=", r.completed,
                   " excluded=", r.excluded.size(), " (min_hosts ", r.needed,
-                  ", start margin ", absl::FormatDuration(r.margin), ")\n");
+                  ", start margin ",
+                  absl::FormatDuration(absl::Trunc(r.margin, absl::Milliseconds(1))),
+                  ")\n");
   absl::StrAppend(&out, absl::StrFormat(
       "steps: arm %.3fs, read clocks %.3fs, go %.3fs, collect %.3fs\n",
       absl::ToDoubleSeconds(r.arm_time), absl::ToDoubleSeconds(r.clock_time),

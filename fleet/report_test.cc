@@ -174,6 +174,14 @@ TEST(ReportTest, JsonWorkloadsAreInTheReportSchema) {
   EXPECT_THAT(json, Not(HasSubstr("\"unreadable\"")));
 }
 
+TEST(ReportTest, TheStartMarginPrintsInWholeMilliseconds) {
+  FleetRun run = GroupsRun(/*open_loop=*/false);
+  run.margin = absl::Nanoseconds(2'873'630'917);
+  absl::StatusOr<FleetReport> report = BuildReport(run);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(FormatReportText(*report), HasSubstr("start margin 2.873s)"));
+}
+
 TEST(ReportTest, TextPrintsGroupsAndOpenLoopLinesAsASingleHostDoes) {
   absl::StatusOr<FleetReport> report = BuildReport(GroupsRun(/*open_loop=*/true));
   ASSERT_TRUE(report.ok()) << report.status();

@@ -105,7 +105,7 @@ absl::Status CheckReachable(const std::string& server, absl::Duration timeout) {
   if (error == ETIMEDOUT) {
     return absl::UnavailableError(absl::StrCat(
         "blkperfd at ", server, ": no answer within ",
-        absl::FormatDuration(timeout),
+        absl::FormatDuration(absl::Trunc(timeout, absl::Milliseconds(1))),
         " (the host is down, or a firewall drops the packets)"));
   }
   return absl::UnavailableError(absl::StrCat("blkperfd at ", server,

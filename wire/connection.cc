@@ -57,23 +57,62 @@ const char* CodeName(absl::StatusCode code) {
 }
 
 // Waits until `channel` is READY (true) or its first attempt failed or
-// `deadline` passed (false). Unlike WaitForConnected it does not wait out
-// gRPC's reconnect backoff after a failed handshake: the caller says why.
+// `deadline` passed or `canceller` was cancelled (false). Unlike
+// WaitForConnected it does not wait out gRPC's reconnect backoff after a
+// failed handshake: the caller says why.
 bool WaitReadyOrFailed(grpc::Channel& channel,
-                       std::chrono::system_clock::time_point deadline) {
+                       std::chrono::system_clock::time_point deadline,
+                       const CallCanceller* canceller) {
+  // With a canceller, wait in slices to see it promptly.
+  constexpr auto kSlice = std::chrono::milliseconds(20);
   grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true);
   while (state != GRPC_CHANNEL_READY) {
     if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
-        state == GRPC_CHANNEL_SHUTDOWN ||
-        !channel.WaitForStateChange(state, deadline)) {
+        state == GRPC_CHANNEL_SHUTDOWN) {
       return false;
     }
+    const auto now = std::chrono::system_clock::now();
+    if (now >= deadline) return false;
+    if (canceller != nullptr && canceller->cancelled()) return false;
+    channel.WaitForStateChange(
+        state, canceller == nullptr ? deadline : std::min(deadline, now + kSlice));
     state = channel.GetState(/*try_to_connect=*/true);
   }
   return true;
 }
 
+// The deadline of a call started now: call_timeout or the budget's.
+absl::Time CallDeadline(absl::Duration call_timeout, const CallBudget& budget) {
+  return std::min(absl::Now() + call_timeout, budget.deadline);
+}
+
 }  // namespace
+
+void CallCanceller::Cancel() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+  for (grpc::ClientContext* context : calls_) context->TryCancel();
+}
+
+bool CallCanceller::cancelled() const {
+  absl::MutexLock lock(&mu_);
+  return cancelled_;
+}
+
+CallCanceller::Scope::Scope(CallCanceller* canceller,
+                            grpc::ClientContext* context)
+    : canceller_(canceller), context_(context) {
+  if (canceller_ == nullptr) return;
+  absl::MutexLock lock(&canceller_->mu_);
+  if (canceller_->cancelled_) context_->TryCancel();
+  canceller_->calls_.insert(context_);
+}
+
+CallCanceller::Scope::~Scope() {
+  if (canceller_ == nullptr) return;
+  absl::MutexLock lock(&canceller_->mu_);
+  canceller_->calls_.erase(context_);
+}
 
 absl::Status UnixSocketReachability(const std::string& server) {
   absl::string_view path = server;
@@ -181,10 +220,26 @@ Connection::Connection(std::string server,
       stub_(v1::Blkperf::NewStub(channel_)) {}
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const ChannelOptions& options, absl::Duration connect_timeout) {
+    const ChannelOptions& options, absl::Duration connect_timeout,
+    const CallBudget& budget) {
   const std::string& server = options.server;
   BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                            CreateBlkperfChannel(options));
+  connect_timeout = std::max(
+      absl::ZeroDuration(),
+      std::min(connect_timeout, budget.deadline - absl::Now()));
+  const auto cancelled = [&] {
+    return absl::CancelledError(absl::StrCat(
+        "connecting to blkperfd at ", server, ": cancelled (interrupted)"));
+  };
+  if (budget.canceller != nullptr && budget.canceller->cancelled()) {
+    return cancelled();
+  }
+  if (connect_timeout <= absl::ZeroDuration()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "no time left in the step's budget to connect to blkperfd at ",
+        server));
+  }
   // Named causes, fast: a name that does not resolve, nothing listening.
   if (absl::Status s = CheckReachable(server, connect_timeout); !s.ok()) {
     return s;
@@ -193,7 +248,10 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   // --arm_timeout) is never overrun by the diagnosis below.
   const absl::Time end = absl::Now() + connect_timeout;
   const auto deadline = DeadlineIn(connect_timeout);
-  if (!WaitReadyOrFailed(*channel, deadline)) {
+  if (!WaitReadyOrFailed(*channel, deadline, budget.canceller)) {
+    if (budget.canceller != nullptr && budget.canceller->cancelled()) {
+      return cancelled();
+    }
     // A unix socket this user may not use, or none there.
     BLKPERF_RETURN_IF_ERROR(UnixSocketReachability(server));
     const grpc_connectivity_state state = channel->GetState(false);
@@ -205,7 +263,8 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
       // hung, stopped (SIGSTOP, a paused VM) or overloaded.
       return absl::DeadlineExceededError(absl::StrCat(
           "blkperfd at ", server, " accepted the connection but did not ",
-          "answer within ", absl::FormatDuration(connect_timeout),
+          "answer within ",
+          absl::FormatDuration(absl::Trunc(connect_timeout, absl::Milliseconds(1))),
           ": the daemon is hung, paused or overloaded"));
     }
     // The handshake failed: TLS against plaintext, or a certificate.
@@ -245,10 +304,17 @@ absl::Status Connection::Check(const grpc::Status& status, uint32_t api_version,
 
 #define BLKPERF_UNARY_CALL(Method)                                        \
   absl::StatusOr<v1::Method##Response> Connection::Method(                \
-      v1::Method##Request request) {                                      \
+      v1::Method##Request request, const CallBudget& budget) {            \
     request.set_api_version(kClientApiVersion);                           \
+    const absl::Time deadline = CallDeadline(call_timeout_, budget);      \
+    if (deadline <= absl::Now()) {                                        \
+      return absl::DeadlineExceededError(                                 \
+          #Method ": DEADLINE_EXCEEDED: no time left in the step's "      \
+          "budget to call blkperfd at " + server_);                       \
+    }                                                                     \
     grpc::ClientContext context;                                          \
-    context.set_deadline(DeadlineIn(call_timeout_));                      \
+    context.set_deadline(absl::ToChronoTime(deadline));                   \
+    CallCanceller::Scope scope(budget.canceller, &context);               \
     v1::Method##Response response;                                        \
     const grpc::Status rpc = stub_->Method(&context, request, &response); \
     absl::Status status = Check(rpc, response.api_version(), #Method);    \

@@ -22,10 +22,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "proto/blkperf.grpc.pb.h"
 
@@ -79,42 +82,87 @@ absl::Status CheckServerApiVersion(uint32_t server_version,
 // not a unix socket, and for other errors (left to the generic message).
 absl::Status UnixSocketReachability(const std::string& server);
 
+// Ends many connections' calls at once (Ctrl-C while a fleet arms): Cancel()
+// cancels every call made under it that is in flight, and every later one
+// fails at once with CANCELLED, as does Connection::Open. Thread-safe.
+class CallCanceller {
+ public:
+  void Cancel();
+  bool cancelled() const;
+
+  // A call in flight: registered for its lifetime (cancelled at once if
+  // Cancel() came first). Null canceller: does nothing.
+  class Scope {
+   public:
+    Scope(CallCanceller* canceller, grpc::ClientContext* context);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    CallCanceller* canceller_;
+    grpc::ClientContext* context_;
+  };
+
+ private:
+  mutable absl::Mutex mu_;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<grpc::ClientContext*> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+// What bounds one call beyond ChannelOptions::call_timeout: an instant it
+// never runs past (a fleet step's deadline, shared by its retries) and a
+// canceller that may end it early. The default bounds nothing more.
+struct CallBudget {
+  absl::Time deadline = absl::InfiniteFuture();
+  CallCanceller* canceller = nullptr;
+};
+
 class Connection {
  public:
   // Connects (waiting up to `connect_timeout`) and checks the server's API
   // version with GetCapabilities. Unavailable when the daemon cannot be
   // reached (PermissionDenied/NotFound from UnixSocketReachability for a
   // unix socket); FailedPrecondition naming both versions on a mismatch.
+  // `budget` caps the wait (DeadlineExceeded at its deadline, Cancelled
+  // once its canceller is).
   static absl::StatusOr<std::unique_ptr<Connection>> Open(
-      const ChannelOptions& options, absl::Duration connect_timeout);
+      const ChannelOptions& options, absl::Duration connect_timeout,
+      const CallBudget& budget = {});
 
   // The capabilities fetched by Open.
   const v1::GetCapabilitiesResponse& capabilities() const { return caps_; }
   const std::string& server() const { return server_; }
 
+  // Each unary call's deadline is call_timeout from now or budget.deadline,
+  // whichever comes first (DeadlineExceeded at once when that has passed;
+  // Cancelled when budget.canceller is).
+  //
   // The daemon's capabilities now (Open fetches them once, unless told not
   // to; the fleet reads them after a run on the channel it already has).
   absl::StatusOr<v1::GetCapabilitiesResponse> GetCapabilities(
-      v1::GetCapabilitiesRequest request);
+      v1::GetCapabilitiesRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::ProbeTargetResponse> ProbeTarget(
-      v1::ProbeTargetRequest request);
+      v1::ProbeTargetRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::StartWorkloadResponse> StartWorkload(
-      v1::StartWorkloadRequest request);
+      v1::StartWorkloadRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::StopWorkloadResponse> StopWorkload(
-      v1::StopWorkloadRequest request);
+      v1::StopWorkloadRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::GetWorkloadResponse> GetWorkload(
-      v1::GetWorkloadRequest request);
+      v1::GetWorkloadRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::ListWorkloadsResponse> ListWorkloads(
-      v1::ListWorkloadsRequest request);
+      v1::ListWorkloadsRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::SetSplitStrategyResponse> SetSplitStrategy(
-      v1::SetSplitStrategyRequest request);
+      v1::SetSplitStrategyRequest request, const CallBudget& budget = {});
   // Fleet runs (see proto/blkperf.proto).
   absl::StatusOr<v1::ArmWorkloadResponse> ArmWorkload(
-      v1::ArmWorkloadRequest request);
-  absl::StatusOr<v1::GetClockResponse> GetClock(v1::GetClockRequest request);
+      v1::ArmWorkloadRequest request, const CallBudget& budget = {});
+  absl::StatusOr<v1::GetClockResponse> GetClock(
+      v1::GetClockRequest request, const CallBudget& budget = {});
   absl::StatusOr<v1::GoWorkloadResponse> GoWorkload(
-      v1::GoWorkloadRequest request);
-  absl::StatusOr<v1::AbortRunResponse> AbortRun(v1::AbortRunRequest request);
+      v1::GoWorkloadRequest request, const CallBudget& budget = {});
+  absl::StatusOr<v1::AbortRunResponse> AbortRun(
+      v1::AbortRunRequest request, const CallBudget& budget = {});
 
   // Calls `on_message` for every message of the stream until it ends (OK
   // after the terminal message) or `on_message` returns false (Cancelled).

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "daemon/service/fake_backend.h"
 #include "daemon/service/generic_call_for_test.h"
@@ -472,6 +473,48 @@ TEST_F(ServiceTest, FleetCallsNameTheFieldOnBadInput) {
 
 namespace blkperf {
 namespace {
+
+// --health_listen: the health check alone, in plaintext (the kubelet's
+// grpc probe): SERVING while the daemon serves, NOT_FOUND for another
+// service name, and no blkperf.v1 call is served there.
+TEST(ServerHealthListenTest, ServesTheHealthCheckAlone) {
+  ServeOptions options;
+  options.listen = "127.0.0.1:0";
+  options.health_listen = "127.0.0.1:0";
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server =
+      BlkperfServer::Start(options, std::make_unique<FakeBackend>());
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_GT((*server)->health_port(), 0);
+  ASSERT_NE((*server)->health_port(), (*server)->port());
+  auto channel = grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->health_port()),
+      grpc::InsecureChannelCredentials());
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  for (const char* service : {"", "blkperf.v1.Blkperf"}) {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = health->Check(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << service << ": " << status.error_message();
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+  {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service("other.Service");
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::ClientContext context;
+    EXPECT_EQ(health->Check(&context, request, &response).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+  auto blkperf = v1::Blkperf::NewStub(channel);
+  v1::GetCapabilitiesRequest request;
+  request.set_api_version(v1::API_VERSION_CURRENT);
+  v1::GetCapabilitiesResponse response;
+  grpc::ClientContext context;
+  EXPECT_EQ(blkperf->GetCapabilities(&context, request, &response).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+}
 
 // Two daemons on one data directory: the second does not start, and says
 // which directory and which pid holds it.

@@ -80,6 +80,13 @@ class FakeWorkloadState {
     absl::MutexLock lock(&mu_);
     finished_ = true;
   }
+  // Ends the workload failed with `message` as its fatal error (as the
+  // engine ends one on an I/O error, a stall or a pause).
+  void Fail(std::string message) {
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+    failure_ = std::move(message);
+  }
   // Adds `ios` completions of `latency_ns` each to thread 0.
   void Complete(uint64_t ios, uint64_t latency_ns) {
     absl::MutexLock lock(&mu_);
@@ -136,6 +143,7 @@ class FakeWorkloadState {
     WorkloadSnapshot s;
     s.taken = absl::Now();
     s.state = aborted_          ? WorkloadState::kAborted
+              : !failure_.empty() ? WorkloadState::kFailed
               : !finished_ && armed_ ? WorkloadState::kArmed
               : !finished_      ? WorkloadState::kRunning
               : stop_requested_ ? WorkloadState::kStopped
@@ -156,6 +164,10 @@ class FakeWorkloadState {
     s.total.thread_index = -1;
     s.total.cpu = -1;
     s.split_strategy = SplitStrategyName(split_);
+    if (!failure_.empty()) {
+      s.has_error = true;
+      s.error.message = failure_;
+    }
     return s;
   }
 
@@ -172,6 +184,7 @@ class FakeWorkloadState {
   SplitStrategy split_ ABSL_GUARDED_BY(mu_);
   bool armed_ ABSL_GUARDED_BY(mu_) = false;
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
+  std::string failure_ ABSL_GUARDED_BY(mu_);
   int64_t go_at_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t split_at_ ABSL_GUARDED_BY(mu_) = 0;
 };

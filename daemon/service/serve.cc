@@ -75,6 +75,11 @@ ABSL_FLAG(uint32_t, keep_finished, 16,
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9477",
           "serve: host:port of the Prometheus /metrics endpoint (port 0 "
           "picks a free one); empty disables it");
+ABSL_FLAG(std::string, health_listen, "",
+          "serve: host:port of a plaintext listener serving the gRPC health "
+          "check alone (grpc.health.v1.Health/Check, no client certificate, "
+          "nothing else served there): for the kubelet's grpc probe; empty "
+          "disables it");
 ABSL_FLAG(absl::Duration, metrics_finished_ttl, absl::Minutes(5),
           "serve: how long a finished workload's series stay in /metrics");
 ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(5),
@@ -116,6 +121,7 @@ absl::StatusOr<ServeOptions> ServeOptionsFromFlags() {
   options.limits.max_armed = absl::GetFlag(FLAGS_max_armed);
   options.shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.health_listen = absl::GetFlag(FLAGS_health_listen);
   options.metrics_finished_ttl = absl::GetFlag(FLAGS_metrics_finished_ttl);
   return options;
 }

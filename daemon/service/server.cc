@@ -216,6 +216,11 @@ absl::Status BlkperfServer::Listen(std::unique_ptr<WorkloadBackend> backend) {
     if (!metrics.ok()) return metrics.status();
     metrics_ = *std::move(metrics);
   }
+  if (!options.health_listen.empty()) {
+    BLKPERF_ASSIGN_OR_RETURN(health_,
+                             HealthServer::Start(options.health_listen));
+    health_->SetServing(true);
+  }
   if (!options.port_file.empty()) {
     BLKPERF_RETURN_IF_ERROR(WritePortFile(options.port_file, port_));
   }
@@ -227,6 +232,7 @@ BlkperfServer::~BlkperfServer() { Shutdown(); }
 void BlkperfServer::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  if (health_ != nullptr) health_->SetServing(false);
   if (server_ != nullptr) {
     if (grpc::HealthCheckServiceInterface* health =
             server_->GetHealthCheckService()) {
@@ -246,6 +252,7 @@ void BlkperfServer::Shutdown() {
     server_.reset();
   }
   metrics_.reset();
+  health_.reset();
   service_.reset();
   manager_.reset();
 }

@@ -33,6 +33,7 @@
 #include "daemon/service/listen_policy.h"
 #include "daemon/service/workload_backend.h"
 #include "daemon/service/data_dir.h"
+#include "daemon/service/health_server.h"
 #include "daemon/service/workload_manager.h"
 
 namespace blkperf {
@@ -75,6 +76,9 @@ struct ServeOptions {
   std::string metrics_listen;
   // How long a finished workload's series stay in /metrics.
   absl::Duration metrics_finished_ttl = absl::Minutes(5);
+  // host:port of the plaintext health-only listener (health_server.h), for
+  // the kubelet's grpc probe; empty: none.
+  std::string health_listen;
 };
 
 class BlkperfServer {
@@ -93,6 +97,10 @@ class BlkperfServer {
   // "127.0.0.1:43121": the address with the bound port.
   const std::string& address() const { return address_; }
   int port() const { return port_; }
+  // The health-only listener's port, or 0 without one.
+  int health_port() const {
+    return health_ != nullptr ? health_->port() : 0;
+  }
   // "127.0.0.1:9477", or "" when metrics are off.
   std::string metrics_address() const {
     return metrics_ != nullptr ? metrics_->address() : "";
@@ -135,6 +143,8 @@ class BlkperfServer {
   std::unique_ptr<AcceptLoop> accept_loop_;
   // Calls manager_ from its HTTP threads: reset before manager_.
   std::unique_ptr<MetricsServer> metrics_;
+  // SERVING from the end of Listen until Shutdown begins.
+  std::unique_ptr<HealthServer> health_;
   bool shut_down_ = false;
   size_t abandoned_ = 0;
 };

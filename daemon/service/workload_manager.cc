@@ -66,6 +66,8 @@ namespace {
 // Grace past --max_runtime for setup and draining before the watchdog acts.
 constexpr absl::Duration kDeadlineGrace = absl::Seconds(5);
 constexpr absl::Duration kReapInterval = absl::Milliseconds(100);
+// Longest end_reason taken from a failed workload's error message.
+constexpr size_t kMaxEndReason = 512;
 
 // What the allow lists need before the engine probes anything: the resolved
 // path and whether it is a block device.
@@ -675,6 +677,12 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
   if (!IsTerminal(final_snapshot.state)) {
     final_snapshot.state = entry.stop_requested ? WorkloadState::kStopped
                                                 : WorkloadState::kFinished;
+  }
+  // A failed workload says why in end_reason too: its fatal error (an I/O
+  // error, a device that stopped completing, a daemon that was paused).
+  if (final_snapshot.state == WorkloadState::kFailed &&
+      entry.end_reason.empty() && final_snapshot.has_error) {
+    entry.end_reason = final_snapshot.error.message.substr(0, kMaxEndReason);
   }
   if (entry.runtime_capped && !entry.stop_requested &&
       final_snapshot.state == WorkloadState::kFinished &&

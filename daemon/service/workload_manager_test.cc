@@ -457,6 +457,17 @@ TEST_F(WorkloadManagerTest, StopGetAndFinalResult) {
   EXPECT_TRUE(manager_->Stop("w1").ok());
 }
 
+TEST_F(WorkloadManagerTest, AFailedWorkloadSaysWhyInEndReason) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  fake_->last()->Fail(
+      "the daemon was paused: submitter thread 0 did not run for 5s");
+  absl::StatusOr<WorkloadView> failed = manager_->Get("w1");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->snapshot.state, WorkloadState::kFailed);
+  EXPECT_EQ(failed->end_reason,
+            "the daemon was paused: submitter thread 0 did not run for 5s");
+}
+
 TEST_F(WorkloadManagerTest, UnknownIdsAreNotFound) {
   EXPECT_EQ(manager_->Get("w9").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(manager_->Stop("w9").status().code(), absl::StatusCode::kNotFound);

@@ -4,7 +4,7 @@
 # (node resolves the runfile symlinks to it); tools/setup.sh installs them.
 set -euo pipefail
 here=$(dirname "$(readlink -f deploy/kubernetes/validate/validate.mjs)")
-for p in kubernetes-models @kubernetes-models/prometheus-operator yaml; do
+for p in kubernetes-models @kubernetes-models/prometheus-operator @kubernetes-models/cert-manager yaml; do
   if [[ ! -f "${here}/node_modules/${p}/package.json" ]]; then
     echo "manifests_test: npm package ${p} is not installed in ${here}/node_modules; run tools/setup.sh" >&2
     exit 1

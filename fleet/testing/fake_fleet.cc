@@ -129,6 +129,12 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
   w.set_run_id(s.run_id);
   *w.mutable_spec() = s.spec;
   w.set_split(s.split.empty() ? "none" : s.split);
+  // One target whose disk model pairs hosts 0,1,4,5 and 2,3,6,7 (fleet
+  // --cohort_by=device_model tests; neither the kernels nor racks).
+  v1::TargetEnvironment* target =
+      w.mutable_snapshot()->mutable_environment()->add_targets();
+  target->set_path("/dev/fake");
+  target->set_model(index % 4 < 2 ? "FAKE NVMe A" : "FAKE NVMe B");
   int64_t elapsed = 0;
   const int64_t runtime =
       config.runtime_ns > 0 ? config.runtime_ns : RuntimeNs(s.spec);

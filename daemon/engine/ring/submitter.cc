@@ -782,6 +782,10 @@ bool SubmitterThread::PeriodicChecks(const Cache& cache, int64_t now) {
 
 template <typename Cache>
 bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
+  // While the thread runs, checks come a check interval apart (its waits
+  // are bounded); the previous one was due then.
+  const int64_t last_check_ns =
+      next_stall_check_ns_ - StallCheckInterval(io_timeout_ns_);
   next_stall_check_ns_ = NextStallCheck(now);
   const std::optional<int64_t> oldest_ns = turns_->OldestSubmitNs();
   if (!oldest_ns.has_value() || now - *oldest_ns <= io_timeout_ns_) {
@@ -811,6 +815,13 @@ bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
   if (oldest == nullptr) return false;  // unreachable: the turn holds I/O
   const int64_t outstanding_ns = now - *oldest_ns;
   stall_reported_ = true;
+  if (now - last_check_ns > io_timeout_ns_) {
+    // This thread did not run for longer than io_timeout: the daemon was
+    // stopped (SIGSTOP, a paused VM), so the I/O's time is not the
+    // device's. Not an I/O error; the measurement holds the pause.
+    ReportPause(now - last_check_ns, outstanding_ns);
+    return true;
+  }
   stats_.errors[ETIMEDOUT].Add(1);
   stats_.error_total.Add(1);
   ClaimErrorSite(ETIMEDOUT, oldest->target, oldest->offset);
@@ -833,6 +844,31 @@ bool SubmitterThread::CheckStalls(const Cache& cache, int64_t now) {
   control_->stop.store(true);
   return true;
 }
+
+void SubmitterThread::ReportPause(int64_t paused_ns, int64_t outstanding_ns) {
+  FirstError& pause = control_->fatal_error;
+  if (!control_->fatal_claimed.exchange(true)) {
+    pause.errno_value = 0;
+    pause.message = absl::StrCat(
+        "the daemon was paused: submitter thread ", index_, " did not run for ",
+        absl::FormatDuration(
+            absl::Trunc(absl::Nanoseconds(paused_ns), absl::Milliseconds(1))),
+        " (its I/O checks are ",
+        absl::FormatDuration(
+            absl::Nanoseconds(StallCheckInterval(io_timeout_ns_))),
+        " apart; the process was stopped, e.g. SIGSTOP, or its VM paused), "
+        "so an I/O outstanding for ",
+        absl::FormatDuration(absl::Trunc(absl::Nanoseconds(outstanding_ns),
+                                         absl::Milliseconds(1))),
+        " is not the device's doing; the measurement includes the pause");
+    control_->fatal_published.store(true, std::memory_order_release);
+  }
+  control_->stop.store(true);
+}
+
+// For submitter_test.cc (the stall check against a fake ring's I/O).
+template bool SubmitterThread::CheckStalls(const PerCpuRequestCache<Request>&,
+                                           int64_t);
 
 // For submitter_test.cc, which runs these steps against a fake ring: copies
 // of their bodies of their own, so the loop's Prepare and Reap keep one

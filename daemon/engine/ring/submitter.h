@@ -376,6 +376,9 @@ class SubmitterThread {
   // Fails the workload when an I/O has been outstanding > io_timeout.
   template <typename Cache>
   ABSL_ATTRIBUTE_NOINLINE bool CheckStalls(const Cache& cache, int64_t now);
+  // Fails the workload as paused (not a device stall): this thread did not
+  // run for `paused_ns`, longer than io_timeout.
+  void ReportPause(int64_t paused_ns, int64_t outstanding_ns);
   ABSL_ATTRIBUTE_NOINLINE void OnEnterError(int ret, uint32_t sqes,
                                             unsigned wait_nr);
   void ClaimErrorSite(int errno_value, uint16_t target, uint64_t offset);

@@ -57,6 +57,11 @@ class SubmitterThreadPeer {
     return s.stats_;
   }
   static uint32_t Inflight(const SubmitterThread& s) { return s.inflight_; }
+  // The stall check at `now`, the previous one having been at `last_ns`.
+  static bool CheckStallsAt(SubmitterThread& s, int64_t last_ns, int64_t now) {
+    s.next_stall_check_ns_ = s.NextStallCheck(last_ns);
+    return s.CheckStalls(*s.per_cpu_cache_, now);
+  }
   static uint32_t FreeBuffers(const SubmitterThread& s) {
     return s.free_buffers_.size();
   }
@@ -165,7 +170,8 @@ constexpr uint64_t kTargetBytes = 1 << 20;
 // by a FakeRing (and put back before it is torn down).
 class SubmitterFakeRingTest : public ::testing::Test {
  protected:
-  void SetUpThread(Op op, uint32_t read_percent, RequestCacheMode cache) {
+  void SetUpThread(Op op, uint32_t read_percent, RequestCacheMode cache,
+                   absl::Duration io_timeout = absl::Seconds(30)) {
     const char* dir = std::getenv("TEST_TMPDIR");
     path_ = absl::StrCat(dir != nullptr ? dir : "/tmp", "/submitter_target_",
                          getpid(), ".dat");
@@ -185,6 +191,7 @@ class SubmitterFakeRingTest : public ::testing::Test {
     spec.fixed_buffers = false;
     spec.registered_files = false;
     spec.request_cache = cache;
+    spec.io_timeout = io_timeout;
     absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(spec, EngineLimits{});
     ASSERT_TRUE(resolved.ok()) << resolved.status();
     resolved_ = std::make_unique<ResolvedSpec>(*std::move(resolved));
@@ -307,6 +314,51 @@ TEST_F(SubmitterFakeRingTest, OwnRequestsPrepareReapCountAndStampLatency) {
   EXPECT_EQ(stats.errors[kShortTransferSlot].Get(), 1u);
   EXPECT_TRUE(control_.stop.load());  // continue_on_error is off
   EXPECT_EQ(Copy(stats.latency).Count(), 3u);  // failures are not timed
+}
+
+// Two reads submitted at 1 ms that never complete, io_timeout 1 s (a stall
+// check every 250 ms while the thread runs).
+TEST_F(SubmitterFakeRingTest, ADeviceThatStopsCompletingIsBlamedOnTheDevice) {
+  SetUpThread(Op::kRandRead, 100, RequestCacheMode::kPerCpu, absl::Seconds(1));
+  SubmitterThread& s = *thread_;
+  PerCpuRequestCache<Request>& cache = SubmitterThreadPeer::PerCpuCache(s);
+  const uint16_t slot = SubmitterThreadPeer::Turns(s).NextSlot();
+  ASSERT_EQ(SubmitterThreadPeer::Prepare<IoMode::kPlain>(s, cache, 2, slot), 2u);
+  constexpr int64_t kMs = 1'000'000;
+  Enter(slot, 2, /*submit_ns=*/kMs, /*issued_ns=*/kMs + 300);
+  // The thread kept running: a check every 250 ms, the fifth past 1 s.
+  int64_t last = kMs;
+  for (int64_t now = kMs + 250 * kMs; now <= kMs + 1000 * kMs; now += 250 * kMs) {
+    EXPECT_FALSE(SubmitterThreadPeer::CheckStallsAt(s, last, now)) << now;
+    last = now;
+  }
+  ASSERT_TRUE(SubmitterThreadPeer::CheckStallsAt(s, last, last + 250 * kMs));
+  EXPECT_EQ(control_.fatal_error.errno_value, ETIMEDOUT);
+  EXPECT_NE(control_.fatal_error.message.find("the device stopped completing"),
+            std::string::npos)
+      << control_.fatal_error.message;
+  EXPECT_EQ(SubmitterThreadPeer::Stats(s).errors[ETIMEDOUT].Get(), 1u);
+  EXPECT_TRUE(control_.stop.load());
+}
+
+TEST_F(SubmitterFakeRingTest, APausedDaemonIsNotBlamedOnTheDevice) {
+  SetUpThread(Op::kRandRead, 100, RequestCacheMode::kPerCpu, absl::Seconds(1));
+  SubmitterThread& s = *thread_;
+  PerCpuRequestCache<Request>& cache = SubmitterThreadPeer::PerCpuCache(s);
+  const uint16_t slot = SubmitterThreadPeer::Turns(s).NextSlot();
+  ASSERT_EQ(SubmitterThreadPeer::Prepare<IoMode::kPlain>(s, cache, 2, slot), 2u);
+  constexpr int64_t kMs = 1'000'000;
+  Enter(slot, 2, /*submit_ns=*/kMs, /*issued_ns=*/kMs + 300);
+  // The thread did not run from its check at 1 ms until 5 s later (SIGSTOP):
+  // the I/O outstanding for 5 s says nothing about the device.
+  ASSERT_TRUE(SubmitterThreadPeer::CheckStallsAt(s, kMs, kMs + 5000 * kMs));
+  const std::string& why = control_.fatal_error.message;
+  EXPECT_EQ(control_.fatal_error.errno_value, 0);
+  EXPECT_NE(why.find("the daemon was paused"), std::string::npos) << why;
+  EXPECT_NE(why.find("did not run for 5s"), std::string::npos) << why;
+  EXPECT_EQ(why.find("device stopped"), std::string::npos) << why;
+  EXPECT_EQ(SubmitterThreadPeer::Stats(s).errors[ETIMEDOUT].Get(), 0u);
+  EXPECT_TRUE(control_.stop.load());
 }
 
 TEST_F(SubmitterFakeRingTest, SharedRequestsTakeAndReturnFreeBufferSlots) {

@@ -5,7 +5,8 @@
 //
 // Each YAML document is checked twice:
 //  1. by the model class of its apiVersion and kind from the npm packages
-//     kubernetes-models and @kubernetes-models/prometheus-operator
+//     kubernetes-models, @kubernetes-models/prometheus-operator and
+//     @kubernetes-models/cert-manager
 //     (`new DaemonSet(doc).validate()`): types, formats, enums and required
 //     fields, from the OpenAPI schemas of Kubernetes and of the CRDs;
 //  2. for unknown fields (a misspelled `tolerations` is silently dropped by
@@ -32,8 +33,10 @@ const MODEL_MODULES = {
   "batch/v1": "kubernetes-models/batch/v1",
   "networking.k8s.io/v1": "kubernetes-models/networking.k8s.io/v1",
   "scheduling.k8s.io/v1": "kubernetes-models/scheduling.k8s.io/v1",
+  "rbac.authorization.k8s.io/v1": "kubernetes-models/rbac.authorization.k8s.io/v1",
   "monitoring.coreos.com/v1":
       "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
+  "cert-manager.io/v1": "@kubernetes-models/cert-manager/cert-manager.io/v1",
 };
 
 // Validates one parsed document; returns a list of error strings (empty when

@@ -2,7 +2,9 @@
 // the validator rejects what it must (wrong type, missing required field,
 // misspelled field at several depths, unknown kind), and the manifests agree
 // with each other and with blkperf's flags (selectors, ports, the Job's
-// dns:/// target, TLS flags, devices in the allow lists).
+// dns:/// target, TLS flags, devices in the allow lists, the grpc probes on
+// the health listener, the cert-manager Certificates behind the mounted
+// Secrets, the Job's report volume, Prometheus' read access).
 //
 //   MANIFESTS="a.yaml b.yaml" node --test validate_test.mjs
 import assert from "node:assert/strict";
@@ -10,8 +12,10 @@ import { test } from "node:test";
 import { validateDocument, validateFile } from "./validate.mjs";
 
 const FILES = (process.env.MANIFESTS ?? "").split(/\s+/).filter(Boolean);
-const EXPECTED_KINDS = ["ConfigMap", "DaemonSet", "Job", "Namespace", "NetworkPolicy",
-                        "PodMonitor", "PriorityClass", "Service"];
+const EXPECTED_KINDS = ["Certificate", "Certificate", "Certificate", "ConfigMap",
+                        "DaemonSet", "Issuer", "Issuer", "Job", "Namespace",
+                        "NetworkPolicy", "PersistentVolumeClaim", "PodMonitor",
+                        "PriorityClass", "Role", "RoleBinding", "Service"];
 
 async function loadAll() {
   const docs = [];
@@ -62,6 +66,9 @@ test("misspelled fields are rejected at every depth", async () => {
     ["Job", (d) => { d.spec.template.spec.containers[0].arg = []; },
      "spec.template.spec.containers[0].arg"],
     ["Namespace", (d) => { d.metadata.label = {}; }, "metadata.label"],
+    ["Certificate", (d) => { d.spec.privateKey.algorithmm = "ECDSA"; },
+     "spec.privateKey.algorithmm"],
+    ["Issuer", (d) => { d.spec.selfsigned = {}; }, "spec.selfsigned"],
   ];
   for (const [kind, mutate, where] of cases) {
     const doc = clone(await byKind(kind));
@@ -171,7 +178,6 @@ test("daemon: TLS always with a roles file, shipped as a ConfigMap it mounts", a
   assert.equal(cm.metadata.namespace, ds.metadata.namespace);
   const lines = cm.data[key].split("\n").map((l) => l.replace(/#.*/, "").trim())
     .filter(Boolean).map((l) => l.split(/\s+/));
-  assert.ok(lines.some(([role]) => role === "viewer"), "no viewer for the readiness probe");
   assert.ok(lines.some(([role]) => role === "operator"), "no operator for the fleet Job");
 });
 
@@ -186,7 +192,16 @@ test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
   for (const flag of ["--tls_ca=", "--tls_cert=", "--tls_key="]) {
     assert.ok(job.args.some((a) => a.startsWith(flag)), `job ${flag}`);
   }
-  assert.equal(c.readinessProbe.exec.command.at(-1), "health");
+  // The kubelet's own grpc probes, on the plaintext health-only listener.
+  const health = c.args.find((a) => a.startsWith("--health_listen="));
+  assert.ok(health, "no --health_listen for the grpc probes");
+  const healthPort = Number(health.split(":").at(-1));
+  assert.ok(c.ports.some((p) => p.containerPort === healthPort));
+  for (const probe of [c.readinessProbe, c.livenessProbe]) {
+    assert.deepEqual(Object.keys(probe).filter((k) => !/Seconds|Threshold/.test(k)),
+                     ["grpc"]);
+    assert.equal(probe.grpc.port, healthPort);
+  }
   assert.ok(pod.nodeSelector && pod.tolerations.length > 0);
   for (const r of ["cpu", "memory"]) {
     assert.ok(c.resources.requests[r] && c.resources.limits[r], r);
@@ -208,4 +223,73 @@ test("daemon: TLS, probe, resources, devices in the allow lists", async () => {
   // The Job benchmarks a device every daemon lets it read.
   const target = job.args.find((a) => a.startsWith("--target=")).split("=")[1];
   assert.ok(allowed.includes(target), `job --target=${target} not allowed`);
+});
+
+// The Secret a Certificate writes: [certificate, its issuer chain's CA].
+test("cert-manager issues the Secrets the daemons and the Job mount", async () => {
+  const docs = (await loadAll()).map((d) => d.doc);
+  const ns = (await byKind("Namespace")).metadata.name;
+  const certs = new Map(docs.filter((d) => d.kind === "Certificate")
+                            .map((c) => [c.spec.secretName, c]));
+  const issuers = new Map(docs.filter((d) => d.kind === "Issuer")
+                              .map((i) => [i.metadata.name, i]));
+  for (const c of certs.values()) {
+    assert.equal(c.metadata.namespace, ns);
+    assert.ok(issuers.has(c.spec.issuerRef.name), c.spec.issuerRef.name);
+  }
+  const ds = await byKind("DaemonSet");
+  const job = await byKind("Job");
+  const secrets = (pod) => pod.volumes.filter((v) => v.secret).map((v) => v.secret.secretName);
+  const daemonSecrets = secrets(ds.spec.template.spec);
+  const jobSecrets = secrets(job.spec.template.spec);
+  assert.deepEqual(daemonSecrets, ["blkperfd-tls"]);
+  assert.deepEqual(jobSecrets, ["blkperf-operator-tls"]);
+  // The daemons': the Service's DNS name (the Job checks it), server auth.
+  const svc = await byKind("Service");
+  const daemon = certs.get("blkperfd-tls");
+  assert.ok(daemon.spec.dnsNames.includes(`${svc.metadata.name}.${ns}.svc.cluster.local`));
+  assert.ok(daemon.spec.usages.includes("server auth"));
+  // The Job's: the identity the roles file makes operator, client auth.
+  const roles = docs.find((d) => d.kind === "ConfigMap").data.roles;
+  const operator = roles.split("\n").map((l) => l.replace(/#.*/, "").trim().split(/\s+/))
+      .find(([role]) => role === "operator")[1];
+  const client = certs.get("blkperf-operator-tls");
+  assert.deepEqual(client.spec.uris, [operator]);
+  assert.ok(client.spec.usages.includes("client auth"));
+  // Both chain to the CA whose Secret the CA issuer signs with.
+  for (const c of [daemon, client]) {
+    const issuer = issuers.get(c.spec.issuerRef.name);
+    assert.ok(certs.get(issuer.spec.ca.secretName)?.spec.isCA, c.metadata.name);
+  }
+});
+
+test("the Job keeps its report on a volume, stdout free of it, and expires", async () => {
+  const job = await byKind("Job");
+  const pod = job.spec.template.spec;
+  const c = pod.containers[0];
+  const report = c.args.find((a) => a.startsWith("--report_file="))?.split("=")[1];
+  assert.ok(report, "no --report_file: the report would be in the Job's log");
+  const mount = c.volumeMounts.find((m) => report.startsWith(`${m.mountPath}/`));
+  const volume = pod.volumes.find((v) => v.name === mount?.name);
+  assert.ok(volume?.persistentVolumeClaim, `${report} is not on a persistent volume`);
+  const pvc = await byKind("PersistentVolumeClaim");
+  assert.equal(volume.persistentVolumeClaim.claimName, pvc.metadata.name);
+  assert.ok(job.spec.ttlSecondsAfterFinished > 0);
+  // $(JOB_NAME) in the path is an env var of the container.
+  for (const [, name] of report.matchAll(/\$\((\w+)\)/g)) {
+    assert.ok(c.env.some((e) => e.name === name), name);
+  }
+});
+
+test("Prometheus in `monitoring` may read the pods it scrapes", async () => {
+  const role = await byKind("Role");
+  const binding = await byKind("RoleBinding");
+  const ns = (await byKind("Namespace")).metadata.name;
+  assert.equal(role.metadata.namespace, ns);
+  assert.equal(binding.roleRef.name, role.metadata.name);
+  assert.ok(role.rules.some((r) => r.resources.includes("pods") && r.verbs.includes("list")));
+  const np = await byKind("NetworkPolicy");
+  const metrics = np.spec.ingress.find((r) => r.ports[0].port === "metrics");
+  assert.equal(binding.subjects[0].namespace,
+               metrics.from[0].namespaceSelector.matchLabels["kubernetes.io/metadata.name"]);
 });
