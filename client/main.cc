@@ -597,9 +597,9 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
-  if (VaryGiven() && command != "run") {
-    return Usage("--vary: experiments run on `blkperfd run` and `blkperf "
-                 "run` (docs/experiments.md)");
+  if (VaryGiven() && command != "run" && command != "fleet") {
+    return Usage("--vary: experiments run on `blkperfd run`, `blkperf "
+                 "run` and `blkperf fleet run` (docs/experiments.md)");
   }
   if (command == "fleet") {
     fleet::ClientSettings settings;

@@ -139,13 +139,18 @@ std::vector<int> FleetOutliers(const std::vector<HostExperiment>& hosts,
   std::vector<int> outliers;
   if (!fleet.comparable || hosts.size() < 2) return outliers;
   const double r = fleet.estimate.ratio;
-  for (int h : fleet.hosts) {
+  std::vector<double> deviations;
+  for (double ratio : fleet.host_ratios) deviations.push_back(std::abs(ratio - r));
+  const double mad = SampleMedian(deviations);
+  for (size_t i = 0; i < fleet.hosts.size(); ++i) {
+    const int h = fleet.hosts[i];
     const MetricResult& hm = hosts[static_cast<size_t>(h)]
                                  .result.arms[arm]
                                  .metrics[static_cast<size_t>(fleet.metric)];
-    const bool excludes = hm.estimate.ci_lo > r || hm.estimate.ci_hi < r;
     const bool differs = std::abs(hm.estimate.ratio / r - 1) > margin;
-    if (excludes && differs) outliers.push_back(h);
+    const bool excludes = hm.estimate.ci_lo > r || hm.estimate.ci_hi < r;
+    const bool far = mad > 0 && 0.6745 * deviations[i] / mad > 3.5;
+    if (differs && (excludes || far)) outliers.push_back(h);
   }
   return outliers;
 }
@@ -154,13 +159,15 @@ std::vector<int> FleetOutliers(const std::vector<HostExperiment>& hosts,
 
 FleetExperimentResult AnalyzeFleet(
     const ExperimentInput& design, const std::vector<std::string>& addresses,
-    const std::vector<std::vector<std::vector<RoundSample>>>& samples) {
+    const std::vector<std::vector<std::vector<RoundSample>>>& samples,
+    const std::vector<std::string>& governors) {
   FleetExperimentResult r;
   r.design = design;
   r.design.samples.clear();
   for (size_t h = 0; h < addresses.size(); ++h) {
     ExperimentInput in = r.design;
     in.samples = samples[h];
+    in.governor = governors.empty() ? "" : governors[h];
     r.hosts.push_back({addresses[h], Analyze(in)});
   }
   for (size_t arm = 0; arm < design.arm_names.size(); ++arm) {

@@ -50,9 +50,10 @@ RankTest MannWhitneyU(const std::vector<double>& x,
 // --- Fleet experiment --------------------------------------------------
 
 inline constexpr char kFleetOutlierRule[] =
-    "a host is an outlier when its own interval of the ratio excludes the "
-    "fleet's ratio and its ratio differs from the fleet's by more than the "
-    "margin";
+    "a host is an outlier when its ratio differs from the fleet's by more "
+    "than the margin and either its own interval excludes the fleet's ratio "
+    "or its modified z-score among the hosts (0.6745 |ratio - fleet| / "
+    "median |ratio - fleet|) exceeds 3.5";
 
 struct FleetMetricResult {
   Metric metric = Metric::kIops;
@@ -91,11 +92,14 @@ struct FleetExperimentResult {
 };
 
 // `design` as ExperimentInput without samples; samples[host][arm][round]
-// the hosts' rounds in `design.order`. REQUIRES: addresses.size() ==
-// samples.size() >= 1, each host's samples as Analyze requires.
+// the hosts' rounds in `design.order`; governors[host] each host's CPU
+// frequency governor ("" or none given: unknown). REQUIRES:
+// addresses.size() == samples.size() >= 1, each host's samples as Analyze
+// requires, governors empty or one per host.
 FleetExperimentResult AnalyzeFleet(
     const ExperimentInput& design, const std::vector<std::string>& addresses,
-    const std::vector<std::vector<std::vector<RoundSample>>>& samples);
+    const std::vector<std::vector<std::vector<RoundSample>>>& samples,
+    const std::vector<std::string>& governors = {});
 
 // Text: the design, one row per host per arm (headline ratio, interval,
 // verdict), the fleet's row per metric, the outliers with the rule.
@@ -104,7 +108,7 @@ std::string FormatFleetExperimentText(const FleetExperimentResult& r);
 // {"experiment":{"field":..,"margin":..,"confidence":..,"seed":..,
 //   "metric":..,"rounds":..,"round_seconds":..,"ramp_seconds":..,
 //   "total_seconds":..,"order":[..],"unit":"host",
-//   "hosts":[{"address":..,"arms":[..as FormatExperimentJson's..],
+//   "hosts":[{"address":..,"governor":..,"arms":[..as FormatExperimentJson's..],
 //             "guardrails":[..]}],
 //   "fleet":{"statistic":..,"outlier_rule":..,"arms":[{"name":..,
 //     "value":..,"baseline":true},{"name":..,"value":..,"baseline":false,

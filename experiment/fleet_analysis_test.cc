@@ -113,7 +113,22 @@ TEST(AnalyzeFleetTest, AHostWhoseEffectDiffersIsAnOutlier) {
   const std::string json = FormatFleetExperimentJson(r);
   EXPECT_TRUE(absl::StrContains(json, "\"outliers\":[\"10.0.0.5:7777\"]")) << json;
   EXPECT_TRUE(absl::StrContains(json, "\"unit\":\"host\"")) << json;
-  EXPECT_TRUE(absl::StrContains(json, "\"hosts\":[{\"address\":\"10.0.0.1:7777\",\"arms\":[")) << json;
+  EXPECT_TRUE(absl::StrContains(json, "\"hosts\":[{\"address\":\"10.0.0.1:7777\",\"governor\":null,\"arms\":[")) << json;
+}
+
+TEST(AnalyzeFleetTest, EachHostIsJudgedWithItsOwnGovernor) {
+  const FleetExperimentResult r = AnalyzeFleet(
+      Design(10), Addresses(2), Samples({1.25, 1.25}, 10, 1.0),
+      {"performance", "powersave"});
+  auto governor_guardrails = [](const ExperimentResult& e) {
+    int n = 0;
+    for (const Guardrail& g : e.guardrails) n += g.kind == "governor";
+    return n;
+  };
+  EXPECT_EQ(governor_guardrails(r.hosts[0].result), 0);
+  EXPECT_EQ(governor_guardrails(r.hosts[1].result), 1);
+  EXPECT_TRUE(absl::StrContains(FormatFleetExperimentJson(r),
+                                "\"address\":\"10.0.0.2:7777\",\"governor\":\"powersave\""));
 }
 
 TEST(AnalyzeFleetTest, FewHostsSayTheIntervalSpansTheirRange) {

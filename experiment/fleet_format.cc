@@ -55,10 +55,10 @@ std::string Safe(absl::string_view text) {
 }
 
 // A host's experiment JSON without its design (the fleet's holds it):
-// FormatExperimentJson's "arms" and "guardrails".
+// FormatExperimentJson's "governor", "arms" and "guardrails".
 std::string HostJson(const HostExperiment& h) {
   std::string json = FormatExperimentJson(h.result);
-  const size_t arms = json.find(",\"arms\":[");
+  const size_t arms = json.find(",\"governor\":");
   absl::string_view body = absl::string_view(json).substr(arms + 1);
   body = absl::StripSuffix(body, "}}\n");
   return absl::StrCat("{\"address\":", Quote(h.address), ",", body, "}");

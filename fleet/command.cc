@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -27,6 +28,10 @@
 #include "absl/strings/strip.h"
 #include "fleet/calls.h"
 #include "cli/output_format.h"
+#include "experiment/flags.h"
+#include "experiment/fleet_analysis.h"
+#include "experiment/runner.h"
+#include "fleet/experiment_run.h"
 #include "fleet/inventory.h"
 #include "fleet/orchestrator.h"
 #include "fleet/save_fleet.h"
@@ -64,6 +69,9 @@ ABSL_FLAG(std::string, cohort_by, "",
 ABSL_FLAG(std::string, report_file, "",
           "fleet run/report: write the report to this file (a new file, or "
           "one replaced whole) instead of stdout; stdout stays empty");
+ABSL_FLAG(std::string, cohort_baseline, "",
+          "fleet run/report --cohort_by: the cohort the others are compared "
+          "with (default: the one with the most hosts)");
 ABSL_FLAG(int, metrics_port, 9477,
           "fleet inventory --format=file_sd: the daemons' metrics port");
 
@@ -125,6 +133,11 @@ absl::StatusOr<FleetOptions> OptionsFromFlags(const ClientSettings& s) {
   if (absl::Status st = CheckOptions(o); !st.ok()) return st;
   if (const std::string by = absl::GetFlag(FLAGS_cohort_by); !by.empty()) {
     if (auto key = CohortKey(by); !key.ok()) return key.status();
+    // The comparison's --margin, --confidence, --metric, --fail_on.
+    if (auto e = ExperimentFlagsFromFlags(); !e.ok()) return e.status();
+  } else if (!absl::GetFlag(FLAGS_cohort_baseline).empty()) {
+    return absl::InvalidArgumentError(
+        "cohort_baseline without --cohort_by: give both");
   }
   // The TLS files once, here, rather than one identical error per host.
   // Making a channel does not connect.
@@ -357,11 +370,37 @@ absl::Status WriteReportFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
+// With --cohort_by: the cohorts compared (experiment_run.h), or why not
+// (on stderr: fewer than two cohorts is a fact of the run, not an error).
+std::optional<CohortComparison> CohortComparisonOf(const FleetReport& report) {
+  if (report.cohort_by.empty()) return std::nullopt;
+  absl::StatusOr<ExperimentFlags> flags = ExperimentFlagsFromFlags();
+  if (!flags.ok()) return std::nullopt;  // checked in OptionsFromFlags
+  absl::StatusOr<CohortComparison> c = CompareReportCohorts(
+      report, absl::GetFlag(FLAGS_cohort_baseline), flags->margin,
+      flags->confidence, flags->headline);
+  if (!c.ok()) {
+    std::cerr << "blkperf fleet: no cohort comparison: " << c.status().message()
+              << std::endl;
+    return std::nullopt;
+  }
+  return *std::move(c);
+}
+
 // Prints the report as --output_format / --json / --api_json / text ask
-// (to --report_file when given); the exit status of its outcome.
+// (to --report_file when given), with the cohort comparison in text and
+// JSON; the exit status of its outcome (4 under --fail_on=slower when a
+// cohort is slower).
 int Print(const FleetReport& report, const ClientSettings& s) {
   absl::StatusOr<std::string> text = FormatReport(report, s);
   if (!text.ok()) return Fail(text.status());
+  const std::optional<CohortComparison> comparison = CohortComparisonOf(report);
+  const OutputFormat format = ReportFormat(s).value_or(OutputFormat::kText);
+  if (comparison.has_value() && (format == OutputFormat::kJson || s.api_json)) {
+    *text = WithCohortComparison(*text, *comparison);
+  } else if (comparison.has_value() && format == OutputFormat::kText) {
+    absl::StrAppend(&*text, FormatCohortText(*comparison));
+  }
   if (const std::string file = absl::GetFlag(FLAGS_report_file);
       !file.empty()) {
     if (absl::Status w = WriteReportFile(file, *text); !w.ok()) {
@@ -373,8 +412,59 @@ int Print(const FleetReport& report, const ClientSettings& s) {
   } else {
     std::cout << *text << std::flush;
   }
-  if (report.outcome == "completed") return 0;
+  if (report.outcome == "completed") {
+    const bool slower =
+        comparison.has_value() &&
+        std::any_of(comparison->cohorts.begin(), comparison->cohorts.end(),
+                    [](const CohortResult& c) {
+                      return !c.baseline && c.verdict == Verdict::kSlower;
+                    });
+    absl::StatusOr<ExperimentFlags> flags = ExperimentFlagsFromFlags();
+    return slower && flags.ok() && flags->fail_on_slower ? kExitSlower : 0;
+  }
   return report.outcome == "partial" ? 3 : 1;
+}
+
+// `fleet run --vary=...`: the experiment over every host (experiment_run.h),
+// its report in text or --json (the experiment schema).
+int RunExperiment(const FleetOptions& options,
+                  const std::vector<std::string>& addresses,
+                  const ClientSettings& s, OutputFormat format,
+                  const std::atomic<bool>* interrupted) {
+  if (format != OutputFormat::kText && format != OutputFormat::kJson) {
+    return FailUsage(absl::InvalidArgumentError(absl::StrCat(
+        "--vary with --output_format=", OutputFormatName(format),
+        ": an experiment reports as text or json")));
+  }
+  if (s.api_json || !absl::GetFlag(FLAGS_cohort_by).empty()) {
+    return FailUsage(absl::InvalidArgumentError(
+        s.api_json ? "--vary with --api_json: an experiment reports as text or "
+                     "--json"
+                   : "--vary with --cohort_by: give one of them"));
+  }
+  absl::StatusOr<ExperimentPlan> plan = PlanExperimentFromFlags();
+  if (!plan.ok()) return FailUsage(plan.status());
+  // Each arm-round's run id is run_id + "-r<round>-<arm>" (up to 8 more).
+  if (options.run_id.size() > 56) {
+    return FailUsage(absl::InvalidArgumentError(absl::StrCat(
+        "run_id \"", options.run_id.substr(0, 64), "\" with --vary: at most 56 "
+        "characters (each arm of each round runs as run_id-r<round>-<arm>)")));
+  }
+  std::cerr << "blkperf fleet: experiment " << options.run_id << " on "
+            << addresses.size() << " hosts: " << plan->order.size()
+            << " rounds x " << plan->arms.size() << " arms" << std::endl;
+  const FleetExperimentOutcome outcome =
+      RunFleetExperiment(*plan, options, addresses, interrupted,
+                         !s.quiet && isatty(STDERR_FILENO));
+  if (outcome.exit_code != 0) {
+    std::cerr << "blkperf fleet: " << outcome.message << std::endl;
+    return outcome.exit_code;
+  }
+  std::cout << (format == OutputFormat::kJson
+                    ? FormatFleetExperimentJson(outcome.result)
+                    : FormatFleetExperimentText(outcome.result))
+            << std::flush;
+  return FleetExitCode(*plan, outcome.result);
 }
 
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
@@ -393,6 +483,9 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
     if (auto it = host_labels.find(kTargetsLabel); it != host_labels.end()) {
       options->target_paths[address] = absl::StrSplit(it->second, ',');
     }
+  }
+  if (VaryGiven()) {
+    return RunExperiment(*options, *addresses, s, *format, interrupted);
   }
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
   if (!spec.ok()) return FailUsage(spec.status());
@@ -627,6 +720,9 @@ int RunFleetCommand(const std::vector<std::string>& args,
   if (args.empty()) return Usage("no fleet command given");
   const std::string& command = args[0];
   static std::atomic<bool> interrupted{false};
+  if (VaryGiven() && command != "run") {
+    return Usage("--vary: experiments run on `fleet run` (docs/experiments.md)");
+  }
   if (command == "run" && args.size() == 1) {
     WatchSignals(&interrupted);
     return Run(settings, &interrupted);

@@ -132,6 +132,19 @@ for c in r["cohorts"]:
     for p in parts:
         want.update(buckets(p))
     assert buckets(total) == want
+# The cohorts compared, hosts as the unit: each host's IOPS a sample, the
+# ratio that of the cohorts' medians (geometric mean of the middle two of 4).
+cmp = r["cohort_comparison"]
+assert cmp["by"] == by and cmp["unit"] == "host", cmp
+base, other = cmp["cohorts"]
+assert base["baseline"] and not other["baseline"] and len(other["iops"]["samples"]) == 4
+def median(v):
+    v = sorted(v)
+    return (v[1] * v[2]) ** 0.5
+ratio = median(other["iops"]["samples"]) / median(base["iops"]["samples"])
+assert abs(other["iops"]["ratio"] - ratio) < 1e-6 * ratio, (other["iops"], ratio)
+assert other["iops"]["ci"][0] <= other["iops"]["ratio"] <= other["iops"]["ci"][1]
+assert other["verdict"] in ("faster", "slower", "equivalent", "inconclusive")
 PY
 done
 # Each host its own target (file_sd label blkperf_targets), the others the

@@ -101,6 +101,14 @@ for _ in $(seq 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
   --vary=rate_iops=20000,25000 --rounds=4 --round=300ms --json > "$dir/remote.json"
 [[ $(json "$dir/remote.json" 'e["arms"][1]["verdict"]') == faster ]] || fail "remote verdict"
 [[ $(json "$dir/remote.json" 'abs(e["arms"][1]["iops"]["ratio"] - 1.25) <= 0.03 and len(e["arms"][1]["samples"]) == 4') == True ]] || fail "remote ratio"
-rc=0; "$blkperf" --server=127.0.0.1:$(cat "$dir/port") fleet run --vary=qd=1,2 2> "$dir/err" || rc=$?
-(( rc == 2 )) && grep -q -- --vary "$dir/err" || fail "fleet --vary not refused"
+# The fleet runs experiments (tests/fleet:fleet_experiment_test) on `fleet
+# run` only, and refuses what it cannot take with --vary, before any host.
+rc=0; "$blkperf" fleet watch some-run --hosts=127.0.0.1:1 --vary=qd=1,2 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q -- --vary "$dir/err" || fail "fleet watch --vary not refused"
+rc=0; "$blkperf" fleet run --hosts=127.0.0.1:1 --target="$target" --vary=qd=1,2 --runtime=1s 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q -- --runtime "$dir/err" || fail "fleet run --vary --runtime not refused"
+rc=0; "$blkperf" fleet run --hosts=127.0.0.1:1 --target="$target" --vary=qd=1,2 --cohort_by=label:x 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q -- --cohort_by "$dir/err" || fail "fleet run --vary --cohort_by not refused"
+rc=0; "$blkperf" fleet run --hosts=127.0.0.1:1 --target="$target" --vary=qd=1,2 --run_id="$(printf 'r%.0s' $(seq 60))" 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q "at most 56" "$dir/err" || fail "fleet run --vary with a 60-character run_id not refused"
 echo PASS
