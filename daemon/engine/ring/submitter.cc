@@ -246,7 +246,7 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
 }
 
 template <bool kShaped, IoMode kMode, typename Cache>
-uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
+inline uint32_t SubmitterThread::Prepare(Cache& cache, uint32_t max_ios,
                                   uint16_t turn_slot, bool measuring,
                                   int64_t now_ns) {
   return PrepareBody<kShaped, kMode>(cache, max_ios, turn_slot, measuring,

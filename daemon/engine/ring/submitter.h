@@ -259,10 +259,13 @@ class SubmitterThread {
   template <bool kShaped, IoMode kMode, typename Cache>
   void Run(Cache& cache);
   // Prepares up to `max_ios` I/Os of the turn in `turn_slot` (TurnLog);
-  // returns how many.
+  // returns how many. Always inlined into its one caller, Run: left to its
+  // heuristics, gcc stopped inlining the plain per-CPU-cache loop's
+  // Prepare when the state objects came (one call per turn).
   template <bool kShaped, IoMode kMode, typename Cache>
-  uint32_t Prepare(Cache& cache, uint32_t max_ios, uint16_t turn_slot,
-                   bool measuring, int64_t now_ns);
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t Prepare(Cache& cache, uint32_t max_ios,
+                                                uint16_t turn_slot,
+                                                bool measuring, int64_t now_ns);
   // Prepare's code, always inlined: into Prepare (whose one caller, Run,
   // inlines it in turn) and into PrepareOutOfLine.
   template <bool kShaped, IoMode kMode, typename Cache>
