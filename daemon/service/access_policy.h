@@ -1,13 +1,18 @@
 // Which targets the operator lets workloads read and write: the daemon's
 // --allow_read_paths and --allow_write_paths lists, and the write-safety rules
-// for devices in use. Decides on resolved (symlink-free) paths, so a link
-// inside an allowed directory cannot lead outside it.
+// for devices in use. The manager checks a request against the rules on
+// resolved (symlink-free) paths before anything is probed; the engine's
+// backend then opens each target once through Open, which judges the
+// opened inode itself, so a link or node swapped in between cannot lead
+// outside the rules.
 //
 //   AccessPolicy policy = AccessPolicy::Create(
 //       /*allow_read=*/{}, /*allow_write=*/{"/dev/zram0", "/srv/scratch/"},
 //       /*data_dir=*/"/var/lib/blkperf");
 //   BLKPERF_RETURN_IF_ERROR(policy.CheckRead("targets[0]", info));
 //   if (writes) BLKPERF_RETURN_IF_ERROR(policy.CheckWrite("targets[0]", info));
+//   BLKPERF_ASSIGN_OR_RETURN(OpenedTarget t,
+//                            policy.Open("targets[0]", path, intent));
 //
 // Rule syntax (both lists): an entry ending in "/" or naming an existing
 // directory allows everything below that directory; an entry ending in "*"
@@ -15,7 +20,9 @@
 // any other entry allows exactly that path. Entries are resolved with
 // realpath when they exist. An empty read list means the default: block
 // devices under /dev/ plus everything under the data directory. An empty
-// write list allows no writes at all.
+// write list allows no writes to any target a spec names; a spec that names
+// none runs on the daemon's own default target in the data directory, which
+// only Open's default_target intent reaches.
 #ifndef BLKPERF_DAEMON_SERVICE_ACCESS_POLICY_H_
 #define BLKPERF_DAEMON_SERVICE_ACCESS_POLICY_H_
 
