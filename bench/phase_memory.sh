@@ -1,8 +1,8 @@
 #!/bin/bash
 # What a daemon holds for a RUNNING workload's phases: heap bytes in use
 # (glibc's malloc_stats, called through gdb) near the end of a one-thread
-# A/B workload of 1024 phases (--ab=none,limits --ab_slice=5ms
-# --runtime=5120ms), minus the same near the end of a workload of the same
+# A/B workload of 1024 phases (--ab=none,limits --ab_slice=10ms
+# --runtime=10230ms), minus the same near the end of a workload of the same
 # length without switches. Before phases were bounded every boundary kept
 # five histograms (~92 KiB); now the first 64 do (daemon/engine/
 # phase_report.h).
@@ -24,7 +24,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-heap_near_end() {  # extra client flags... -> bytes in use 4.8 s into the run
+heap_near_end() {  # extra client flags... -> bytes in use 9.8 s into the run
   local dir pid srv cpid
   dir=$(mktemp -d /tmp/blkperf_phase_memory.XXXXXX)
   mkdir -p "$dir/rw"
@@ -36,10 +36,10 @@ heap_near_end() {  # extra client flags... -> bytes in use 4.8 s into the run
   srv=127.0.0.1:$(cat "$dir/port")
   "$client" --server="$srv" run --target="$dir/rw/t.dat" --create_size=16m \
     --allow_write --runtime=1s --qd=1 >/dev/null 2>&1
-  "$client" --server="$srv" run --target="$dir/rw/t.dat" --runtime=5120ms \
+  "$client" --server="$srv" run --target="$dir/rw/t.dat" --runtime=10230ms \
     --qd=1 "$@" >/dev/null 2>&1 &
   cpid=$!
-  sleep 4.8
+  sleep 9.8
   gdb -p "$pid" -batch -ex 'call (void)malloc_stats()' >/dev/null 2>&1
   wait "$cpid" || true
   grep "in use bytes" "$dir/daemon.log" | tail -1 | awk '{print $NF}'
@@ -47,7 +47,7 @@ heap_near_end() {  # extra client flags... -> bytes in use 4.8 s into the run
   rm -rf "$dir"
 }
 
-ab=$(heap_near_end --ab=none,limits --ab_slice=5ms)
+ab=$(heap_near_end --ab=none,limits --ab_slice=10ms)
 plain=$(heap_near_end)
 echo "daemon=$daemon heap_in_use ab1024=$ab plain=$plain" \
      "phases_bytes=$(( ab - plain ))"
