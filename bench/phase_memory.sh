@@ -4,8 +4,8 @@
 # A/B workload of 1024 phases (--ab=none,limits --ab_slice=10ms
 # --runtime=10230ms), minus the same near the end of a workload of the same
 # length without switches. Before phases were bounded every boundary kept
-# five histograms (~92 KiB); now the first 64 do (daemon/engine/
-# phase_report.h).
+# five histograms (~92 KiB); now the first 64 do
+# (daemon/engine/phase/phase_report.h).
 #
 #   bench/phase_memory.sh [--daemon PATH] [--client PATH]
 #

@@ -37,7 +37,7 @@
 #include "absl/time/time.h"
 #include "base/pi_mutex.h"
 #include "daemon/engine/host/cpu_registry.h"
-#include "daemon/engine/phase_report.h"
+#include "daemon/engine/phase/phase_report.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/verify/verify_state.h"

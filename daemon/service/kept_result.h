@@ -1,7 +1,7 @@
 // What the daemon keeps of a finished workload, bounded: every phase holds
 // five latency histograms (a ThreadSnapshot, ~92 KiB). The engine reports
 // at most kMaxReportedPhases (64) phases, the later ones merged
-// (daemon/engine/phase_report.h), so this is a second guard: past
+// (daemon/engine/phase/phase_report.h), so this is a second guard: past
 // kMaxKeptPhases the later phases are merged into the last kept one, with
 // a note saying which; the A/B medians were computed by the engine over
 // every slice before, so they stay exact.

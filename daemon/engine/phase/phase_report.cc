@@ -1,4 +1,4 @@
-#include "daemon/engine/phase_report.h"
+#include "daemon/engine/phase/phase_report.h"
 
 #include <algorithm>
 #include <utility>

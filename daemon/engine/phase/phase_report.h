@@ -20,8 +20,8 @@
 //                &snapshot);   // snapshot.total already filled
 //   std::vector<PhaseRate> rates =
 //       PhaseRates(boundaries, measure_start_ns, end_ns, snapshot.total);
-#ifndef BLKPERF_DAEMON_ENGINE_PHASE_REPORT_H_
-#define BLKPERF_DAEMON_ENGINE_PHASE_REPORT_H_
+#ifndef BLKPERF_DAEMON_ENGINE_PHASE_PHASE_REPORT_H_
+#define BLKPERF_DAEMON_ENGINE_PHASE_PHASE_REPORT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -103,4 +103,4 @@ std::vector<PhaseRate> PhaseRates(const PhaseBoundaries& boundaries,
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_ENGINE_PHASE_REPORT_H_
+#endif  // BLKPERF_DAEMON_ENGINE_PHASE_PHASE_REPORT_H_
