@@ -97,7 +97,7 @@ TEST_F(FleetManagerTest, RunIdsArePerOwner) {
   EXPECT_EQ(manager_->GetRun("run-1", "alice")->snapshot.state,
             WorkloadState::kArmed);
   absl::StatusOr<WorkloadView> go =
-      manager_->Go("run-1", MonotonicNow(), "alice");
+      manager_->Go("run-1", MonotonicNowNs(), "alice");
   ASSERT_TRUE(go.ok()) << go.status();
   EXPECT_EQ(go->id, alice->view.id);
 }
