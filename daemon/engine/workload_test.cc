@@ -554,6 +554,11 @@ TEST_F(WorkloadTest, NopMapsNoBuffersForItsQueueDepth) {
   absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   const uint64_t set_up = ResidentBytes();  // every thread has set up
+  // It runs: wait for its first completions (a loaded machine may take a
+  // moment to schedule the submitters).
+  for (int i = 0; i < 500 && (*w)->Snapshot().total.ios == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
   (*w)->RequestStop();
   (*w)->Wait();
   EXPECT_GT((*w)->Snapshot().total.ios, 0u);
