@@ -39,9 +39,9 @@ heap_in_use() {  # keep_finished -> bytes
   "$client" --server="$srv" run --target="$dir/rw/t.dat" --create_size=16m \
     --allow_write --runtime=1s --qd=1 >/dev/null 2>&1
   for _ in $(seq "$n"); do
-    # 1024 slices of 5 ms: 1024 phases.
+    # 1024 slices of 10 ms (the shortest slice): 1024 phases.
     "$client" --server="$srv" run --target="$dir/rw/t.dat" --ab=none,limits \
-      --ab_slice=5ms --runtime=5120ms --qd=1 >/dev/null 2>&1
+      --ab_slice=10ms --runtime=10230ms --qd=1 >/dev/null 2>&1
   done
   "$client" --server="$srv" list >/dev/null
   gdb -p "$pid" -batch -ex 'call (void)malloc_stats()' >/dev/null 2>&1

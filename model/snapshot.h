@@ -316,6 +316,10 @@ struct WorkloadSnapshot {
   DeviceCounters device;       // whole measured run
   BufferPlacement buffer_placement;
   std::vector<PhaseSnapshot> phases;
+  // Phases so far, merged ones counted each (a workload reports at most 64,
+  // the later merged into the last; notes say so); phases.size() when none
+  // merged. 0 where unknown (decoded from the wire).
+  int phases_total = 0;
   std::vector<AbStrategyResult> ab;  // A/B mode only
   StartTimes start;
   VerifySummary verify;              // spec.verify only

@@ -10,7 +10,7 @@ PACKAGES=(
   g++ libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   liburing-dev libabsl-dev prometheus-cpp-dev libcivetweb-dev libgtest-dev libgmock-dev
   libfuse3-dev libsqlite3-dev libpq-dev postgresql-15
-  libbenchmark-dev libyaml-dev
+  libbenchmark-dev libyaml-dev libssl-dev
   fio python3-six prometheus python3 python3-yaml util-linux mount e2fsprogs kmod procps time
   gnuplot-nox python3-numpy python3-pandas
   iproute2 systemd nodejs gdb openssl strace

@@ -157,6 +157,35 @@ TEST_F(LatencyTest, PhasesTileTheMeasuredTime) {
   EXPECT_EQ(sum, s.elapsed);
 }
 
+// A workload's phases are bounded (phase_report.h): past 64 they are
+// reported merged, while A/B medians still cover every slice.
+TEST_F(LatencyTest, ManyPhasesAreReportedBoundedAndAbCoversEverySlice) {
+  WorkloadSpec spec = CountedSpec(0);
+  spec.io_count = 0;
+  spec.runtime = absl::Seconds(1);
+  spec.ab_strategies = {{SplitStrategy::Kind::kNone, 0},
+                        {SplitStrategy::Kind::kLimits, 0}};
+  spec.ab_slice = absl::Milliseconds(10);  // about 100 phases
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ASSERT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
+  ASSERT_GT(s.phases_total, static_cast<int>(kMaxReportedPhases));
+  ASSERT_EQ(s.phases.size(), kMaxReportedPhases);
+  EXPECT_EQ(s.phases.back().strategy, "merged: limits, none");
+  EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr(
+                           "reported merged into phase 63")));
+  uint64_t ios = 0;
+  absl::Duration time;
+  for (const PhaseSnapshot& p : s.phases) {
+    ios += p.total.ios;
+    time += p.elapsed;
+  }
+  EXPECT_EQ(ios, s.total.ios);
+  EXPECT_EQ(time, s.elapsed);
+  int slices = 0;
+  for (const AbStrategyResult& r : s.ab) slices += r.slices;
+  EXPECT_GT(slices, static_cast<int>(kMaxReportedPhases));
+}
+
 TEST_F(LatencyTest, AbMedianOnTooFewSlicesCarriesANote) {
   WorkloadSpec spec = CountedSpec(0);
   spec.io_count = 0;

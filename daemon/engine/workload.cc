@@ -563,19 +563,22 @@ absl::StatusOr<Workload::PublishedSwitch> Workload::PublishLocked(
   return PublishedSwitch{generation, MonotonicNowNs()};
 }
 
-std::shared_ptr<const Workload::PhaseStart> Workload::EndPhaseLocked(
+std::shared_ptr<const PhaseBoundary> Workload::EndPhaseLocked(
     const PublishedSwitch& published, int64_t next_switch_ns) {
   // Before measuring starts there is no phase yet; Release() or Drive()
   // opens the first with whatever strategy is in force then.
   if (!phases_open_) return nullptr;
-  PhaseStart phase;
-  phase.at_ns = published.at_ns;
-  phase.strategy = control_.split_strategies[published.generation];
   const int64_t deadline = std::min(
       published.at_ns + absl::ToInt64Nanoseconds(kTakeUpWait), next_switch_ns);
-  phase.totals = PhaseBoundaryTotals(published, deadline, &phase.late_take_up);
-  phase.device = ReadDevices();
-  return std::make_shared<const PhaseStart>(std::move(phase));
+  std::string late_take_up;
+  ThreadSnapshot totals =
+      PhaseBoundaryTotals(published, deadline, &late_take_up);
+  // Histograms for the first kMaxReportedPhases boundaries only
+  // (phase_report.h): the memory of a workload's phases is bounded.
+  return MakePhaseBoundary(phase_boundaries_++, published.at_ns,
+                           control_.split_strategies[published.generation],
+                           std::move(totals), ReadDevices(),
+                           std::move(late_take_up));
 }
 
 void Workload::EndPhaseAfterPublish(const PublishedSwitch& published,
@@ -583,7 +586,7 @@ void Workload::EndPhaseAfterPublish(const PublishedSwitch& published,
   // The boundary at nice -20: at real time, the boundaries of 8 daemons on
   // one 2-CPU machine (procfs walks) queued each other's next publication
   // by up to 20 ms; at nice 0, busy threads made one overrun its slice.
-  std::shared_ptr<const PhaseStart> phase;
+  std::shared_ptr<const PhaseBoundary> phase;
   {
     NiceBoost boost;
     boost.Raise().IgnoreError();  // refused with the real-time raise
@@ -596,16 +599,17 @@ void Workload::EndPhaseAfterPublish(const PublishedSwitch& published,
   AppendPhase(std::move(phase));
 }
 
-void Workload::OpenFirstPhaseLocked(std::shared_ptr<PhaseStart> first,
+void Workload::OpenFirstPhaseLocked(std::shared_ptr<PhaseBoundary> first,
                                     const DeviceCounters& device) {
   first->strategy =
       control_.split_strategies[control_.split_generation.load()];
   first->device = device;
   phases_.push_back(std::move(first));
+  phase_boundaries_ = 1;
   phases_open_ = true;
 }
 
-void Workload::AppendPhase(std::shared_ptr<const PhaseStart> phase) {
+void Workload::AppendPhase(std::shared_ptr<const PhaseBoundary> phase) {
   if (phase == nullptr) return;
   PiMutexLock lock(&mu_);
   phases_.push_back(std::move(phase));
@@ -640,7 +644,7 @@ ThreadSnapshot Workload::PhaseBoundaryTotals(const PublishedSwitch& published,
   return total;
 }
 
-std::string Workload::LateTakeUpNote(const PhaseList& phases) {
+std::string Workload::LateTakeUpNote(const PhaseBoundaries& phases) {
   int late = 0;
   const std::string* first = nullptr;
   for (const auto& phase : phases) {
@@ -729,7 +733,7 @@ void Workload::Drive() {
     // heap mapped for it): where this thread shares a submitter's CPU, the
     // measured window loses only the CPU times' and the counters' reads
     // and the append.
-    auto first = std::make_shared<PhaseStart>(PhaseStart{.at_ns = start});
+    std::shared_ptr<PhaseBoundary> first = FirstPhaseBoundary(start);
     WaitForInstant(start);
     MarkCpuBaselines();
     PiMutexLock switch_lock(&switch_mu_);
@@ -970,10 +974,8 @@ bool Workload::Release(const DeviceCounters& device_baseline,
     // I/O cover the same I/O (not the setup; a start at an instant adds
     // the threads' last poll for it, kStartSpinWindowNs at most).
     MarkCpuBaselines();
-    OpenFirstPhaseLocked(
-        std::make_shared<PhaseStart>(
-            PhaseStart{.at_ns = control_.measure_start_ns}),
-        device_baseline);
+    OpenFirstPhaseLocked(FirstPhaseBoundary(control_.measure_start_ns),
+                         device_baseline);
   }
   started_.store(true, std::memory_order_release);
   control_.go.Open();
@@ -1028,19 +1030,6 @@ bool Workload::Finished() const { return finished_.HasBeenNotified(); }
 
 namespace {
 
-DeviceCounters DeviceDelta(const DeviceCounters& from, const DeviceCounters& to,
-                           uint64_t sqes) {
-  DeviceCounters delta;
-  delta.available = from.available && to.available;
-  if (!delta.available) return delta;
-  delta.requests = to.requests - std::min(to.requests, from.requests);
-  delta.merges = to.merges - std::min(to.merges, from.merges);
-  delta.sectors = to.sectors - std::min(to.sectors, from.sectors);
-  delta.requests_per_sqe =
-      sqes != 0 ? static_cast<double>(delta.requests) / sqes : 0;
-  return delta;
-}
-
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -1050,37 +1039,14 @@ double Median(std::vector<double> values) {
 
 }  // namespace
 
-void Workload::FillPhases(const PhaseList& phases,
+void Workload::FillPhases(const PhaseBoundaries& phases,
                           const DeviceCounters& device_now, int64_t end_ns,
                           WorkloadSnapshot* snapshot) const {
   const int64_t measure_start = control_.measure_start_ns;
-  for (size_t i = 0; i < phases.size(); ++i) {
-    const bool last = i + 1 == phases.size();
-    PhaseSnapshot phase;
-    phase.index = static_cast<int>(i);
-    phase.strategy = SplitStrategyName(phases[i]->strategy);
-    phase.total = last ? snapshot->total : phases[i + 1]->totals;
-    phase.total.Subtract(phases[i]->totals);
-    if (!last) phase.total.inflight = 0;
-    // Clamped to [measure_start, end_ns], so the phases tile the measured
-    // time exactly: a switch after the last reap starts an empty phase.
-    auto clamp = [&](int64_t t) {
-      return std::clamp(t, measure_start, std::max(measure_start, end_ns));
-    };
-    const int64_t from = clamp(phases[i]->at_ns);
-    const int64_t to = last ? clamp(end_ns) : clamp(phases[i + 1]->at_ns);
-    phase.start = absl::Nanoseconds(from - measure_start);
-    phase.end = absl::Nanoseconds(to - measure_start);
-    phase.elapsed = phase.end - phase.start;
-    phase.device = DeviceDelta(phases[i]->device,
-                               last ? device_now : phases[i + 1]->device,
-                               phase.total.sqes);
-    snapshot->phases.push_back(std::move(phase));
-  }
-  if (!phases.empty()) {
-    snapshot->device =
-        DeviceDelta(phases[0]->device, device_now, snapshot->total.sqes);
-  }
+  ReportPhases(phases, measure_start, end_ns, device_now, snapshot);
+  // Every phase's counts, also of phases reported merged.
+  const std::vector<PhaseRate> rates =
+      PhaseRates(phases, measure_start, end_ns, snapshot->total);
   // A/B: median of each strategy's full slices, ratio to the first.
   const std::vector<SplitStrategy>& ab = spec_.spec.ab_strategies;
   const absl::Duration half_slice = spec_.spec.ab_slice / 2;
@@ -1088,13 +1054,13 @@ void Workload::FillPhases(const PhaseList& phases,
     AbStrategyResult result;
     result.strategy = SplitStrategyName(strategy);
     std::vector<double> iops, bandwidth;
-    for (const PhaseSnapshot& phase : snapshot->phases) {
+    for (const PhaseRate& phase : rates) {
       // A slice cut short by the end of the run would skew its median.
       if (phase.strategy != result.strategy || phase.elapsed < half_slice) {
         continue;
       }
-      iops.push_back(phase.total.Iops(phase.elapsed));
-      bandwidth.push_back(phase.total.BytesPerSecond(phase.elapsed));
+      iops.push_back(phase.Iops());
+      bandwidth.push_back(phase.BytesPerSecond());
     }
     result.slices = static_cast<int>(iops.size());
     if (result.slices < kMinAbSlices) {
@@ -1111,16 +1077,17 @@ void Workload::FillPhases(const PhaseList& phases,
     const double first = snapshot->ab[0].median_iops;
     result.ratio_to_first = first > 0 ? result.median_iops / first : 0;
   }
-  PairAbSlices(snapshot);
+  PairAbSlices(rates, snapshot);
 }
 
-void Workload::PairAbSlices(WorkloadSnapshot* snapshot) const {
+void Workload::PairAbSlices(const std::vector<PhaseRate>& rates,
+                            WorkloadSnapshot* snapshot) const {
   // Each strategy's full slices' IOPS, in the order they ran.
   const absl::Duration half_slice = spec_.spec.ab_slice / 2;
   std::vector<std::vector<double>> slices(snapshot->ab.size());
-  for (const PhaseSnapshot& phase : snapshot->phases) {
+  for (const PhaseRate& phase : rates) {
     for (size_t i = 0; i < snapshot->ab.size(); ++i) {
-      const double iops = phase.total.Iops(phase.elapsed);
+      const double iops = phase.Iops();
       if (phase.strategy == snapshot->ab[i].strategy &&
           phase.elapsed >= half_slice && iops > 0) {
         slices[i].push_back(iops);
@@ -1229,7 +1196,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   // never ends before it starts and the phases add up to the totals while
   // running too. A switch after the copy shows in the next snapshot.
   bool stopped_by_user, aborted;
-  PhaseList phases;
+  PhaseBoundaries phases;
   DeviceCounters device_now;
   std::string ab_wait_note;
   {

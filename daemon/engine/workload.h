@@ -37,6 +37,7 @@
 #include "absl/time/time.h"
 #include "base/pi_mutex.h"
 #include "daemon/engine/host/cpu_registry.h"
+#include "daemon/engine/phase/phase_report.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/verify/verify_state.h"
@@ -145,19 +146,6 @@ class Workload {
 
  private:
   explicit Workload(ResolvedSpec spec);
-  // A phase starts at a switch: what every counter was at that moment.
-  struct PhaseStart {
-    int64_t at_ns = 0;
-    SplitStrategy strategy;
-    ThreadSnapshot totals;
-    DeviceCounters device;  // cumulative device counters at the start
-    // Empty, or which thread's counts were read before it took the switch
-    // up (PhaseBoundaryTotals) and how long after the publication.
-    std::string late_take_up;
-  };
-  // Shared and immutable once made, so that a snapshot copies pointers, not
-  // four histograms a phase, under the lock a switch takes.
-  using PhaseList = std::vector<std::shared_ptr<const PhaseStart>>;
 
   absl::Status OpenTargets();
   // Trim ops on a regular file: FailedPrecondition when its file system
@@ -217,7 +205,7 @@ class Workload {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_);
   // The phase `published` begins, for AppendPhase(); nullptr while phases
   // are not open yet. Takes no lock a reader takes.
-  std::shared_ptr<const PhaseStart> EndPhaseLocked(
+  std::shared_ptr<const PhaseBoundary> EndPhaseLocked(
       const PublishedSwitch& published, int64_t next_switch_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // EndPhaseLocked() at nice -20, then AppendPhase() at real time, for a
@@ -228,11 +216,11 @@ class Workload {
   // The first phase: `first` (its at_ns set, its counters zero; made
   // beforehand, so that opening it only fills it in) with the strategy in
   // force and the devices' `device`; phases are open from then on.
-  void OpenFirstPhaseLocked(std::shared_ptr<PhaseStart> first,
+  void OpenFirstPhaseLocked(std::shared_ptr<PhaseBoundary> first,
                             const DeviceCounters& device)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_, mu_);
   // Makes `phase` (when not null) the last one readers see.
-  void AppendPhase(std::shared_ptr<const PhaseStart> phase)
+  void AppendPhase(std::shared_ptr<const PhaseBoundary> phase)
       ABSL_LOCKS_EXCLUDED(mu_);
   ThreadSnapshot TotalsNow() const;
   // The counts that end the phase before `published`: each submitter's
@@ -244,7 +232,7 @@ class Workload {
                                      std::string* late_take_up)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // The report's note on late boundaries; empty when there were none.
-  static std::string LateTakeUpNote(const PhaseList& phases);
+  static std::string LateTakeUpNote(const PhaseBoundaries& phases);
   // One walk of /proc/self/task for the io-wq and SQPOLL CPU of every
   // submitter, before their Snapshot()s read it.
   void SampleIoWorkers() const;
@@ -255,7 +243,8 @@ class Workload {
   void FillGroups(WorkloadSnapshot* snapshot) const;
   // A/B: every strategy's full slices paired with the first strategy's, in
   // order, into its paired ratio, interval and verdict.
-  void PairAbSlices(WorkloadSnapshot* snapshot) const;
+  void PairAbSlices(const std::vector<PhaseRate>& rates,
+                    WorkloadSnapshot* snapshot) const;
   // Once finished: every submitter's buffer placement, merged.
   void FillBufferPlacement(BufferPlacement* placement) const;
   // spec.ab_strategies: switches to the next one at every slice's instant.
@@ -276,7 +265,8 @@ class Workload {
   // Publishes `rate` (I/Os per second over the workload; 0: closed loop),
   // lets it settle and measures one step.
   internal::SloStepMeasure MeasureSloStep(double rate);
-  void FillPhases(const PhaseList& phases,
+  // Phases (phase_report.h) and, in A/B mode, the medians and pairs.
+  void FillPhases(const PhaseBoundaries& phases,
                   const DeviceCounters& device_now, int64_t end_ns,
                   WorkloadSnapshot* snapshot) const;
   // Cumulative counters of the distinct devices under the targets.
@@ -310,6 +300,8 @@ class Workload {
   // on its instant however long a reader holds mu_.
   PiMutex switch_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   bool phases_open_ ABSL_GUARDED_BY(switch_mu_) = false;
+  // Phase boundaries made so far (the first phase's start included).
+  size_t phase_boundaries_ ABSL_GUARDED_BY(switch_mu_) = 0;
   bool switch_pending_ ABSL_GUARDED_BY(switch_mu_) = false;
   std::thread switcher_;  // ScheduleSplitStrategy's; guarded by switch_mu_
   // Readers' lock. With priority inheritance: the driver appends phases
@@ -321,7 +313,7 @@ class Workload {
   std::atomic<bool> stopped_by_user_{false};
   bool released_ ABSL_GUARDED_BY(mu_) = false;  // Go() or Start() accepted
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
-  PhaseList phases_ ABSL_GUARDED_BY(mu_);
+  PhaseBoundaries phases_ ABSL_GUARDED_BY(mu_);
   // Why A/B switches wait at the normal policy; empty when they do not.
   std::string ab_wait_note_ ABSL_GUARDED_BY(mu_);
   SloSummary slo_ ABSL_GUARDED_BY(mu_);  // spec.slo: the search so far

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -525,6 +526,46 @@ TEST_F(WorkloadTest, NopRunsOnNoTargetAndMovesNoBytes) {
   EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr("IORING_OP_NOP")));
   EXPECT_FALSE(s.buffer_placement.read);  // no buffers to place
   EXPECT_EQ(s.buffer_placement.unreadable, "");
+}
+
+// This process's resident memory, from /proc/self/status; 0 if unread.
+uint64_t ResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+    }
+  }
+  return 0;
+}
+
+// A NOP touches no buffer, so none is mapped for its queue depth: two
+// threads at qd 4096 used to map, fill and register 2 x 4096 x 4 KiB =
+// 32 MiB (audit D13: 4.5 GB at 256 threads).
+TEST_F(WorkloadTest, NopMapsNoBuffersForItsQueueDepth) {
+  WorkloadSpec spec;
+  spec.nop = true;
+  spec.queue_depth = 4096;
+  spec.threads = 2;
+  spec.runtime = absl::Seconds(30);
+  const uint64_t before = ResidentBytes();
+  ASSERT_GT(before, 0u);
+  absl::StatusOr<std::unique_ptr<Workload>> w = StartWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const uint64_t set_up = ResidentBytes();  // every thread has set up
+  // It runs: wait for its first completions (a loaded machine may take a
+  // moment to schedule the submitters).
+  for (int i = 0; i < 500 && (*w)->Snapshot().total.ios == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  (*w)->RequestStop();
+  (*w)->Wait();
+  EXPECT_GT((*w)->Snapshot().total.ios, 0u);
+  // The rings (4096 SQEs and 8192 CQEs a thread), requests and stacks stay
+  // well under the 32 MiB of buffers.
+  EXPECT_LT(set_up - std::min(set_up, before), uint64_t{12} << 20)
+      << "resident memory grew from " << before << " to " << set_up;
 }
 
 TEST_F(WorkloadTest, NopRefusesLiveSplitSwitches) {

@@ -395,8 +395,10 @@ void AddStrategySeries(const WorkloadMetricsView& view, const Labels& workload,
   // only where strategies are compared: with one strategy so far it would
   // repeat blkperf_io_latency_seconds series for series.
   const bool compared = by_strategy.size() > 1;
+  // Every switch, also of phases reported merged (phase_report.h).
+  const size_t phases = std::max<size_t>(s.phases.size(), s.phases_total);
   AddCounter(f.switches, workload,
-             s.phases.empty() ? 0.0 : static_cast<double>(s.phases.size() - 1));
+             phases == 0 ? 0.0 : static_cast<double>(phases - 1));
 
   // Keep the most recently used strategies only.
   std::vector<std::pair<const std::string*, const StrategyTotals*>> order;

@@ -36,8 +36,12 @@ struct AuditRecord {
   absl::Time time = absl::Now();
   std::string peer;      // gRPC peer ("ipv4:1.2.3.4:5", "unix:..."), or ""
   std::string identity;  // certificate SAN/CN, "local", or "" if none
-  std::string role;      // the caller's role, "" if none
-  std::string method;    // "StartWorkload", "workload-end", ...
+  // The caller's role; "none" for a refused caller the roles file grants
+  // nothing (or a refused TLS handshake); "" where no caller is involved
+  // (a workload's end).
+  std::string role;
+  // "StartWorkload", "workload-end", "tls-handshake", ...
+  std::string method;
   std::string summary;   // what was asked (spec summary, id, split)
   std::string outcome;   // "OK" or "PERMISSION_DENIED: ..."
   std::string workload_id;

@@ -33,6 +33,15 @@ absl::string_view ShortName(absl::string_view full_method) {
                                           : full_method.substr(slash + 1);
 }
 
+// Whether `name` starts with an identity type of the roles file ("dns:",
+// "uri:", "email:", "cn:", in any case).
+bool LooksTyped(absl::string_view name) {
+  for (absl::string_view type : {"dns:", "uri:", "email:", "cn:"}) {
+    if (absl::StartsWithIgnoreCase(name, type)) return true;
+  }
+  return false;
+}
+
 class Processor final : public grpc::AuthMetadataProcessor {
  public:
   explicit Processor(const Authorizer* authorizer) : authorizer_(authorizer) {}
@@ -60,34 +69,67 @@ class Processor final : public grpc::AuthMetadataProcessor {
 
 }  // namespace
 
-std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
+CertificateSans CertificateSansOf(const grpc::AuthContext& auth) {
+  CertificateSans sans;
+  sans.dns = Values(auth, GRPC_PEER_DNS_PROPERTY_NAME);
+  sans.uri = Values(auth, GRPC_PEER_URI_PROPERTY_NAME);
+  sans.email = Values(auth, GRPC_PEER_EMAIL_PROPERTY_NAME);
+  sans.common_names = Values(auth, GRPC_X509_CN_PROPERTY_NAME);
+  sans.any_san = !Values(auth, GRPC_X509_SAN_PROPERTY_NAME).empty();
+  return sans;
+}
+
+std::vector<std::string> CertificateNames(const CertificateSans& sans) {
   std::vector<std::string> out;
-  const std::vector<std::string> dns = Values(auth, GRPC_PEER_DNS_PROPERTY_NAME);
-  const std::vector<std::string> uri = Values(auth, GRPC_PEER_URI_PROPERTY_NAME);
-  const std::vector<std::string> email =
-      Values(auth, GRPC_PEER_EMAIL_PROPERTY_NAME);
   // Untyped names (roles files written before types) are DNS names, or URIs
-  // when they say "://"; never the non-TLS identities.
+  // when they say "://"; never the non-TLS identities, and never a text
+  // that spells a typed identity itself (a CN "dns:admin.example" is not
+  // the DNS name admin.example).
   auto untyped = [](const std::string& name) {
-    return name != kLocalIdentity && name != kInsecureIdentity;
+    return name != kLocalIdentity && name != kInsecureIdentity &&
+           !LooksTyped(name);
   };
-  for (const std::string& d : dns) {
+  for (const std::string& d : sans.dns) {
     out.push_back(absl::StrCat("dns:", d));
     if (untyped(d)) out.push_back(d);
   }
-  for (const std::string& u : uri) {
+  for (const std::string& u : sans.uri) {
     out.push_back(absl::StrCat("uri:", u));
-    if (absl::StrContains(u, "://")) out.push_back(u);
+    if (absl::StrContains(u, "://") && untyped(u)) out.push_back(u);
   }
-  for (const std::string& e : email) out.push_back(absl::StrCat("email:", e));
+  for (const std::string& e : sans.email) {
+    out.push_back(absl::StrCat("email:", e));
+  }
   // The CN: typed always; untyped only when the certificate has no SAN (as
   // before types).
-  const bool any_san = !Values(auth, GRPC_X509_SAN_PROPERTY_NAME).empty();
-  for (const std::string& cn : Values(auth, GRPC_X509_CN_PROPERTY_NAME)) {
+  for (const std::string& cn : sans.common_names) {
     out.push_back(absl::StrCat("cn:", cn));
-    if (!any_san && untyped(cn)) out.push_back(cn);
+    if (!sans.any_san && untyped(cn)) out.push_back(cn);
   }
   return out;
+}
+
+std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
+  return CertificateNames(CertificateSansOf(auth));
+}
+
+absl::StatusOr<Caller> IdentifyCertificate(const CertificateSans& sans,
+                                           const RoleMap& roles) {
+  const std::vector<std::string> names = CertificateNames(sans);
+  if (names.empty()) {
+    return absl::UnauthenticatedError(
+        "no client certificate: this daemon requires TLS client "
+        "certificates (blkperf --tls_cert/--tls_key)");
+  }
+  for (const std::string& name : names) {
+    if (auto it = roles.find(name); it != roles.end()) {
+      return Caller{name, it->second};
+    }
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "identity ", BoundedText(names.front()),
+      " (client certificate SAN, else CN, with its type) has no role in "
+      "--roles_file"));
 }
 
 absl::Status CheckOwner(const Caller& caller, absl::string_view owner,
@@ -120,24 +162,13 @@ absl::StatusOr<Caller> Authorizer::Identify(
   if (transport == "local") {
     return Caller{kLocalIdentity, LocalRole(kLocalIdentity)};
   }
-  if (transport != GRPC_SSL_TRANSPORT_SECURITY_TYPE) {
+  // "ssl" from SslServerCredentials, "tls" from the TLS credentials
+  // (listen_policy.h) whose verifier audits refused handshakes.
+  if (transport != GRPC_SSL_TRANSPORT_SECURITY_TYPE &&
+      transport != GRPC_TLS_TRANSPORT_SECURITY_TYPE) {
     return Caller{kInsecureIdentity, LocalRole(kInsecureIdentity)};
   }
-  const std::vector<std::string> names = CertificateNames(auth);
-  if (names.empty()) {
-    return absl::UnauthenticatedError(
-        "no client certificate: this daemon requires TLS client "
-        "certificates (blkperf --tls_cert/--tls_key)");
-  }
-  for (const std::string& name : names) {
-    if (auto it = roles_.find(name); it != roles_.end()) {
-      return Caller{name, it->second};
-    }
-  }
-  return absl::PermissionDeniedError(absl::StrCat(
-      "identity ", BoundedText(names.front()),
-      " (client certificate SAN, else CN, with its type) has no role in "
-      "--roles_file"));
+  return IdentifyCertificate(CertificateSansOf(auth), roles_);
 }
 
 absl::StatusOr<Caller> Authorizer::Authorize(
@@ -199,20 +230,48 @@ void Authorizer::Refused(absl::string_view peer,
   const std::optional<std::string> admitted = AdmitRefusalLog();
   if (!admitted.has_value()) return;
   const std::string& note = *admitted;
+  // The caller as identified, with its role, when the roles file grants it
+  // one (the method was refused); else the certificate's first name.
   std::string identity;
+  std::string role = kNoRole;
   if (auth != nullptr) {
-    const std::vector<std::string> names = CertificateNames(*auth);
-    if (!names.empty()) identity = names.front();
+    if (absl::StatusOr<Caller> caller = Identify(*auth); caller.ok()) {
+      identity = caller->identity;
+      role = RoleName(caller->role);
+    } else if (std::vector<std::string> names = CertificateNames(*auth);
+               !names.empty()) {
+      identity = names.front();
+    }
   }
   BLKPERF_LOG(WARNING) << "refused " << BoundedText(full_method) << " from "
                        << BoundedText(peer.empty() ? "?" : peer) << " "
-                       << BoundedText(identity) << ": " << status.message()
-                       << note;
+                       << BoundedText(identity) << " (role " << role
+                       << "): " << status.message() << note;
   if (audit_ == nullptr) return;
   audit_->Write({.peer = std::string(peer),
                  .identity = identity,
+                 .role = role,
                  .method = std::string(ShortName(full_method)),
                  .outcome = status.ToString() + note});
+}
+
+void Authorizer::RefusedHandshake(const CertificateSans& sans,
+                                  absl::string_view reason) const {
+  const std::optional<std::string> admitted = AdmitRefusalLog();
+  if (!admitted.has_value()) return;
+  const std::vector<std::string> names = CertificateNames(sans);
+  const std::string identity = names.empty() ? "" : names.front();
+  const std::string outcome = absl::StrCat(
+      "UNAUTHENTICATED: client certificate refused: ", OneLine(reason),
+      *admitted);
+  BLKPERF_LOG(WARNING) << "refused a TLS handshake from "
+                       << BoundedText(identity.empty() ? "?" : identity)
+                       << ": " << outcome;
+  if (audit_ == nullptr) return;
+  audit_->Write({.identity = identity,
+                 .role = kNoRole,
+                 .method = "tls-handshake",
+                 .outcome = outcome});
 }
 
 std::shared_ptr<grpc::AuthMetadataProcessor> Authorizer::NewProcessor() const {

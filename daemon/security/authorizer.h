@@ -2,7 +2,7 @@
 // connection, checked against the role each method needs (roles.h).
 //
 // Identity by transport:
-//   TLS (--tls_cert ...)   the verified client certificate's first SAN that
+//   TLS (--tls_cert ...)   the verified client certificate's first name that
 //                          the roles file names, else its first SAN, else
 //                          its CN; no certificate: UNAUTHENTICATED; a name
 //                          the roles file lacks: PERMISSION_DENIED naming it.
@@ -51,6 +51,19 @@ inline constexpr char kLocalIdentity[] = "local";
 // Identity given to callers on an --insecure_listen port.
 inline constexpr char kInsecureIdentity[] = "insecure";
 
+// The names a client certificate carries, by type: from the verified
+// peer's AuthContext (CertificateSansOf) or, during the handshake, from the
+// certificate itself (client_certificate_verifier.h).
+struct CertificateSans {
+  std::vector<std::string> dns;
+  std::vector<std::string> uri;
+  std::vector<std::string> email;
+  std::vector<std::string> common_names;
+  // Whether the certificate has a SAN of any type (IP addresses too).
+  bool any_san = false;
+};
+CertificateSans CertificateSansOf(const grpc::AuthContext& auth);
+
 // The names a verified client certificate may be granted a role under, in
 // the order tried: each DNS SAN as "dns:NAME" then untyped "NAME"; each URI
 // SAN as "uri:URI" (untyped too when it holds "://"); each email SAN as
@@ -58,14 +71,24 @@ inline constexpr char kInsecureIdentity[] = "insecure";
 // certificate has no SAN). So an email or URI SAN never matches a DNS name,
 // and no certificate is ever "local" or "insecure". The first name the
 // roles file grants is the caller's identity.
+std::vector<std::string> CertificateNames(const CertificateSans& sans);
 std::vector<std::string> CertificateNames(const grpc::AuthContext& auth);
 // Refusals logged (and audited) per second at most.
 inline constexpr int kMaxRefusalsLoggedPerSecond = 100;
+// The audit log's role for a caller the roles file grants nothing.
+inline constexpr char kNoRole[] = "none";
 
 struct Caller {
   std::string identity;
   Role role = Role::kViewer;
 };
+
+// The caller a certificate with `sans` is under `roles`: the first of its
+// CertificateNames that `roles` grants. Unauthenticated when it has no
+// name at all; PermissionDenied naming its first name (escaped, bounded)
+// when `roles` grants none of them.
+absl::StatusOr<Caller> IdentifyCertificate(const CertificateSans& sans,
+                                           const RoleMap& roles);
 
 // PermissionDenied unless `caller` owns the workload (`owner`) or is an
 // admin. `what` names the call ("stop", "split", ...).
@@ -91,11 +114,20 @@ class Authorizer {
   absl::StatusOr<Caller> AuthorizeCall(const grpc::ServerContextBase& context,
                                        absl::string_view full_method) const;
 
-  // Logs and audits a refusal (`auth` may be null). Bounded: at most
-  // kMaxRefusalsLoggedPerSecond a second; the next line logged after a
-  // burst says how many were left out.
+  // Logs and audits a refusal (`auth` may be null). The record names the
+  // caller's identity and role when the roles file grants one (a refused
+  // method), else the certificate's first name and role kNoRole. Bounded:
+  // at most kMaxRefusalsLoggedPerSecond a second; the next line logged
+  // after a burst says how many were left out.
   void Refused(absl::string_view peer, const grpc::AuthContext* auth,
                absl::string_view full_method, const absl::Status& status) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Logs and audits a refused TLS handshake (a client certificate from
+  // another CA, expired, not yet valid): method "tls-handshake", the
+  // certificate's first name (or "") and role kNoRole; within the same
+  // bound as Refused. gRPC gives a verifier no peer address.
+  void RefusedHandshake(const CertificateSans& sans,
+                        absl::string_view reason) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // The bound behind Refused, for refusals logged elsewhere (handlers that

@@ -7,7 +7,12 @@
 // loop waits and retries on EMFILE/ENFILE (logging once per streak) and on
 // any other error, so the daemon accepts again as soon as descriptors free
 // up. It also binds without SO_REUSEPORT, so a second daemon on the same
-// port fails to start instead of sharing the calls.
+// port fails to start instead of sharing the calls. A loopback listen
+// (127.0.0.1, localhost, [::1]; 0.0.0.0 too) also listens on the other
+// family's loopback at the same port (its companion), since a client
+// naming "localhost" may connect to either: no other process can then
+// answer there (a second daemon on [::1]:P beside one on 127.0.0.1:P fails
+// to start). A host without that loopback (no IPv6) gets no companion.
 //
 //   absl::StatusOr<std::unique_ptr<AcceptLoop>> loop =
 //       AcceptLoop::Bind("127.0.0.1:0");
@@ -24,6 +29,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -33,9 +40,10 @@ namespace blkperf {
 
 class AcceptLoop {
  public:
-  // Binds and listens on `listen`: host:port (port 0 picks one) or
-  // unix:/path (the caller checked the path is free; a stale socket file is
-  // replaced). Unavailable naming --listen when the address is in use.
+  // Binds and listens on `listen`: host:port (port 0 picks one, with a
+  // free companion) or unix:/path (the caller checked the path is free; a
+  // stale socket file is replaced). Unavailable naming --listen when the
+  // address or its companion is in use.
   // A unix socket file gets `unix_mode` before listen(): created with it
   // (fchmod before bind; whatever the umask) and set exactly before the
   // first connection can be accepted.
@@ -48,6 +56,9 @@ class AcceptLoop {
 
   // The bound TCP port; 0 for a unix socket.
   int port() const { return port_; }
+  // "[::1]:7777" (or "127.0.0.1:7777") when the companion loopback is
+  // listened on too; "" otherwise.
+  const std::string& companion() const { return companion_; }
 
   // Starts the accept thread. REQUIRES: called once, after the server using
   // `acceptor` has started.
@@ -58,13 +69,21 @@ class AcceptLoop {
   void Stop();
 
  private:
-  AcceptLoop(int listen_fd, int stop_fd, int port)
-      : listen_fd_(listen_fd), stop_fd_(stop_fd), port_(port) {}
+  AcceptLoop(std::vector<int> listen_fds, int stop_fd, int port,
+             std::string companion)
+      : listen_fds_(std::move(listen_fds)),
+        stop_fd_(stop_fd),
+        port_(port),
+        companion_(std::move(companion)) {}
   void Run();
+  // Accepts one pending connection of `listen_fd` and hands it to gRPC.
+  // 0, or the errno of a failed accept (none pending is 0).
+  int AcceptOne(int listen_fd);
 
-  const int listen_fd_;
+  const std::vector<int> listen_fds_;
   const int stop_fd_;  // eventfd: readable once Stop is called
   const int port_;
+  const std::string companion_;
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   std::thread thread_;
 };

@@ -263,13 +263,6 @@ absl::Status BlkperfService::CheckOwnerOf(const Caller& caller,
   return CheckOwner(caller, view->owner, id, what);
 }
 
-absl::Status BlkperfService::CheckRunOwner(const Caller& caller,
-                                           const std::string& run_id,
-                                           const char* what) const {
-  absl::StatusOr<WorkloadView> view = manager_->GetRun(run_id);
-  if (!view.ok()) return view.status();
-  return CheckOwnerOf(caller, view->id, what);
-}
 
 grpc::ServerUnaryReactor* BlkperfService::GetCapabilities(
     grpc::CallbackServerContext* context,
@@ -530,10 +523,9 @@ grpc::ServerUnaryReactor* BlkperfService::GoWorkload(
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::Status owner = CheckRunOwner(*caller, request->run_id(), "release");
-  absl::StatusOr<WorkloadView> view =
-      owner.ok() ? manager_->Go(request->run_id(), request->start_monotonic_ns())
-                 : absl::StatusOr<WorkloadView>(owner);
+  // Run ids are per owner: the caller's own run, or NotFound.
+  absl::StatusOr<WorkloadView> view = manager_->Go(
+      request->run_id(), request->start_monotonic_ns(), caller->identity);
   Audit(*context, *caller, "GoWorkload",
         absl::StrCat("run_id=", BoundedText(request->run_id()),
                      " start_monotonic_ns=", request->start_monotonic_ns()),
@@ -552,10 +544,9 @@ grpc::ServerUnaryReactor* BlkperfService::AbortRun(
   if (absl::Status s = CheckApiVersion(request->api_version()); !s.ok()) {
     return Done(context, s);
   }
-  absl::Status owner = CheckRunOwner(*caller, request->run_id(), "abort");
-  absl::StatusOr<WorkloadView> view =
-      owner.ok() ? manager_->Abort(request->run_id(), request->reason())
-                 : absl::StatusOr<WorkloadView>(owner);
+  // Run ids are per owner: the caller's own run, or NotFound.
+  absl::StatusOr<WorkloadView> view = manager_->Abort(
+      request->run_id(), request->reason(), caller->identity);
   Audit(*context, *caller, "AbortRun",
         absl::StrCat("run_id=", BoundedText(request->run_id()),
                      " reason=", BoundedText(request->reason())),

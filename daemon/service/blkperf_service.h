@@ -122,9 +122,6 @@ class BlkperfService final : public v1::Blkperf::CallbackService {
   // logs) the call with its outcome.
   absl::Status CheckOwnerOf(const Caller& caller, const std::string& id,
                             const char* what) const;
-  // CheckOwnerOf for the workload of `run_id` (fleet calls).
-  absl::Status CheckRunOwner(const Caller& caller, const std::string& run_id,
-                             const char* what) const;
 
   WorkloadManager* const manager_;
   const HostCapabilities host_;

@@ -1,6 +1,8 @@
 #include "daemon/service/listen_policy.h"
 
 #include <arpa/inet.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -8,11 +10,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/bounded_text.h"
 #include "base/config_file.h"
+#include "daemon/security/client_certificate_verifier.h"
 
 namespace blkperf {
 namespace {
@@ -89,11 +94,22 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(
     absl::StatusOr<std::string> ca =
         ReadConfigFile(o.tls_client_ca, kMaxConfigFileBytes, "--tls_client_ca");
     if (!ca.ok()) return ca.status();
-    grpc::SslServerCredentialsOptions ssl(
-        GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
-    ssl.pem_root_certs = *ca;
-    ssl.pem_key_cert_pairs.push_back({*key, *cert});
-    creds = grpc::SslServerCredentials(ssl);
+    absl::StatusOr<std::unique_ptr<ClientChainChecker>> checker =
+        ClientChainChecker::Create(*ca);
+    if (!checker.ok()) return checker.status();
+    // gRPC asks for a client certificate and leaves its check to the
+    // verifier, which audits a refusal (client_certificate_verifier.h).
+    grpc::experimental::TlsServerCredentialsOptions tls(
+        std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
+            *ca, std::vector<grpc::experimental::IdentityKeyCertPair>{
+                     {.private_key = *key, .certificate_chain = *cert}}));
+    tls.watch_root_certs();
+    tls.watch_identity_key_cert_pairs();
+    tls.set_cert_request_type(
+        GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_BUT_DONT_VERIFY);
+    tls.set_certificate_verifier(
+        NewClientCertificateVerifier(*std::move(checker), &authorizer));
+    creds = grpc::experimental::TlsServerCredentials(tls);
   } else if (IsLocalListen(o.listen)) {
     creds = grpc::experimental::LocalServerCredentials(
         UnixSocketPath(o.listen).empty() ? LOCAL_TCP : UDS);

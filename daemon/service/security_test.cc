@@ -3,6 +3,8 @@
 // what, owners, the listen policy, a shared port, the unix socket and the
 // audit log.
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -26,6 +29,7 @@ namespace blkperf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string TestDir(const std::string& name) {
   const char* tmp = getenv("TEST_TMPDIR");
@@ -172,6 +176,28 @@ TEST_F(TlsTest, ACertificateFromAnotherCaCannotConnect) {
   EXPECT_EQ(Caps(*stub, &caps).error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
+// The daemon checks client certificates itself, so a refused handshake is
+// in the audit log: the certificate's first name, role none, the reason.
+TEST_F(TlsTest, RefusedHandshakesAreAudited) {
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = ReadTestFile(pki_->ca_pem);
+  ssl.pem_cert_chain = ReadTestFile(pki_->Cert("rogue"));
+  ssl.pem_private_key = ReadTestFile(pki_->Key("rogue"));
+  auto stub = v1::Blkperf::NewStub(
+      grpc::CreateChannel(server_->address(), grpc::SslCredentials(ssl)));
+  v1::GetCapabilitiesResponse caps;
+  ASSERT_EQ(Caps(*stub, &caps).error_code(), grpc::StatusCode::UNAVAILABLE);
+  // A good certificate still connects, with its identity.
+  ASSERT_TRUE(Caps(*StubAs("op1"), &caps).ok());
+  EXPECT_EQ(caps.caller_identity(), "op1.test");
+  server_->Shutdown();
+  const std::string text = ReadTestFile(audit_path_);
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"dns:op1.test\",\"role\":\"none\","
+                              "\"method\":\"tls-handshake\""));
+  EXPECT_THAT(text, HasSubstr("client certificate refused: unable to get "
+                              "local issuer certificate"));
+}
+
 TEST_F(TlsTest, UnknownIdentityIsDeniedByName) {
   v1::GetCapabilitiesResponse caps;
   const grpc::Status status = Caps(*StubAs("stranger"), &caps);
@@ -262,11 +288,64 @@ TEST_F(TlsTest, OnlyTheOwnerOrAnAdminMayStopOrSteer) {
   EXPECT_EQ(got.workload().owner(), "op1.test");
 }
 
+// Run ids are per owner (audit D14): op2's Arm with op1's run id is a run
+// of op2's own (never op1's workload as `existing`, never refused for it,
+// and it blocks nothing of op1's); Go and AbortRun reach only the caller's
+// own run of that id.
+TEST_F(TlsTest, RunIdsArePerOwner) {
+  auto arm = [&](const std::string& who, const char* path, int cpu,
+                 v1::ArmWorkloadResponse* out) {
+    v1::ArmWorkloadRequest request;
+    request.set_run_id("nightly-1");
+    request.mutable_spec()->add_targets()->set_path(path);
+    request.mutable_spec()->add_cpus(cpu);
+    request.mutable_lease()->set_seconds(60);
+    grpc::ClientContext context;
+    return StubAs(who)->ArmWorkload(&context, request, out);
+  };
+  v1::ArmWorkloadResponse squat, own, retry;
+  ASSERT_TRUE(arm("op2", "/data/b", 1, &squat).ok());  // op2 first
+  const grpc::Status mine = arm("op1", "/data/a", 0, &own);
+  ASSERT_TRUE(mine.ok()) << mine.error_message();
+  EXPECT_FALSE(own.existing());
+  EXPECT_NE(own.workload_id(), squat.workload_id());
+  EXPECT_EQ(own.workload().owner(), "op1.test");
+  ASSERT_TRUE(arm("op1", "/data/a", 0, &retry).ok());
+  EXPECT_TRUE(retry.existing());  // op1's retry: op1's own workload
+  EXPECT_EQ(retry.workload_id(), own.workload_id());
+
+  v1::AbortRunRequest abort;
+  abort.set_run_id("nightly-1");
+  abort.set_reason("op2's own");
+  v1::AbortRunResponse aborted;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(StubAs("op2")->AbortRun(&context, abort, &aborted).ok());
+  }
+  EXPECT_EQ(aborted.workload().workload_id(), squat.workload_id());
+  v1::GetWorkloadRequest get;
+  get.set_workload_id(own.workload_id());
+  v1::GetWorkloadResponse got;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(StubAs("op1")->GetWorkload(&context, get, &got).ok());
+  }
+  EXPECT_EQ(got.workload().state(), v1::WORKLOAD_STATE_ARMED);
+  // A caller without a run of that id finds none.
+  abort.set_run_id("nightly-2");
+  {
+    grpc::ClientContext context;
+    EXPECT_EQ(StubAs("op1")->AbortRun(&context, abort, &aborted).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+}
+
 TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
   std::string id;
   ASSERT_TRUE(StartAs("op1", 0, &id).ok());
   EXPECT_FALSE(StopAs("op2", id).ok());
   EXPECT_TRUE(StopAs("op1", id).ok());
+  EXPECT_FALSE(StopAs("viewer", id).ok());  // refused before the handler
   v1::GetCapabilitiesResponse caps;
   EXPECT_FALSE(Caps(*StubAs("stranger"), &caps).ok());
   server_->Shutdown();  // every workload ends
@@ -282,7 +361,17 @@ TEST_F(TlsTest, AuditLogRecordsCallsRefusalsAndEnds) {
   EXPECT_THAT(text, HasSubstr("\"identity\":\"op2.test\",\"role\":\"operator\","
                               "\"method\":\"StopWorkload\""));
   EXPECT_THAT(text, HasSubstr("\"outcome\":\"PERMISSION_DENIED: workload_id"));
-  EXPECT_THAT(text, HasSubstr("\"identity\":\"dns:stranger.test\""));
+  // A refusal names the role: none for an identity the roles file lacks,
+  // the caller's own for a method above it.
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"dns:stranger.test\",\"role\":\"none\""));
+  EXPECT_THAT(text, HasSubstr("\"identity\":\"viewer.test\",\"role\":\"viewer\","
+                              "\"method\":\"StopWorkload\""));
+  for (const std::string& line : lines) {
+    if (absl::StrContains(line, "PERMISSION_DENIED") ||
+        absl::StrContains(line, "UNAUTHENTICATED")) {
+      EXPECT_THAT(line, Not(HasSubstr("\"role\":\"\""))) << line;
+    }
+  }
   EXPECT_THAT(text, HasSubstr("\"method\":\"workload-end\""));
   for (const std::string& line : lines) {
     EXPECT_EQ(line.front(), '{');
@@ -381,6 +470,72 @@ TEST(ListenTest, ASecondDaemonOnTheSamePortFails) {
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(second.status().message()),
               HasSubstr("another blkperfd"));
+}
+
+bool HasIpv6Loopback() {
+  const int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 addr = {};
+  addr.sin6_family = AF_INET6;
+  addr.sin6_addr = in6addr_loopback;
+  const bool ok =
+      bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+// A client naming localhost may connect to [::1] or to 127.0.0.1: a daemon
+// on one loopback holds its port on the other too and answers there, so no
+// second daemon can start beside it on the other one (audit D10).
+TEST(ListenTest, ADaemonHoldsItsPortOnBothLoopbacks) {
+  if (!HasIpv6Loopback()) GTEST_SKIP() << "this host has no ::1 to bind";
+  for (const std::string first_host : {"127.0.0.1", "[::1]", "localhost"}) {
+    ServeOptions options = BaseOptions();
+    options.listen = first_host + ":0";
+    absl::StatusOr<std::unique_ptr<BlkperfServer>> first = StartFake(options);
+    ASSERT_TRUE(first.ok()) << first.status();
+    const int port = (*first)->port();
+    for (const std::string host : {"[::1]", "127.0.0.1", "localhost"}) {
+      options.listen = absl::StrCat(host, ":", port);
+      absl::StatusOr<std::unique_ptr<BlkperfServer>> second =
+          StartFake(options);
+      EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable)
+          << "a second daemon on " << options.listen << " beside one on "
+          << first_host << ":" << port << ": " << second.status();
+    }
+    for (const std::string host : {"[::1]", "127.0.0.1"}) {
+      auto stub = v1::Blkperf::NewStub(
+          grpc::CreateChannel(absl::StrCat(host, ":", port),
+                              grpc::InsecureChannelCredentials()));
+      v1::GetCapabilitiesResponse caps;
+      ASSERT_TRUE(Caps(*stub, &caps).ok()) << host;
+      EXPECT_EQ(caps.caller_identity(), "local") << host;
+    }
+  }
+}
+
+// Another process listening on [::1]:P keeps a daemon off 127.0.0.1:P: it
+// would answer the daemon's clients that name localhost.
+TEST(ListenTest, AListenerOnTheOtherLoopbackIsRefusedAtStart) {
+  if (!HasIpv6Loopback()) GTEST_SKIP() << "this host has no ::1 to bind";
+  const int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in6 addr = {};
+  addr.sin6_family = AF_INET6;
+  addr.sin6_addr = in6addr_loopback;
+  ASSERT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)),
+            0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t length = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
+  const int port = ntohs(addr.sin6_port);
+  ServeOptions options = BaseOptions();
+  options.listen = absl::StrCat("127.0.0.1:", port);
+  absl::StatusOr<std::unique_ptr<BlkperfServer>> server = StartFake(options);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(server.status().message()),
+              HasSubstr(absl::StrCat("[::1]:", port, " is in use")));
+  close(fd);
 }
 
 TEST(ListenTest, LocalCallersGetTheLocalRole) {

@@ -163,6 +163,11 @@ absl::Status BlkperfServer::Bind(const ListenOptions& listen) {
     return absl::OkStatus();
   }
   address_ = absl::StrCat(HostOf(listen.listen), ":", port_);
+  if (!accept_loop_->companion().empty()) {
+    BLKPERF_LOG(INFO) << "also listening on " << accept_loop_->companion()
+                      << ": clients naming localhost may connect there, so "
+                         "no other process may answer them";
+  }
   if (!listen.tls() && !IsLocalListen(listen.listen)) {
     BLKPERF_LOG(WARNING) << "--insecure_listen: serving " << address_
                          << " without TLS: every caller is unauthenticated "

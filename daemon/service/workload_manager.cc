@@ -322,10 +322,11 @@ absl::StatusOr<ArmResult> WorkloadManager::Arm(const WorkloadSpec& requested,
 }
 
 absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
-WorkloadManager::FindRunLocked(absl::string_view run_id,
+WorkloadManager::FindRunLocked(absl::string_view owner,
+                               absl::string_view run_id,
                                const WorkloadSpec& spec) const {
   for (const Reservation& r : starting_) {
-    if (r.run_id == run_id) {
+    if (r.owner == owner && r.run_id == run_id) {
       return absl::UnavailableError(absl::StrCat(
           "run_id \"", run_id,
           "\" is being set up by an earlier call; retry to get its workload"));
@@ -333,10 +334,10 @@ WorkloadManager::FindRunLocked(absl::string_view run_id,
   }
   std::shared_ptr<Entry> found;
   for (const std::shared_ptr<Entry>& e : running_) {
-    if (e->claims.run_id == run_id) found = e;
+    if (e->owner == owner && e->claims.run_id == run_id) found = e;
   }
   for (const std::shared_ptr<Entry>& e : finished_) {
-    if (e->claims.run_id == run_id) found = e;
+    if (e->owner == owner && e->claims.run_id == run_id) found = e;
   }
   if (found != nullptr && !(found->requested == spec)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -373,7 +374,7 @@ absl::Status WorkloadManager::CheckCountsLocked(bool arm) const {
 absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
                                                   const LaunchMode& mode) {
   BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<Entry> existing,
-                           KeptRun(requested, mode.run_id));
+                           KeptRun(requested, mode.owner, mode.run_id));
   if (existing != nullptr) {
     return ArmResult{View(*existing, /*with_snapshot=*/true), true};
   }
@@ -440,6 +441,7 @@ absl::StatusOr<ArmResult> WorkloadManager::Launch(const WorkloadSpec& requested,
 
 absl::StatusOr<std::shared_ptr<WorkloadManager::Entry>>
 WorkloadManager::KeptRun(const WorkloadSpec& requested,
+                         const std::string& owner,
                          const std::string& run_id) {
   {
     absl::MutexLock lock(&mu_);
@@ -451,7 +453,7 @@ WorkloadManager::KeptRun(const WorkloadSpec& requested,
   Reap();
   if (run_id.empty()) return std::shared_ptr<Entry>();
   absl::MutexLock lock(&mu_);
-  return FindRunLocked(run_id, requested);
+  return FindRunLocked(owner, run_id, requested);
 }
 
 absl::StatusOr<WorkloadManager::LaunchPlan> WorkloadManager::PlanLaunch(
@@ -551,12 +553,13 @@ WorkloadManager::Reserve(const WorkloadSpec& requested, const LaunchMode& mode,
   // concurrent call with the same run id finds one or the other.
   if (!mode.run_id.empty()) {
     BLKPERF_ASSIGN_OR_RETURN(std::shared_ptr<Entry> existing,
-                             FindRunLocked(mode.run_id, requested));
+                             FindRunLocked(mode.owner, mode.run_id, requested));
     if (existing != nullptr) return existing;
   }
   BLKPERF_RETURN_IF_ERROR(CheckCountsLocked(mode.arm));
   BLKPERF_RETURN_IF_ERROR(CheckConflicts(wanted));
   wanted.run_id = mode.run_id;
+  wanted.owner = mode.owner;  // run ids are per owner (FindRunLocked)
   wanted.armed = mode.arm;
   *reservation = starting_.insert(starting_.end(), std::move(wanted));
   return std::shared_ptr<Entry>();
@@ -762,23 +765,24 @@ std::shared_ptr<WorkloadManager::Entry> WorkloadManager::Find(
 }
 
 std::shared_ptr<WorkloadManager::Entry> WorkloadManager::FindRun(
-    absl::string_view run_id) {
+    absl::string_view owner, absl::string_view run_id) {
   absl::MutexLock lock(&mu_);
   if (run_id.empty()) return std::shared_ptr<Entry>();
   for (const std::shared_ptr<Entry>& e : running_) {
-    if (e->claims.run_id == run_id) return e;
+    if (e->owner == owner && e->claims.run_id == run_id) return e;
   }
   for (const std::shared_ptr<Entry>& e : finished_) {
-    if (e->claims.run_id == run_id) return e;
+    if (e->owner == owner && e->claims.run_id == run_id) return e;
   }
   return nullptr;
 }
 
 namespace {
-absl::Status UnknownRun(absl::string_view run_id) {
+absl::Status UnknownRun(absl::string_view owner, absl::string_view run_id) {
   return absl::NotFoundError(absl::StrCat(
-      "run_id \"", run_id,
-      "\" names no workload this daemon armed or started (or still keeps)"));
+      "run_id \"", run_id, "\" names no workload this daemon armed or started",
+      owner.empty() ? "" : " for ", owner.empty() ? "" : BoundedText(owner),
+      " (or still keeps); run ids are per owner"));
 }
 }  // namespace
 
@@ -819,10 +823,11 @@ absl::StatusOr<bool> WorkloadManager::CheckGoLocked(
 }
 
 absl::StatusOr<WorkloadView> WorkloadManager::Go(absl::string_view run_id,
-                                                 int64_t start_monotonic_ns) {
+                                                 int64_t start_monotonic_ns,
+                                                 absl::string_view owner) {
   BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
-  std::shared_ptr<Entry> entry = FindRun(run_id);
-  if (entry == nullptr) return UnknownRun(run_id);
+  std::shared_ptr<Entry> entry = FindRun(owner, run_id);
+  if (entry == nullptr) return UnknownRun(owner, run_id);
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->workload != nullptr && entry->workload->Finished()) {
@@ -847,10 +852,11 @@ absl::StatusOr<WorkloadView> WorkloadManager::Go(absl::string_view run_id,
 }
 
 absl::StatusOr<WorkloadView> WorkloadManager::Abort(absl::string_view run_id,
-                                                    absl::string_view reason) {
+                                                    absl::string_view reason,
+                                                    absl::string_view owner) {
   BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
-  std::shared_ptr<Entry> entry = FindRun(run_id);
-  if (entry == nullptr) return UnknownRun(run_id);
+  std::shared_ptr<Entry> entry = FindRun(owner, run_id);
+  if (entry == nullptr) return UnknownRun(owner, run_id);
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->workload != nullptr && !entry->workload->Finished() &&
@@ -942,10 +948,11 @@ absl::StatusOr<WorkloadView> WorkloadManager::Get(absl::string_view id) {
   return View(*entry, /*with_snapshot=*/true);
 }
 
-absl::StatusOr<WorkloadView> WorkloadManager::GetRun(absl::string_view run_id) {
+absl::StatusOr<WorkloadView> WorkloadManager::GetRun(absl::string_view run_id,
+                                                     absl::string_view owner) {
   BLKPERF_RETURN_IF_ERROR(ValidateRunId(run_id, "run_id"));
-  std::shared_ptr<Entry> entry = FindRun(run_id);
-  if (entry == nullptr) return UnknownRun(run_id);
+  std::shared_ptr<Entry> entry = FindRun(owner, run_id);
+  if (entry == nullptr) return UnknownRun(owner, run_id);
   return View(*entry, /*with_snapshot=*/false);
 }
 

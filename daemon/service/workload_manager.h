@@ -24,8 +24,11 @@
 // (armed); Go(run_id, instant) releases it; Abort(run_id, reason) ends it.
 // A run id makes Arm and Start idempotent: a retry with the same run id and
 // spec returns the first call's workload (`existing`), with another spec it
-// is FailedPrecondition. An armed workload not released within its lease is
-// aborted by the reaper (checked every 100 ms) with end_reason saying so.
+// is FailedPrecondition. Run ids are per owner (the caller's identity):
+// Arm, Start, Go, Abort and GetRun find only the caller's own runs, so
+// another owner's run id neither answers nor blocks them. An armed
+// workload not released within its lease is aborted by the reaper (checked
+// every 100 ms) with end_reason saying so.
 // Run ids are remembered as long as their workload is kept (running, or
 // among the last --keep_finished).
 //
@@ -162,14 +165,16 @@ class WorkloadManager {
   // "start_monotonic_ns" when it is not positive or lies after the lease
   // ends; FailedPrecondition when the workload ended (aborted, stopped).
   absl::StatusOr<WorkloadView> Go(absl::string_view run_id,
-                                  int64_t start_monotonic_ns);
+                                  int64_t start_monotonic_ns,
+                                  absl::string_view owner = "");
 
   // Aborts the run's workload, armed or running (state aborted, end_reason
   // "aborted by AbortRun: <reason>", the reason cut to kMaxAbortReasonBytes
   // on a character boundary). Idempotent; an ended workload is returned
   // unchanged. NotFound for an unknown run id.
   absl::StatusOr<WorkloadView> Abort(absl::string_view run_id,
-                                     absl::string_view reason);
+                                     absl::string_view reason,
+                                     absl::string_view owner = "");
 
   // Called once per workload when it reaches its terminal state (with the
   // workload's lock held: do not call back into the manager). Set before
@@ -187,9 +192,11 @@ class WorkloadManager {
   // Live or final view. NotFound for an unknown (or evicted) id.
   absl::StatusOr<WorkloadView> Get(absl::string_view id);
 
-  // The view of the run's workload. NotFound for an unknown (or evicted)
-  // run id; InvalidArgument naming "run_id" for a malformed one.
-  absl::StatusOr<WorkloadView> GetRun(absl::string_view run_id);
+  // The view of `owner`'s run's workload. NotFound for an unknown (or
+  // evicted) run id of that owner; InvalidArgument naming "run_id" for a
+  // malformed one.
+  absl::StatusOr<WorkloadView> GetRun(absl::string_view run_id,
+                                      absl::string_view owner = "");
 
   // Cheap: whether the workload's threads have all exited. NotFound for an
   // unknown id. For watchers deciding when to send the last message.
@@ -275,9 +282,10 @@ class WorkloadManager {
   // Start or Arm: the steps below, in order.
   absl::StatusOr<ArmResult> Launch(const WorkloadSpec& spec,
                                    const LaunchMode& mode);
-  // Unavailable while shutting down; the kept workload of `run_id` (a
-  // retry), nullptr when none (FindRunLocked).
+  // Unavailable while shutting down; the kept workload of `owner`'s
+  // `run_id` (a retry), nullptr when none (FindRunLocked).
   absl::StatusOr<std::shared_ptr<Entry>> KeptRun(const WorkloadSpec& requested,
+                                                 const std::string& owner,
                                                  const std::string& run_id)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The spec checked against the daemon's limits, the allow lists (before
@@ -309,16 +317,18 @@ class WorkloadManager {
                                   uint64_t number,
                                   std::unique_ptr<RunningWorkload> started);
   static void LogLaunch(const Entry& entry, const LaunchMode& mode);
-  // The kept workload of `run_id`: nullptr when none. A retry's answer
-  // (ok, existing) or its refusal when one is being launched or the spec
-  // differs.
+  // The kept workload of `owner`'s `run_id`: nullptr when none. A retry's
+  // answer (ok, existing) or its refusal when one is being launched or the
+  // spec differs.
   absl::StatusOr<std::shared_ptr<Entry>> FindRunLocked(
-      absl::string_view run_id, const WorkloadSpec& spec) const
+      absl::string_view owner, absl::string_view run_id,
+      const WorkloadSpec& spec) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Over --max_workloads or (arming) --max_armed: ResourceExhausted.
   absl::Status CheckCountsLocked(bool arm) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<Entry> FindRun(absl::string_view run_id)
+  std::shared_ptr<Entry> FindRun(absl::string_view owner,
+                                 absl::string_view run_id)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Whether Go may release `entry` now (true), is a retry of a done release
   // (false), or is refused. REQUIRES: entry.mu held.

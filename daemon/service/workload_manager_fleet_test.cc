@@ -18,6 +18,7 @@ namespace blkperf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class FleetManagerTest : public ::testing::Test {
  protected:
@@ -63,6 +64,42 @@ TEST_F(FleetManagerTest, ArmWaitsArmedWithItsRunIdAndLease) {
   ASSERT_EQ(fake_->workloads().size(), 1u);
   EXPECT_TRUE(fake_->last()->armed());
   EXPECT_EQ(manager_->BusyCpus(), std::vector<int>{0});  // holds its CPU
+}
+
+// Run ids are per owner: the same run id of two owners names two runs;
+// neither answers (existing) nor blocks the other, and Go, Abort and
+// GetRun find only the given owner's.
+TEST_F(FleetManagerTest, RunIdsArePerOwner) {
+  absl::StatusOr<ArmResult> mallory = manager_->Arm(
+      Spec("/data/b", {1}), "run-1", absl::ZeroDuration(), "mallory");
+  ASSERT_TRUE(mallory.ok()) << mallory.status();
+  absl::StatusOr<ArmResult> alice = manager_->Arm(
+      Spec("/data/a", {0}), "run-1", absl::ZeroDuration(), "alice");
+  ASSERT_TRUE(alice.ok()) << alice.status();
+  EXPECT_FALSE(alice->existing);
+  EXPECT_NE(alice->view.id, mallory->view.id);
+  // Alice's spec under mallory's name is mallory's run: it conflicts with
+  // alice's workload (CPU 0) like any other, never answers with it.
+  absl::StatusOr<ArmResult> copy =
+      manager_->Start(Spec("/data/a", {0}), "run-1", "mallory");
+  EXPECT_EQ(copy.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(copy.status().message()),
+              Not(HasSubstr(alice->view.id + " with another spec")));
+
+  EXPECT_EQ(manager_->GetRun("run-1", "alice")->id, alice->view.id);
+  EXPECT_EQ(manager_->GetRun("run-1", "mallory")->id, mallory->view.id);
+  EXPECT_EQ(manager_->GetRun("run-1", "eve").status().code(),
+            absl::StatusCode::kNotFound);
+  absl::StatusOr<WorkloadView> aborted =
+      manager_->Abort("run-1", "mine", "mallory");
+  ASSERT_TRUE(aborted.ok()) << aborted.status();
+  EXPECT_EQ(aborted->id, mallory->view.id);
+  EXPECT_EQ(manager_->GetRun("run-1", "alice")->snapshot.state,
+            WorkloadState::kArmed);
+  absl::StatusOr<WorkloadView> go =
+      manager_->Go("run-1", MonotonicNowNs(), "alice");
+  ASSERT_TRUE(go.ok()) << go.status();
+  EXPECT_EQ(go->id, alice->view.id);
 }
 
 TEST_F(FleetManagerTest, RetriedArmOrStartReturnsTheSameWorkload) {

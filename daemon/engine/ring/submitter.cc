@@ -148,7 +148,7 @@ template <bool kShaped, IoMode kMode>
 inline void SubmitterThread::PrepPiece(io_uring_sqe* sqe, Request* req,
                                        uint64_t piece_offset,
                                        uint32_t piece_length, uint64_t tag) {
-  char* addr = buffers_ + size_t{req->buffer} * block_size_ +
+  char* addr = buffers_ + size_t{req->buffer} * slot_bytes_ +
                (piece_offset - req->offset);
   const int fd = registered_files_ ? req->target : fds_[req->target];
   const PieceIo io{sqe,          fd,           addr,
@@ -193,7 +193,7 @@ inline uint32_t SubmitterThread::PrepareUnsplit(Cache& cache,
   const uint32_t length = io_length_;
   const uint32_t read_percent = read_percent_;
   char* const buffers = buffers_;
-  const size_t slot_bytes = block_size_;
+  const size_t slot_bytes = slot_bytes_;
   const uint16_t buf_index_mask = buf_index_mask_;
   uint16_t* const turn_of = turn_of_.data();
   uint32_t cursor = target_cursor_;
@@ -303,7 +303,7 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
     if (ABSL_PREDICT_FALSE(verify_)) {
       req->verify_value = verifier_->Begin(
           req->target, &req->offset, req->is_write,
-          buffers_ + size_t{req->buffer} * block_size_);
+          buffers_ + size_t{req->buffer} * slot_bytes_);
     }
     if (kShaped && ABSL_PREDICT_FALSE(req->kind == kSyncIo)) {
       io_uring_sqe* sqe = NextSqe(&ring_);
@@ -318,7 +318,7 @@ inline uint32_t SubmitterThread::PrepareBody(Cache& cache, uint32_t max_ios,
       ++sqes;
     } else {
       const Splitter& splitter = splitters_[req->target];
-      const uint64_t buffer_base = size_t{req->buffer} * block_size_;
+      const uint64_t buffer_base = size_t{req->buffer} * slot_bytes_;
       const uint32_t length = req->length;
       uint32_t done = 0;
       uint32_t pieces = 0;

@@ -444,6 +444,9 @@ class SubmitterThread {
   bool wait_tick_ = false;
   IoBuffers io_buffers_;
   char* buffers_ = nullptr;       // io_buffers_.base()
+  // Bytes from one buffer slot to the next: block_size_, or 0 for NOP (one
+  // page stands for every slot; a NOP touches none).
+  size_t slot_bytes_ = 0;
   uint16_t buf_index_mask_ = 0;   // io_buffers_.buf_index_mask()
   unsigned page_shift_ = 12;
   IovecRing piece_iovecs_;        // vectored mode: per in-flight piece

@@ -125,7 +125,7 @@ void SubmitterThread::OnIoError(Request* req, bool measuring) {
 }
 
 bool SubmitterThread::VerifyCompletion(Request* req, bool failed) {
-  const char* data = buffers_ + size_t{req->buffer} * block_size_;
+  const char* data = buffers_ + size_t{req->buffer} * slot_bytes_;
   if (verifier_->End(req->target, req->offset, req->is_write,
                      req->verify_value, failed, data)) {
     return true;

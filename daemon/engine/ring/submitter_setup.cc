@@ -276,10 +276,17 @@ absl::Status SubmitterThread::ApplyStrategy(const SplitStrategy& strategy) {
 }
 
 absl::Status SubmitterThread::AllocateBuffers() {
+  // A NOP reads and writes no buffer: one page stands for every slot
+  // (slot_bytes_ 0), whatever queue_depth x block size would come to (256
+  // threads at qd 4096 mapped, faulted and registered 4 GiB before).
+  const bool nop = spec_.spec.nop;
+  slot_bytes_ = nop ? 0 : block_size_;
   BLKPERF_ASSIGN_OR_RETURN(
       io_buffers_,
-      IoBuffers::Create({.slots = queue_depth_,
-                         .slot_bytes = block_size_,
+      IoBuffers::Create({.slots = nop ? 1 : queue_depth_,
+                         .slot_bytes = nop ? static_cast<uint32_t>(
+                                                 sysconf(_SC_PAGESIZE))
+                                           : block_size_,
                          // Plain buffers register nothing: no layout to
                          // choose (or note).
                          .layout = fixed_buffers_ ? spec_.spec.buffer_layout

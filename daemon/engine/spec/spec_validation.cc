@@ -298,7 +298,10 @@ absl::Status ValidateGroupResources(const WorkloadSpec& spec,
                                     std::vector<GroupShape>* resolved) {
   BLKPERF_ASSIGN_OR_RETURN(std::vector<GroupShape> groups,
                            internal::ResolveGroups(spec, limits, cpus));
-  const uint64_t buffer_bytes = internal::GroupBufferBytes(groups);
+  // A NOP maps one page a thread, whatever its queue depth
+  // (SubmitterThread::AllocateBuffers): no buffers to bound.
+  const uint64_t buffer_bytes =
+      spec.nop ? 0 : internal::GroupBufferBytes(groups);
   if (buffer_bytes > limits.max_buffer_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "threads x queue_depth x block_size = ", buffer_bytes,

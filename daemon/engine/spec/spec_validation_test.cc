@@ -302,6 +302,17 @@ TEST_F(SpecValidationTest, RejectsBufferMemoryOverLimit) {
   ExpectRejected(absl::StatusCode::kResourceExhausted, "max_buffer_bytes");
 }
 
+// A NOP maps no buffers for its queue depth (one page a thread), so the
+// buffer limit does not refuse one (audit D13).
+TEST_F(SpecValidationTest, NopBuffersDoNotCountAgainstTheLimit) {
+  limits_.max_buffer_bytes = 1 << 20;
+  spec_.targets.clear();
+  spec_.nop = true;
+  spec_.queue_depth = 4096;  // 16 MiB of 4 KiB slots if it had buffers
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_TRUE(r.ok()) << r.status();
+}
+
 TEST_F(SpecValidationTest, RejectsFixedSplitNotMultipleOfLogicalBlock) {
   spec_.split = {SplitStrategy::Kind::kFixed, 1000};
   ExpectRejected(absl::StatusCode::kInvalidArgument, "split");
