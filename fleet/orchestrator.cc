@@ -822,8 +822,17 @@ void ReadIdentity(const FleetOptions& options, std::vector<HostRun>& hosts,
         (interrupted != nullptr && interrupted->load())) {
       return;
     }
+    // A call in flight at the deadline ends there too: a host that stops
+    // answering cannot hold the run's first poll.
+    CallBudget budget;
+    if (deadline_local_ns != 0) {
+      budget.deadline =
+          absl::Now() +
+          absl::Nanoseconds(std::max<int64_t>(
+              0, deadline_local_ns - MonotonicNowNs()));
+    }
     absl::StatusOr<v1::GetCapabilitiesResponse> caps =
-        host.connection->GetCapabilities({});
+        host.connection->GetCapabilities({}, budget);
     if (!caps.ok()) return;
     host.identity_read = true;
     host.kernel_release = caps->kernel_release();

@@ -262,7 +262,8 @@ void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts);
 // its connection, not retried) of every host of `hosts` in state kStarted
 // with no identity read yet, starting no call once
 // `deadline_local_ns` (this process's CLOCK_MONOTONIC; 0: none) has passed
-// or `interrupted` (may be null) is set. A host that does not answer keeps
+// or `interrupted` (may be null) is set, and ending any call still in
+// flight at that deadline. A host that does not answer keeps
 // identity_read false.
 void ReadIdentity(const FleetOptions& options, std::vector<HostRun>& hosts,
                   int64_t deadline_local_ns = 0,
