@@ -16,6 +16,8 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -212,25 +214,31 @@ absl::StatusOr<std::function<std::string(const HostRow&)>> CohortKey(
 }
 
 // Fills each host row's file_sd labels and what its daemon reports about
-// itself (one GetCapabilities per host after the run, on the run's own
-// channel; a host that does not answer keeps them empty), then the cohorts.
+// itself (read by the orchestrator before the start instant, ReadIdentity;
+// otherwise one GetCapabilities per host now, on the run's own channel; a
+// host that does not answer keeps them empty), then the cohorts.
 absl::Status AddIdentityAndCohorts(const FleetOptions& options,
                                    const Labels& labels, FleetRun& run,
                                    FleetReport& report) {
-  std::map<std::string, Connection*> connections;
-  for (HostRun& h : run.hosts) {
-    if (h.connection != nullptr) connections[h.address] = h.connection.get();
-  }
+  std::map<std::string, HostRun*> hosts;
+  for (HostRun& h : run.hosts) hosts[h.address] = &h;
   ForEachBounded(report.hosts.size(), options.max_in_flight, [&](size_t i) {
     HostRow& row = report.hosts[i];
     if (auto it = labels.find(row.address); it != labels.end()) {
       row.labels = it->second;
       row.labels.erase(kGrpcPortLabel);
     }
-    auto c = connections.find(row.address);
-    if (c == connections.end()) return;
+    auto h = hosts.find(row.address);
+    if (h == hosts.end()) return;
+    const HostRun& host = *h->second;
+    if (host.identity_read) {
+      row.kernel_release = host.kernel_release;
+      row.daemon_version = host.daemon_version;
+      return;
+    }
+    if (host.connection == nullptr) return;
     absl::StatusOr<v1::GetCapabilitiesResponse> caps =
-        c->second->GetCapabilities({});
+        host.connection->GetCapabilities({});
     if (!caps.ok()) return;
     row.kernel_release = caps->kernel_release();
     row.daemon_version = caps->daemon_version();
@@ -329,7 +337,7 @@ absl::StatusOr<OutputFormat> ReportFormat(const ClientSettings& s) {
   return *format;
 }
 
-// The report as ReportFormat says.
+// The report as text or in one of fio's formats, as ReportFormat says.
 absl::StatusOr<std::string> FormatReport(const FleetReport& report,
                                          const ClientSettings& s) {
   absl::StatusOr<OutputFormat> format = ReportFormat(s);
@@ -341,33 +349,7 @@ absl::StatusOr<std::string> FormatReport(const FleetReport& report,
         report, FioJsonOptions{.plus = *format == OutputFormat::kFioJsonPlus,
                                .percentiles = *std::move(percentiles)});
   }
-  if (s.api_json) return FormatReportJson(report, WorkloadJson::kApi);
-  if (*format == OutputFormat::kJson) return FormatReportJson(report);
   return FormatReportText(report);
-}
-
-// Writes `text` to `path` whole: a temporary file beside it, then renamed
-// over it, so a reader never sees half a report.
-absl::Status WriteReportFile(const std::string& path, const std::string& text) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::UnavailableError(absl::StrCat(
-          "report_file ", path, ": cannot write ", tmp, ": ", strerror(errno)));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(tmp.c_str());
-    return absl::UnavailableError(absl::StrCat(
-        "report_file ", path, ": cannot rename ", tmp, " to it: ",
-        strerror(error)));
-  }
-  return absl::OkStatus();
 }
 
 // With --cohort_by: the cohorts compared (experiment_run.h), or why not
@@ -387,30 +369,81 @@ std::optional<CohortComparison> CohortComparisonOf(const FleetReport& report) {
   return *std::move(c);
 }
 
-// Prints the report as --output_format / --json / --api_json / text ask
-// (to --report_file when given), with the cohort comparison in text and
-// JSON; the exit status of its outcome (4 under --fail_on=slower when a
-// cohort is slower).
-int Print(const FleetReport& report, const ClientSettings& s) {
+// Writes the report to `out` as --output_format / --json / --api_json /
+// text ask, with the cohort comparison (may be null) in text and JSON; JSON
+// without a comparison as it is made (WriteReportJson), never whole in
+// memory.
+absl::Status WriteReport(const FleetReport& report, const ClientSettings& s,
+                         const CohortComparison* comparison,
+                         std::ostream& out) {
+  absl::StatusOr<OutputFormat> format = ReportFormat(s);
+  if (!format.ok()) return format.status();
+  const WorkloadJson schema =
+      s.api_json ? WorkloadJson::kApi : WorkloadJson::kReport;
+  if (s.api_json || *format == OutputFormat::kJson) {
+    if (comparison == nullptr) {
+      WriteReportJson(report, schema, out);
+    } else {
+      out << WithCohortComparison(FormatReportJson(report, schema), *comparison);
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> text = FormatReport(report, s);
-  if (!text.ok()) return Fail(text.status());
-  const std::optional<CohortComparison> comparison = CohortComparisonOf(report);
-  const OutputFormat format = ReportFormat(s).value_or(OutputFormat::kText);
-  if (comparison.has_value() && (format == OutputFormat::kJson || s.api_json)) {
-    *text = WithCohortComparison(*text, *comparison);
-  } else if (comparison.has_value() && format == OutputFormat::kText) {
+  if (!text.ok()) return text.status();
+  if (comparison != nullptr && *format == OutputFormat::kText) {
     absl::StrAppend(&*text, FormatCohortText(*comparison));
   }
+  out << *text;
+  return absl::OkStatus();
+}
+
+// Writes the report (WriteReport) to `path` whole: a temporary file beside
+// it, then renamed over it, so a reader never sees half a report.
+absl::Status WriteReportFile(const std::string& path,
+                             const FleetReport& report, const ClientSettings& s,
+                             const CohortComparison* comparison) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const absl::Status written = WriteReport(report, s, comparison, out);
+    out.close();
+    if (!written.ok() || !out) {
+      std::remove(tmp.c_str());
+      if (!written.ok()) return written;
+      return absl::UnavailableError(absl::StrCat(
+          "report_file ", path, ": cannot write ", tmp, ": ", strerror(errno)));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(tmp.c_str());
+    return absl::UnavailableError(absl::StrCat(
+        "report_file ", path, ": cannot rename ", tmp, " to it: ",
+        strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+// Prints the report (WriteReport; to --report_file when given); the exit
+// status of its outcome (4 under --fail_on=slower when a cohort is slower).
+int Print(const FleetReport& report, const ClientSettings& s) {
+  const std::optional<CohortComparison> comparison = CohortComparisonOf(report);
+  const CohortComparison* compared =
+      comparison.has_value() ? &*comparison : nullptr;
   if (const std::string file = absl::GetFlag(FLAGS_report_file);
       !file.empty()) {
-    if (absl::Status w = WriteReportFile(file, *text); !w.ok()) {
-      std::cout << *text << std::flush;  // not lost: stdout after all
+    if (absl::Status w = WriteReportFile(file, report, s, compared); !w.ok()) {
+      // Not lost: stdout after all.
+      (void)WriteReport(report, s, compared, std::cout);
+      std::cout << std::flush;
       return Fail(w);
     }
     std::cerr << "blkperf fleet: report of run " << report.run_id
               << " written to " << file << std::endl;
   } else {
-    std::cout << *text << std::flush;
+    const absl::Status written = WriteReport(report, s, compared, std::cout);
+    std::cout << std::flush;
+    if (!written.ok()) return Fail(written);
   }
   if (report.outcome == "completed") {
     const bool slower =
@@ -467,6 +500,15 @@ int RunExperiment(const FleetOptions& options,
   return FleetExitCode(*plan, outcome.result);
 }
 
+// Holds a finished run and its report until the process exits, never torn
+// down: closing a fleet's channels and freeing its results one by one costs
+// seconds at 10,000 hosts, and the exit frees them at once. (Reachable from
+// here, so LeakSanitizer does not count them.)
+void KeepUntilExit(FleetRun run, FleetReport report) {
+  static auto* const kept = new std::vector<std::pair<FleetRun, FleetReport>>();
+  kept->emplace_back(std::move(run), std::move(report));
+}
+
 int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   absl::StatusOr<OutputFormat> format = ReportFormat(s);
   if (!format.ok()) return FailUsage(format.status());
@@ -505,7 +547,11 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   }
   absl::StatusOr<FleetRun> run = o.Run(*spec);
   if (!run.ok()) return Fail(run.status());
-  absl::StatusOr<FleetReport> report = BuildReport(*run);
+  // Cohorts merge again from the run's workloads; otherwise the report
+  // takes them (one copy of 10,000 hosts' results, not two).
+  absl::StatusOr<FleetReport> report =
+      absl::GetFlag(FLAGS_cohort_by).empty() ? BuildReportTakingWorkloads(*run)
+                                             : BuildReport(*run);
   if (!report.ok()) return Fail(report.status());
   if (absl::Status st = AddIdentityAndCohorts(*options, labels, *run, *report);
       !st.ok()) {
@@ -514,6 +560,7 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
   const int code = Print(*report, s);
   // After the report: host by host, a store that is down costs nothing.
   SaveFleetResult(*save, *report);
+  KeepUntilExit(*std::move(run), *std::move(report));
   return code;
 }
 

@@ -446,9 +446,15 @@ absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   run_.go_time = absl::Now() - step;
   ReleaseLeftOut();
   HandleLosses();
+  if (run_.abort_reason.empty()) {
+    ReadIdentity(options_, run_.hosts, run_.start_local_ns - kIdentityLeadNs,
+                 interrupted_);
+  }
   step = absl::Now();
   if (run_.abort_reason.empty()) Collect(spec);
   run_.collect_time = absl::Now() - step;
+  // The live figures' copy of each host's last total is no longer read.
+  for (HostRun& host : run_.hosts) v1::ThreadStats().Swap(&host.previous_total);
   return std::move(run_);
 }
 
@@ -800,6 +806,37 @@ void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts) {
     if (!taken.ok()) {
       host.error = absl::StrCat("clock not read: ", taken.status().message());
     }
+  });
+}
+
+void ReadIdentity(const FleetOptions& options, std::vector<HostRun>& hosts,
+                  int64_t deadline_local_ns,
+                  const std::atomic<bool>* interrupted) {
+  ForEachBounded(hosts.size(), options.max_in_flight, [&](size_t i) {
+    HostRun& host = hosts[i];
+    if (host.state != HostState::kStarted || host.connection == nullptr ||
+        host.identity_read) {
+      return;
+    }
+    if ((deadline_local_ns != 0 && MonotonicNowNs() >= deadline_local_ns) ||
+        (interrupted != nullptr && interrupted->load())) {
+      return;
+    }
+    // A call in flight at the deadline ends there too: a host that stops
+    // answering cannot hold the run's first poll.
+    CallBudget budget;
+    if (deadline_local_ns != 0) {
+      budget.deadline =
+          absl::Now() +
+          absl::Nanoseconds(std::max<int64_t>(
+              0, deadline_local_ns - MonotonicNowNs()));
+    }
+    absl::StatusOr<v1::GetCapabilitiesResponse> caps =
+        host.connection->GetCapabilities({}, budget);
+    if (!caps.ok()) return;
+    host.identity_read = true;
+    host.kernel_release = caps->kernel_release();
+    host.daemon_version = caps->daemon_version();
   });
 }
 

@@ -23,7 +23,10 @@
 //      margin ahead: at least start_margin and at least twice one round of
 //      calls over the hosts (a round of Go calls costs about as much);
 //      GoWorkload on each host at that instant + its offset. Hosts armed
-//      but left out (late or clock unread) get AbortRun.
+//      but left out (late or clock unread) get AbortRun. While the
+//      instant is still ahead, each started host's identity is read
+//      (ReadIdentity: calls that would otherwise follow the run), up to
+//      kIdentityLeadNs before the instant, so none lands in a measured run.
 //   4. Poll GetWorkload every poll_interval from one interval after the
 //      start instant (rounds start an interval apart, however long a round
 //      over the fleet takes; a round due after the run's expected end, the
@@ -80,6 +83,10 @@ std::string NewRunId();
 // Samples every host gets before its clock sampling may stop early (one
 // sample's bound is already a hard bound: half its round trip).
 inline constexpr int kMinClockSamples = 1;
+
+// How long before the start instant the identity reads of step 3 stop
+// (the daemons open their start gates 20 ms ahead).
+inline constexpr int64_t kIdentityLeadNs = 50'000'000;
 
 struct FleetOptions {
   std::string run_id;
@@ -159,6 +166,11 @@ struct HostRun {
   // The run's merged series, shared by its hosts: a host's final series is
   // folded in when it finishes (series_merge.h).
   std::shared_ptr<SeriesMerger> series;
+  // What its daemon says of itself (GetCapabilities, ReadIdentity below);
+  // identity_read false until it answered.
+  bool identity_read = false;
+  std::string kernel_release;
+  std::string daemon_version;
 };
 
 struct FleetRun {
@@ -245,6 +257,17 @@ absl::StatusOr<std::vector<HostRun>> FindRun(const FleetOptions& options,
 // read keeps its state and gets "clock not read: ..." in error.
 // `fleet report` maps a finished run's start instants with it.
 void ReadRunClocks(const FleetOptions& options, std::vector<HostRun>& hosts);
+
+// Reads the identity (kernel release, daemon version: GetCapabilities on
+// its connection, not retried) of every host of `hosts` in state kStarted
+// with no identity read yet, starting no call once
+// `deadline_local_ns` (this process's CLOCK_MONOTONIC; 0: none) has passed
+// or `interrupted` (may be null) is set, and ending any call still in
+// flight at that deadline. A host that does not answer keeps
+// identity_read false.
+void ReadIdentity(const FleetOptions& options, std::vector<HostRun>& hosts,
+                  int64_t deadline_local_ns = 0,
+                  const std::atomic<bool>* interrupted = nullptr);
 
 // Live figures of an existing run until every host has ended or
 // `interrupted` is set; calls `on_interval` after each poll.

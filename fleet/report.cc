@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <ostream>
+#include <sstream>
+#include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "fleet/phase_merge.h"
+#include "fleet/workload_json.h"
 #include "model/snapshot.h"
 #include "model/workload_spec.h"
 #include "report/context.h"
@@ -37,12 +42,13 @@ bool Included(const FleetRun& run, const HostRun& h) {
          !h.samples.empty();
 }
 
-// The host's row and its timeline on the orchestrator's clock.
-HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
+// The host's row and its timeline on the orchestrator's clock; the row's
+// workload moved from `take` (h's own, or null: copied).
+HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline,
+              v1::Workload* take) {
   HostRow row;
   row.address = h.address;
   row.state = HostStateName(h.state);
-  row.workload = h.workload;
   row.clock_error_ns = h.clock.error_ns;
   const v1::StartReport& start = h.workload.start();
   int64_t first_host_ns = start.first_submit_monotonic_ns();
@@ -76,6 +82,8 @@ HostRow RowOf(const FleetRun& run, const HostRun& h, HostTimeline& timeline) {
     row.iops = static_cast<double>(total.ios()) * 1e9 / elapsed;
     row.bytes_per_second = static_cast<double>(total.bytes()) * 1e9 / elapsed;
   }
+  // Last: `take` may be h's own workload, read above.
+  row.workload = take != nullptr ? std::move(*take) : h.workload;
   return row;
 }
 
@@ -122,9 +130,9 @@ absl::Status MergeHosts(const std::vector<HostRow>& rows,
   absl::StatusOr<Window> overlap = OverlapWindow(timelines);
   if (!overlap.ok()) return overlap.status();
   report.overlap = *overlap;
-  std::vector<v1::ThreadStats> totals;
+  std::vector<const v1::ThreadStats*> totals;
   for (const HostRow& row : rows) {
-    totals.push_back(row.workload.snapshot().total());
+    totals.push_back(&row.workload.snapshot().total());
   }
   const absl::Duration length = absl::Nanoseconds(overlap->length_ns());
   absl::StatusOr<v1::ThreadStats> total =
@@ -231,7 +239,11 @@ void AddSeries(const FleetRun& run, FleetReport& report) {
 
 }  // namespace
 
-absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
+namespace {
+
+// BuildReport; with `take` (the same run) each included host's workload is
+// moved into its row.
+absl::StatusOr<FleetReport> BuildReportOf(const FleetRun& run, FleetRun* take) {
   FleetReport report;
   report.run_id = run.run_id;
   report.abort_reason = run.abort_reason;
@@ -243,7 +255,8 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
   report.collect_time = run.collect_time;
   report.requested = static_cast<int>(run.hosts.size());
   std::vector<HostTimeline> timelines;
-  for (const HostRun& h : run.hosts) {
+  for (size_t i = 0; i < run.hosts.size(); ++i) {
+    const HostRun& h = run.hosts[i];
     const bool armed = h.state != HostState::kPending &&
                        h.state != HostState::kArmFailed &&
                        !h.workload_id.empty();
@@ -259,7 +272,8 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
       continue;
     }
     HostTimeline t;
-    report.hosts.push_back(RowOf(run, h, t));
+    report.hosts.push_back(
+        RowOf(run, h, t, take != nullptr ? &take->hosts[i].workload : nullptr));
     timelines.push_back(std::move(t));
   }
   report.outcome = !run.started             ? "not_started"
@@ -290,6 +304,16 @@ absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
                      return a.iops > b.iops;
                    });
   return report;
+}
+
+}  // namespace
+
+absl::StatusOr<FleetReport> BuildReport(const FleetRun& run) {
+  return BuildReportOf(run, nullptr);
+}
+
+absl::StatusOr<FleetReport> BuildReportTakingWorkloads(FleetRun& run) {
+  return BuildReportOf(run, &run);
 }
 
 namespace {
@@ -441,32 +465,33 @@ std::string FormatReportText(const FleetReport& r) {
         " p99.9=", Latency(t.latency().p99_9_ns()), "\n");
   }
   // Hosts excluded for the same reason (the host's own address taken out)
-  // share one line: a bad spec refused by every host reads once.
-  std::vector<std::pair<std::string, std::vector<std::string>>> causes;
-  for (const Excluded& e : r.excluded) {
-    const std::string reason = absl::StrCat(
+  // share one line: a bad spec refused by every host reads once. Causes in
+  // order of first appearance, each with the indexes of its hosts.
+  std::vector<std::pair<std::string, std::vector<size_t>>> causes;
+  absl::flat_hash_map<std::string, size_t> cause_of;
+  for (size_t i = 0; i < r.excluded.size(); ++i) {
+    const Excluded& e = r.excluded[i];
+    std::string reason = absl::StrCat(
         "[", e.state, "]: ",
         absl::StrReplaceAll(absl::StripPrefix(e.reason, absl::StrCat(
                                 "blkperfd at ", e.address, ": ")),
                             {{e.address, "the host"}}));
-    auto it = std::find_if(causes.begin(), causes.end(),
-                           [&](const auto& c) { return c.first == reason; });
-    if (it == causes.end()) {
-      causes.push_back({reason, {}});
-      it = causes.end() - 1;
-    }
-    it->second.push_back(e.address);
+    auto [it, added] = cause_of.try_emplace(reason, causes.size());
+    if (added) causes.push_back({std::move(reason), {}});
+    causes[it->second].second.push_back(i);
   }
-  for (const auto& [reason, addresses] : causes) {
-    if (addresses.size() == 1) {
-      const Excluded& e = *std::find_if(
-          r.excluded.begin(), r.excluded.end(),
-          [&](const Excluded& x) { return x.address == addresses[0]; });
+  for (const auto& [reason, hosts] : causes) {
+    if (hosts.size() == 1) {
+      const Excluded& e = r.excluded[hosts[0]];
       absl::StrAppend(&out, "  excluded ", e.address, " [", e.state, "]: ",
                       e.reason, "\n");
     } else {
-      absl::StrAppend(&out, "  excluded ", addresses.size(), " hosts (",
-                      absl::StrJoin(addresses, ", "), ") ", reason, "\n");
+      absl::StrAppend(&out, "  excluded ", hosts.size(), " hosts (",
+                      absl::StrJoin(hosts, ", ",
+                                    [&](std::string* o, size_t i) {
+                                      o->append(r.excluded[i].address);
+                                    }),
+                      ") ", reason, "\n");
     }
   }
   return out;
@@ -553,7 +578,53 @@ absl::Status AddCohorts(FleetRun& run, const std::string& by,
   return absl::OkStatus();
 }
 
-std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
+namespace {
+
+// Hosts whose workloads are converted to JSON at once (workload_json.h)
+// and written before the next batch: the document is never whole in
+// memory, only a batch of it. protobuf's printer holds a node tree of the
+// whole batch (about 60 KiB a workload) while it prints; 64 workloads a
+// batch still resolve the message types once per 64.
+constexpr size_t kJsonBatch = 64;
+// Batches converted at once, each on a thread of its own.
+constexpr size_t kJsonThreads = 2;
+
+// The JSON of each of `workloads` in `schema`, in order.
+std::vector<std::string> WorkloadsJsonText(
+    const std::vector<const v1::Workload*>& workloads, WorkloadJson schema) {
+  if (schema == WorkloadJson::kApi) return WorkloadsApiJson(workloads);
+  std::vector<std::string> json;
+  json.reserve(workloads.size());
+  for (const v1::Workload* w : workloads) {
+    json.push_back(WorkloadJsonText(*w, schema));
+  }
+  return json;
+}
+
+// hosts[]'s entry of `h` with `report` as its report.
+std::string HostJson(const HostRow& h, const std::string& report) {
+  return absl::StrCat(
+      "{\"address\": ", Quote(h.address), ", \"state\": ", Quote(h.state),
+      ", \"start_offset_ns\": ", h.start_offset_ns,
+      ", \"clock_error_ns\": ", h.clock_error_ns,
+      absl::StrFormat(", \"iops\": %.3f, \"bytes_per_second\": %.3f", h.iops,
+                      h.bytes_per_second),
+      ", \"outlier\": ", h.outlier ? "true" : "false",
+      ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
+      ", \"kernel_release\": ", Quote(h.kernel_release),
+      ", \"daemon_version\": ", Quote(h.daemon_version), ", \"labels\": {",
+      absl::StrJoin(h.labels, ", ",
+                    [](std::string* o, const auto& kv) {
+                      absl::StrAppend(o, Quote(kv.first), ": ",
+                                      Quote(kv.second));
+                    }),
+      "}", ", \"environment\": ",
+      EnvironmentJson(EnvironmentFromProto(h.workload.snapshot().environment())),
+      ", \"report\": ", report, "}");
+}
+
+// The document's fields before "merged".
+std::string HeadJson(const FleetReport& r) {
   std::string out = absl::StrCat(
       "{\n\"run_id\": ", Quote(r.run_id), ",\n\"outcome\": ", Quote(r.outcome),
       ",\n\"abort_reason\": ", Quote(r.abort_reason),
@@ -577,51 +648,73 @@ std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
                                   "\"mad_iops\": %.3f, \"rule\": ",
                                   r.outliers.median, r.outliers.mad),
                   Quote(r.outliers.rule), "}");
-  absl::StrAppend(&out, ",\n\"merged\": ", WorkloadJsonText(r.merged, schema),
-                  ",\n\"hosts\": [");
-  for (size_t i = 0; i < r.hosts.size(); ++i) {
-    const HostRow& h = r.hosts[i];
-    absl::StrAppend(
-        &out, i == 0 ? "\n" : ",\n", "{\"address\": ", Quote(h.address),
-        ", \"state\": ", Quote(h.state),
-        ", \"start_offset_ns\": ", h.start_offset_ns,
-        ", \"clock_error_ns\": ", h.clock_error_ns,
-        absl::StrFormat(", \"iops\": %.3f, \"bytes_per_second\": %.3f",
-                        h.iops, h.bytes_per_second),
-        ", \"outlier\": ", h.outlier ? "true" : "false",
-        ", \"window\": ", WindowJson(h.window), ", \"note\": ", Quote(h.note),
-        ", \"kernel_release\": ", Quote(h.kernel_release),
-        ", \"daemon_version\": ", Quote(h.daemon_version), ", \"labels\": {",
-        absl::StrJoin(h.labels, ", ",
-                      [](std::string* o, const auto& kv) {
-                        absl::StrAppend(o, Quote(kv.first), ": ",
-                                        Quote(kv.second));
-                      }),
-        "}", ", \"environment\": ",
-        EnvironmentJson(
-            EnvironmentFromProto(h.workload.snapshot().environment())),
-        ", \"report\": ", WorkloadJsonText(h.workload, schema), "}");
+  return out;
+}
+
+// hosts[]'s entries, kJsonBatch at a time, kJsonThreads batches converted
+// at once (the conversion is most of the report's CPU time at 10,000
+// hosts), written in order.
+void WriteHostsJson(const FleetReport& r, WorkloadJson schema,
+                    std::ostream& out) {
+  auto entries = [&](size_t begin) {
+    const size_t end = std::min(r.hosts.size(), begin + kJsonBatch);
+    std::vector<const v1::Workload*> workloads;
+    for (size_t i = begin; i < end; ++i) workloads.push_back(&r.hosts[i].workload);
+    const std::vector<std::string> reports = WorkloadsJsonText(workloads, schema);
+    std::string text;
+    for (size_t i = begin; i < end; ++i) {
+      absl::StrAppend(&text, i == 0 ? "\n" : ",\n",
+                      HostJson(r.hosts[i], reports[i - begin]));
+    }
+    return text;
+  };
+  for (size_t begin = 0; begin < r.hosts.size();
+       begin += kJsonBatch * kJsonThreads) {
+    std::vector<std::string> texts(kJsonThreads);
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < kJsonThreads; ++t) {
+      const size_t first = begin + t * kJsonBatch;
+      if (first >= r.hosts.size()) break;
+      helpers.emplace_back([&, t, first] { texts[t] = entries(first); });
+    }
+    texts[0] = entries(begin);
+    for (std::thread& h : helpers) h.join();
+    for (const std::string& text : texts) out << text;
   }
-  absl::StrAppend(&out, "],\n\"cohort_by\": ", Quote(r.cohort_by),
-                  ",\n\"cohorts\": [");
+}
+
+}  // namespace
+
+void WriteReportJson(const FleetReport& r, WorkloadJson schema,
+                     std::ostream& out) {
+  out << HeadJson(r) << ",\n\"merged\": " << WorkloadJsonText(r.merged, schema)
+      << ",\n\"hosts\": [";
+  WriteHostsJson(r, schema, out);
+  out << "],\n\"cohort_by\": " << Quote(r.cohort_by) << ",\n\"cohorts\": [";
   for (size_t i = 0; i < r.cohorts.size(); ++i) {
     const Cohort& c = r.cohorts[i];
     std::vector<std::string> hosts;
     for (const std::string& a : c.hosts) hosts.push_back(Quote(a));
-    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"value\": ", Quote(c.value),
-                    ", \"hosts\": [", absl::StrJoin(hosts, ", "),
-                    "], \"window\": ", WindowJson(c.overlap), ", \"merged\": ",
-                    WorkloadJsonText(c.merged, schema), "}");
+    out << absl::StrCat(i == 0 ? "\n" : ",\n", "{\"value\": ", Quote(c.value),
+                        ", \"hosts\": [", absl::StrJoin(hosts, ", "),
+                        "], \"window\": ", WindowJson(c.overlap),
+                        ", \"merged\": ", WorkloadJsonText(c.merged, schema),
+                        "}");
   }
-  absl::StrAppend(&out, "],\n\"excluded\": [");
+  out << "],\n\"excluded\": [";
   for (size_t i = 0; i < r.excluded.size(); ++i) {
     const Excluded& e = r.excluded[i];
-    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "{\"address\": ",
-                    Quote(e.address), ", \"state\": ", Quote(e.state),
-                    ", \"reason\": ", Quote(e.reason), "}");
+    out << absl::StrCat(i == 0 ? "\n" : ",\n", "{\"address\": ",
+                        Quote(e.address), ", \"state\": ", Quote(e.state),
+                        ", \"reason\": ", Quote(e.reason), "}");
   }
-  absl::StrAppend(&out, "]\n}\n");
-  return out;
+  out << "]\n}\n";
+}
+
+std::string FormatReportJson(const FleetReport& r, WorkloadJson schema) {
+  std::ostringstream out;
+  WriteReportJson(r, schema, out);
+  return out.str();
 }
 
 namespace {

@@ -31,6 +31,7 @@
 
 #include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,12 @@ struct FleetReport {
 // groups differ.
 absl::StatusOr<FleetReport> BuildReport(const FleetRun& run);
 
+// BuildReport, but each included host's workload is moved from `run` into
+// its row rather than copied (a 10,000-host run then holds one copy of the
+// hosts' results, not two); those run.hosts[].workload are left empty, so
+// no AddCohorts over `run` can follow.
+absl::StatusOr<FleetReport> BuildReportTakingWorkloads(FleetRun& run);
+
 // Sets report.cohort_by = `by` and one Cohort per distinct key(row) over
 // report.hosts (ordered by value), each merged by BuildReport over those
 // hosts of `run` alone (moved out of `run` and back). Errors as
@@ -133,6 +140,13 @@ enum class WorkloadJson { kReport, kApi };
 // into the report schema is {"unreadable": "<why>"}.
 std::string FormatReportJson(const FleetReport& report,
                              WorkloadJson workload_json = WorkloadJson::kReport);
+
+// The same document written to `out` as it is made: hosts[] a batch of
+// hosts at a time (their workloads converted together, then written), so
+// that the whole document (about 7 KiB a host in the API's JSON) is never
+// held in memory, only one batch of it.
+void WriteReportJson(const FleetReport& report, WorkloadJson workload_json,
+                     std::ostream& out);
 
 // fio's client/server JSON (`--output_format=fio-json|fio-json+`,
 // report/fio_json.h's FormatFioClientJson): "client_stats" holds every

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Scale: `blkperf fleet run` against FLEET_SCALE_HOSTS (default 1,000) fake
 # hosts, each host's clock hours apart, served by fake_fleet_hosts
-# processes of at most FLEET_SCALE_HOSTS_PER_PROCESS (2,000) hosts each, so
-# that every process stays within its descriptor limit; process k listens
-# on loopback address 127.0.10.(k+1). Every host arms, starts and
-# completes, the merged total is the exact sum of the hosts' totals, and
+# processes of at most FLEET_SCALE_HOSTS_PER_PROCESS (2,000) hosts each
+# (testing/fake_fleet_processes.sh). Every host arms, starts and
+# completes, the merged total is the exact sum of the hosts' totals, the
+# overlap window the hosts' common one, and
 # the orchestrator arms, starts and collects in under FLEET_SCALE_MAX_WALL_S
 # (default 10; wall time of the whole `blkperf fleet run`, a 1 s workload
 # and the 1 s start margin included) with a peak RSS (VmHWM, GNU time's %M)
@@ -24,43 +24,19 @@ max_wall_s=${FLEET_SCALE_MAX_WALL_S:-10}
 max_rss_mib=${FLEET_SCALE_MAX_RSS_MIB:-200}
 dir=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*" >&2; exit 1; }
-[[ $hosts =~ ^[1-9][0-9]*$ && $per_process =~ ^[1-9][0-9]*$ ]] \
-  || fail "FLEET_SCALE_HOSTS and FLEET_SCALE_HOSTS_PER_PROCESS must be counts >= 1"
-processes=$(( (hosts + per_process - 1) / per_process ))
-(( processes <= 250 )) || fail "more than 250 fake host processes"
-
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-for ((k = 0; k < processes; ++k)); do
-  first=$((k * per_process))
-  n=$(( hosts - first < per_process ? hosts - first : per_process ))
-  rm -f "$dir/hosts.$k.txt"
-  "$fake" --hosts="$n" --first_host="$first" --bind_address="127.0.10.$((k + 1))" \
-    --address_file="$dir/hosts.$k.txt" &
-  pids+=($!)
-done
-for ((k = 0; k < processes; ++k)); do
-  for _ in $(seq 600); do
-    [[ -f $dir/hosts.$k.txt ]] && break
-    kill -0 "${pids[$k]}" 2>/dev/null || fail "fake host process $k exited"
-    sleep 0.1
-  done
-done
-for ((k = 0; k < processes; ++k)); do cat "$dir/hosts.$k.txt"; done > "$dir/hosts.txt"
-[[ $(wc -l < "$dir/hosts.txt") == "$hosts" ]] || fail "fake hosts did not start"
+source "$(dirname "$0")/testing/fake_fleet_processes.sh"
+trap stop_fake_fleet EXIT
+start_fake_fleet "$fake" "$hosts" "$per_process" "$dir"
 
 /usr/bin/time -f "%e %M" -o "$dir/time.txt" \
   "$blkperf" fleet run --hosts="@$dir/hosts.txt" --runtime=1s --quiet --api_json \
-  > "$dir/run.json" 2> "$dir/run.err" || { cat "$dir/run.err" >&2; fail "fleet run exited $?"; }
+  > "$dir/run.json" 2> "$dir/run.err" || { rc=$?; cat "$dir/run.err" >&2; fail "fleet run exited $rc"; }
 read -r wall_s rss_kb < "$dir/time.txt"
 echo "$hosts-host fleet run: wall ${wall_s}s, peak RSS $((rss_kb / 1024)) MiB, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # One pass over the JSON: every host completed, hosts[] complete, the
-# merged total the exact sum of the hosts' totals.
+# merged total the exact sum of the hosts' totals, the overlap window the
+# hosts' common one.
 python3 - "$dir/run.json" "$hosts" <<'PY' || fail "report checks"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -75,6 +51,11 @@ total = sum(int(h["report"]["snapshot"]["total"]["ios"]) for h in r["hosts"])
 if merged != total: errors.append(f"merged ios {merged} differ from the sum {total}")
 if merged <= 0: errors.append("no I/O")
 if len({h["address"] for h in r["hosts"]}) != hosts: errors.append("hosts[] repeats a host")
+# The overlap window: from the latest host's start to the earliest's end.
+begin = max(int(h["window"]["begin_ns"]) for h in r["hosts"])
+end = min(int(h["window"]["end_ns"]) for h in r["hosts"])
+if (int(r["window"]["begin_ns"]), int(r["window"]["end_ns"])) != (begin, end):
+    errors.append(f"window {r['window']} is not [{begin}, {end}]")
 for e in errors: print("FAIL:", e, file=sys.stderr)
 sys.exit(1 if errors else 0)
 PY

@@ -166,6 +166,12 @@ std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
 absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
     const ChannelOptions& options) {
   grpc::ChannelArguments args;
+  // Each channel keeps its connections to itself rather than in gRPC's
+  // process-wide subchannel pool (an ordered map every channel is looked up
+  // in: a fleet orchestrator holds one channel per host, 10,000 of them),
+  // and has no channelz node (nothing here reads channelz).
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetInt(GRPC_ARG_ENABLE_CHANNELZ, 0);
   // A watch has no deadline: pings notice a daemon that went away.
   if (options.keepalive_time > absl::ZeroDuration()) {
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,

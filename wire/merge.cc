@@ -115,15 +115,24 @@ absl::Status CheckSameGroups(const v1::Snapshot& first,
 }  // namespace
 
 absl::StatusOr<v1::ThreadStats> MergeThreadStats(
-    const std::vector<v1::ThreadStats>& stats, absl::Duration window,
+    const std::vector<const v1::ThreadStats*>& stats, absl::Duration window,
     absl::string_view field) {
   ThreadSnapshot merged;
   for (size_t i = 0; i < stats.size(); ++i) {
     const absl::Status s =
-        MergeInto(stats[i], absl::StrCat(field, "[", i, "]"), &merged);
+        MergeInto(*stats[i], absl::StrCat(field, "[", i, "]"), &merged);
     if (!s.ok()) return s;
   }
   return MergedToProto(std::move(merged), window);
+}
+
+absl::StatusOr<v1::ThreadStats> MergeThreadStats(
+    const std::vector<v1::ThreadStats>& stats, absl::Duration window,
+    absl::string_view field) {
+  std::vector<const v1::ThreadStats*> pointers;
+  pointers.reserve(stats.size());
+  for (const v1::ThreadStats& s : stats) pointers.push_back(&s);
+  return MergeThreadStats(pointers, window, field);
 }
 
 absl::StatusOr<std::vector<v1::GroupResult>> MergeGroups(

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "google/protobuf/message.h"
+#include "google/protobuf/util/json_util.h"
 
 namespace blkperf {
 
@@ -18,6 +19,10 @@ enum class JsonLayout { kOneLine, kIndented };
 // No trailing newline on one line; the indented form ends with one.
 std::string MessageJson(const google::protobuf::Message& message,
                         JsonLayout layout);
+
+// The options MessageJson prints with (for printers of many messages at
+// once that must print each exactly as MessageJson would).
+google::protobuf::util::JsonPrintOptions MessageJsonOptions(JsonLayout layout);
 
 }  // namespace blkperf
 

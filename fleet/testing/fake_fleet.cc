@@ -200,7 +200,9 @@ class FakeService final : public v1::Blkperf::Service {
                            const v1::ArmWorkloadRequest* q,
                            v1::ArmWorkloadResponse* r) override {
     size_t i;
-    if (grpc::Status s = Enter(ctx, "ArmWorkload", i); !s.ok()) return s;
+    if (grpc::Status s = Enter(ctx, "ArmWorkload", i, q->run_id()); !s.ok()) {
+      return s;
+    }
     const ArmBehavior arm = fleet_->configs_[i].arm;
     if (arm == ArmBehavior::kRefuse) {
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
@@ -213,12 +215,22 @@ class FakeService final : public v1::Blkperf::Service {
       }
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "hung");
     }
+    const bool ended = Ended(i) || Lost(i);
     {
       absl::MutexLock lock(&fleet_->mu_);
       FakeHostState& s = fleet_->states_[i];
       if (!s.run_id.empty() && s.run_id != q->run_id()) {
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            "another run holds this host");
+        if (!ended) {
+          return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                              "another run holds this host");
+        }
+        // As a daemon takes a new workload once the last one ended: a
+        // fresh run (the calls counted so far stay).
+        std::map<std::string, int> calls = std::move(s.calls);
+        const int created = s.workloads_created;
+        s = FakeHostState();
+        s.calls = std::move(calls);
+        s.workloads_created = created;
       }
       r->set_existing(!s.run_id.empty());
       if (s.run_id.empty()) {
@@ -335,10 +347,31 @@ class FakeService final : public v1::Blkperf::Service {
   }
 
  private:
+  // Host i's run has ended (finished or aborted).
+  bool Ended(size_t i) const {
+    const v1::WorkloadState state = fleet_->WorkloadOf(i).state();
+    return state == v1::WORKLOAD_STATE_FINISHED ||
+           state == v1::WORKLOAD_STATE_ABORTED;
+  }
+
+  // Host i is lost (lost_after_ns into its run); `now` on its clock.
+  bool LostAt(size_t i, int64_t now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(fleet_->mu_) {
+    const FakeHostConfig& config = fleet_->configs_[i];
+    const FakeHostState& s = fleet_->states_[i];
+    return config.lost_after_ns >= 0 && s.go_host_ns != 0 &&
+           now >= s.go_host_ns + config.lost_after_ns;
+  }
+  bool Lost(size_t i) const {
+    absl::MutexLock lock(&fleet_->mu_);
+    return LostAt(i, Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns);
+  }
+
   // Finds the host by the port the call came to, counts the call and
-  // applies its faults.
+  // applies its faults. A lost host is back for an Arm of another run
+  // (`arm_run_id`): its lost run is over.
   grpc::Status Enter(grpc::ServerContext* ctx, const char* method,
-                     size_t& index) {
+                     size_t& index, const std::string& arm_run_id = "") {
     const grpc::string_ref authority = ctx->ExperimentalGetAuthority();
     const std::string a(authority.data(), authority.size());
     int port = 0;
@@ -352,8 +385,8 @@ class FakeService final : public v1::Blkperf::Service {
     FakeHostState& s = fleet_->states_[index];
     const int n = ++s.calls[method];
     const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
-    if (config.lost_after_ns >= 0 && s.go_host_ns != 0 &&
-        now >= s.go_host_ns + config.lost_after_ns) {
+    const bool new_run = !arm_run_id.empty() && arm_run_id != s.run_id;
+    if (!new_run && LostAt(index, now)) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "host gone");
     }
     if (n <= config.unavailable_first_calls) {

@@ -4,7 +4,9 @@
 // GetWorkload, ListWorkloads, SetSplitStrategy) with a synthetic workload:
 // a fixed IOPS rate from its start instant for spec.runtime, every I/O in a
 // fixed histogram pattern, a CLOCK_MONOTONIC shifted by its own offset, and
-// injectable faults. Nothing touches a device.
+// injectable faults. A host takes one run at a time: Arm with another run
+// id is refused until its run has ended (finished or aborted), then starts
+// a fresh one. Nothing touches a device.
 //
 //   FakeHostConfig slow; slow.iops = 1000;
 //   auto fleet = FakeFleet::Start({FakeHostConfig(), slow});
@@ -36,7 +38,8 @@ struct FakeHostConfig {
   // The first N calls of every method fail with UNAVAILABLE.
   int unavailable_first_calls = 0;
   // From this long after its start on, every call fails UNAVAILABLE (the
-  // host is gone); negative: never.
+  // host is gone) until an Arm of another run (the host is back, its lost
+  // run over); negative: never.
   int64_t lost_after_ns = -1;
   // The first N ArmWorkload calls arm the host (the first one creates the
   // workload) and then fail with UNAVAILABLE, as if the answer were lost.

@@ -8,14 +8,17 @@
 //
 //   fake_fleet_hosts --hosts=1000 --address_file=/tmp/hosts.txt &
 //   fake_fleet_hosts --hosts=2000 --first_host=2000 --bind_address=127.0.10.2 ...
+//   fake_fleet_hosts ... --refuse_arm_every=1000 --lost_every=1000  # faults
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/time/time.h"
 #include "absl/synchronization/mutex.h"
 #include "fleet/testing/fake_fleet.h"
 
@@ -28,6 +31,14 @@ ABSL_FLAG(std::string, bind_address, "127.0.0.1",
 ABSL_FLAG(std::string, address_file, "", "where to write the addresses");
 ABSL_FLAG(int64_t, clock_step_ns, int64_t{3600} * 1000000000,
           "host i's clock is ahead by i times this");
+ABSL_FLAG(int, refuse_arm_every, 0,
+          "faults: host i (of the whole fleet) refuses every Arm when "
+          "i % N == N - 1 (0: none)");
+ABSL_FLAG(int, lost_every, 0,
+          "faults: host i is lost (every call UNAVAILABLE) --lost_after "
+          "into each run when i % N == N / 2 (0: none)");
+ABSL_FLAG(absl::Duration, lost_after, absl::Milliseconds(300),
+          "faults: how long after its start a --lost_every host is lost");
 
 namespace {
 
@@ -70,6 +81,17 @@ int main(int argc, char** argv) {
     configs[k].clock_offset_ns =
         static_cast<int64_t>(i) * absl::GetFlag(FLAGS_clock_step_ns);
     configs[k].iops = 50000 + 10 * static_cast<double>(i % 100);
+    const size_t refuse =
+        static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_refuse_arm_every)));
+    if (refuse > 0 && i % refuse == refuse - 1) {
+      configs[k].arm = blkperf::fleet::testing::ArmBehavior::kRefuse;
+    }
+    const size_t lost =
+        static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lost_every)));
+    if (lost > 0 && i % lost == lost / 2) {
+      configs[k].lost_after_ns =
+          absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_lost_after));
+    }
   }
   auto fleet = blkperf::fleet::testing::FakeFleet::Start(
       std::move(configs), absl::GetFlag(FLAGS_bind_address));
