@@ -120,13 +120,15 @@ using internal::OpFromText;
 using internal::ParseEnumFlag;
 using internal::SetDuration;
 
-// The flag SpecFromFlagsWith sets: given, whatever its value.
-absl::string_view forced_flag;
+// The flags SpecFromFlagsWithOverrides sets: given, whatever their values.
+std::vector<std::string> forced_flags;
 
 // Bool flags cannot be "unset": a bool counts as given when it differs from
 // its default (so --direct=true cannot override a spec file's false).
 bool BoolChanged(absl::string_view name) {
-  if (name == forced_flag) return true;
+  for (const std::string& forced : forced_flags) {
+    if (name == forced) return true;
+  }
   const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
@@ -237,6 +239,97 @@ absl::Status SpecFromJson(absl::string_view json, v1::WorkloadSpec* spec) {
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::StatusOr<std::string> ReadSpecFile(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return BadFlag("spec_file", file, "cannot be read");
+  // Read at most one byte past the limit: a huge file costs no memory.
+  std::string text(kMaxSpecJsonBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxSpecJsonBytes) {
+    return BadFlag("spec_file", file,
+                   absl::StrCat("is larger than the limit of ",
+                                kMaxSpecJsonBytes, " bytes for a spec"));
+  }
+  return text;
+}
+
+}  // namespace
+
+JsonMemberCut CutTopLevelMember(absl::string_view json, absl::string_view key) {
+  JsonMemberCut cut;
+  cut.rest = std::string(json);
+  int depth = 0;
+  bool in_string = false;
+  size_t string_start = 0;
+  // The last string closed at depth 1 (a key when a ':' follows it).
+  absl::string_view last_string;
+  size_t last_string_start = 0;
+  bool string_last = false;
+  size_t last_comma = absl::string_view::npos;  // at depth 1, before the key
+  size_t key_start = absl::string_view::npos;
+  size_t value_start = absl::string_view::npos;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 1) {
+          last_string = json.substr(string_start + 1, i - string_start - 1);
+          last_string_start = string_start;
+          string_last = true;
+        }
+      }
+      continue;
+    }
+    if (absl::ascii_isspace(static_cast<unsigned char>(c))) continue;
+    const bool after_string = string_last;
+    string_last = false;
+    if (c == '"') {
+      in_string = true;
+      string_start = i;
+    } else if (c == ':' && depth == 1 && after_string &&
+               value_start == absl::string_view::npos && last_string == key) {
+      key_start = last_string_start;
+      value_start = i + 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == ',' && depth == 1) || ((c == '}' || c == ']') && depth == 1)) {
+      if (value_start != absl::string_view::npos) {
+        cut.found = true;
+        cut.value = std::string(absl::StripAsciiWhitespace(
+            json.substr(value_start, i - value_start)));
+        if (c == ',') {  // "key": value, ... : the comma after goes
+          cut.rest = absl::StrCat(json.substr(0, key_start),
+                                  absl::StripLeadingAsciiWhitespace(json.substr(i + 1)));
+        } else if (last_comma != absl::string_view::npos) {  // ..., "key": value}
+          cut.rest = absl::StrCat(json.substr(0, last_comma), json.substr(i));
+        } else {  // {"key": value}
+          cut.rest = absl::StrCat(json.substr(0, key_start), json.substr(i));
+        }
+        return cut;
+      }
+      if (c == ',') last_comma = i;
+      if (c != ',') --depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return cut;
+}
+
+absl::StatusOr<std::string> SpecFileExperimentJson() {
+  const std::string file = absl::GetFlag(FLAGS_spec_file);
+  if (file.empty()) return std::string();
+  absl::StatusOr<std::string> text = ReadSpecFile(file);
+  if (!text.ok()) return text.status();
+  return CutTopLevelMember(*text, "experiment").value;
+}
+
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlags() {
   return SpecFromFlagsOnto(v1::WorkloadSpec());
 }
@@ -246,18 +339,11 @@ namespace {
 // --spec_file: the spec the other flags start from.
 absl::Status ApplySpecFile(v1::WorkloadSpec* spec) {
   if (const std::string file = absl::GetFlag(FLAGS_spec_file); !file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return BadFlag("spec_file", file, "cannot be read");
-    // Read at most one byte past the limit: a huge file costs no memory.
-    std::string text(kMaxSpecJsonBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxSpecJsonBytes) {
-      return BadFlag("spec_file", file,
-                     absl::StrCat("is larger than the limit of ",
-                                  kMaxSpecJsonBytes, " bytes for a spec"));
-    }
-    absl::Status parsed = SpecFromJson(text, spec);
+    absl::StatusOr<std::string> text = ReadSpecFile(file);
+    if (!text.ok()) return text.status();
+    // The experiment's arms are the experiment's (SpecFileExperimentJson).
+    const JsonMemberCut cut = CutTopLevelMember(*text, "experiment");
+    absl::Status parsed = SpecFromJson(cut.rest, spec);
     if (!parsed.ok()) return BadFlag("spec_file", file, parsed.message());
   }
   return absl::OkStatus();
@@ -462,32 +548,65 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base) {
   return spec;
 }
 
+namespace {
+
+// Restores the flags an arm's overrides set, in reverse order, on scope
+// exit; records the first flag that could not be restored.
+class FlagRestorer {
+ public:
+  ~FlagRestorer() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      std::string error;
+      it->first->ParseFrom(it->second, &error);
+    }
+    forced_flags.clear();
+  }
+  void Save(absl::CommandLineFlag* flag) {
+    saved_.emplace_back(flag, flag->CurrentValue());
+    forced_flags.push_back(std::string(flag->Name()));
+  }
+
+ private:
+  std::vector<std::pair<absl::CommandLineFlag*, std::string>> saved_;
+};
+
+}  // namespace
+
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWithOverrides(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  FlagRestorer restorer;
+  for (const auto& [name, value] : overrides) {
+    const auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, "=", value, ": ", why));
+    };
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    // A spec flag is one defined in this package's two flag files.
+    const bool spec_flag =
+        flag != nullptr &&
+        (absl::EndsWith(flag->Filename(), "cli/spec_flags.cc") ||
+         absl::EndsWith(flag->Filename(), "cli/shape_flags.cc"));
+    if (!spec_flag) return bad("not a spec flag");
+    for (absl::string_view own :
+         {"runtime", "io_count", "ramp", "spec_file", "ab", "ab_slice"}) {
+      if (name == own) return bad("an experiment sets this field itself");
+    }
+    restorer.Save(flag);
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) return bad(error);
+  }
+  return SpecFromFlags();
+}
+
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view name,
                                                    absl::string_view value) {
-  const auto bad = [&](absl::string_view why) {
+  absl::StatusOr<v1::WorkloadSpec> spec =
+      SpecFromFlagsWithOverrides({{std::string(name), std::string(value)}});
+  if (!spec.ok() && spec.status().code() == absl::StatusCode::kInvalidArgument &&
+      absl::StartsWith(spec.status().message(),
+                       absl::StrCat("--", name, "=", value, ": "))) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--vary=", name, "=", value, ": ", why));
-  };
-  absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  // A spec flag is one defined in this package's two flag files.
-  const bool spec_flag =
-      flag != nullptr && (absl::EndsWith(flag->Filename(), "cli/spec_flags.cc") ||
-                          absl::EndsWith(flag->Filename(), "cli/shape_flags.cc"));
-  if (!spec_flag) return bad("not a spec flag");
-  for (absl::string_view own :
-       {"runtime", "io_count", "ramp", "spec_file", "ab", "ab_slice"}) {
-    if (name == own) return bad("an experiment sets this field itself");
-  }
-  const std::string saved = flag->CurrentValue();
-  std::string error;
-  if (!flag->ParseFrom(value, &error)) return bad(error);
-  forced_flag = flag->Name();
-  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
-  forced_flag = {};
-  std::string restore_error;
-  if (!flag->ParseFrom(saved, &restore_error)) {
-    return absl::InternalError(absl::StrCat("--", name, " cannot be restored to ",
-                                            saved, ": ", restore_error));
+        absl::StrCat("--vary=", spec.status().message().substr(2)));
   }
   return spec;
 }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -38,6 +39,12 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
 // or a value the flag cannot parse. Not thread-safe (flags are global).
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view flag,
                                                    absl::string_view value);
+// The same with several spec flags set (an experiment's arm from a spec
+// file, experiment/design.h): InvalidArgument "--FLAG=VALUE: why" for the
+// first override that is not a spec flag, one an experiment sets itself or
+// a value the flag cannot parse. A value may hold commas (a target list).
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWithOverrides(
+    const std::vector<std::pair<std::string, std::string>>& overrides);
 // The same on top of `base` (e.g. an imported fio job file, fio/job_flags.h):
 // --spec_file merges into it, flags given override it.
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsOnto(v1::WorkloadSpec base);
@@ -61,6 +68,24 @@ absl::Status ShapeFromFlags(v1::WorkloadSpec* spec);
 // random_percent, bssplit, rate_iops, rate_bw, arrivals, fsync, fdatasync.
 // Replaces spec->groups. InvalidArgument naming the key.
 absl::Status ParseGroupsFlag(absl::string_view text, v1::WorkloadSpec* spec);
+
+// A --spec_file may hold, beside the spec's fields, an "experiment" object
+// (its arms: experiment/design.h) that is not a WorkloadSpec field:
+// SpecFromFlags leaves it out, and this returns its JSON text ("" when the
+// file has none or no --spec_file is given). InvalidArgument naming
+// --spec_file when the file cannot be read or is over the limit.
+absl::StatusOr<std::string> SpecFileExperimentJson();
+
+// `json` (an object) without its top-level member `key` (`rest`, still
+// valid JSON where `json` was), and that member's value text. Strings and
+// nesting are skipped exactly; a key written with escapes is not matched.
+// Not found: rest == json, found false.
+struct JsonMemberCut {
+  std::string rest;
+  std::string value;
+  bool found = false;
+};
+JsonMemberCut CutTopLevelMember(absl::string_view json, absl::string_view key);
 
 // Largest spec JSON accepted (--spec_file included, checked before reading
 // the rest of the file), and the deepest nesting of arrays and objects.

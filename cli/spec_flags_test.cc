@@ -527,5 +527,71 @@ TEST(SpecFromFlagsWithTest, RefusesWhatIsNotAnArmsField) {
   }
 }
 
+TEST(SpecFromFlagsWithOverridesTest, SeveralFieldsAndAValueWithCommas) {
+  absl::SetFlag(&FLAGS_qd, 8u);
+  const std::vector<std::string> targets = absl::GetFlag(FLAGS_target);
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsWithOverrides(
+      {{"target", "/dev/a,/dev/b"}, {"fixed_buffers", "false"}, {"qd", "64"}});
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->targets_size(), 2);
+  EXPECT_EQ(spec->targets(1).path(), "/dev/b");
+  ASSERT_TRUE(spec->has_fixed_buffers());  // a bool at its default, given
+  EXPECT_FALSE(spec->fixed_buffers());
+  EXPECT_EQ(spec->queue_depth(), 64u);
+  // Every flag is as before, and no longer counts as given.
+  EXPECT_EQ(absl::GetFlag(FLAGS_qd), 8u);
+  EXPECT_EQ(absl::GetFlag(FLAGS_target), targets);
+  EXPECT_FALSE(SpecFromFlags()->has_fixed_buffers());
+  // The first bad override is named; the ones before it are restored too.
+  spec = SpecFromFlagsWithOverrides({{"qd", "16"}, {"runtime", "1s"}});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("--runtime=1s"));
+  EXPECT_EQ(absl::GetFlag(FLAGS_qd), 8u);
+  absl::SetFlag(&FLAGS_qd, std::nullopt);
+}
+
+TEST(CutTopLevelMemberTest, CutsTheMemberWhereverItStands) {
+  struct Case {
+    const char* json;
+    const char* rest;
+    const char* value;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"qd": 8, "experiment": {"arms": [1, "}"]}, "bs": 4096})",
+            R"({"qd": 8, "bs": 4096})", R"({"arms": [1, "}"]})"},
+           {R"({"qd": 8, "experiment": [1, 2]})", R"({"qd": 8})", "[1, 2]"},
+           {R"({"experiment": {}, "qd": 8})", R"({"qd": 8})", "{}"},
+           {R"({ "experiment" : "x" })", R"({ })", R"("x")"},
+           // A nested "experiment" or one inside a string is not the member.
+           {R"({"a": {"experiment": 1}, "b": "\"experiment\": 2"})", nullptr, ""},
+       }) {
+    const JsonMemberCut cut = CutTopLevelMember(c.json, "experiment");
+    EXPECT_EQ(cut.found, c.rest != nullptr) << c.json;
+    EXPECT_EQ(cut.rest, c.rest != nullptr ? c.rest : c.json) << c.json;
+    EXPECT_EQ(cut.value, c.value) << c.json;
+  }
+}
+
+TEST(SpecFileExperimentTest, TheSpecParsesAndTheArmsComeApart) {
+  const std::string path =
+      absl::StrCat(testing::TempDir(), "/experiment_spec_", getpid(), ".json");
+  {
+    std::ofstream out(path);
+    out << R"({"queue_depth": 4, "experiment": {"arms": [{"name": "a"},)"
+        << R"( {"name": "b", "overrides": {"qd": 8}}]}, "block_size": 8192})";
+  }
+  absl::SetFlag(&FLAGS_spec_file, path);
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  absl::StatusOr<std::string> experiment = SpecFileExperimentJson();
+  absl::SetFlag(&FLAGS_spec_file, "");
+  unlink(path.c_str());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->queue_depth(), 4u);
+  EXPECT_EQ(spec->block_size(), 8192u);
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  EXPECT_THAT(*experiment, HasSubstr(R"("overrides": {"qd": 8})"));
+  EXPECT_EQ(*SpecFileExperimentJson(), "");  // no --spec_file
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -597,9 +597,10 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) return Usage("no command given");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
-  if (VaryGiven() && command != "run" && command != "fleet") {
-    return Usage("--vary: experiments run on `blkperfd run`, `blkperf "
-                 "run` and `blkperf fleet run` (docs/experiments.md)");
+  if (ExperimentGiven() && command != "run" && command != "fleet") {
+    return Usage("--vary or a --spec_file's experiment.arms[]: experiments "
+                 "run on `blkperfd run`, `blkperf run` and `blkperf fleet "
+                 "run` (docs/experiments.md)");
   }
   if (command == "fleet") {
     fleet::ClientSettings settings;
@@ -639,7 +640,7 @@ int Main(int argc, char** argv) {
   // gRPC starts threads so that every thread inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
-  if (command == "run" && !VaryGiven()) {
+  if (command == "run" && !ExperimentGiven()) {
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
@@ -655,7 +656,7 @@ int Main(int argc, char** argv) {
   if (command == "list") return List(c);
   if (command == "watch") return Watch(c, rest[0]);
   if (command == "split") return Split(c, rest[0], rest[1]);
-  if (VaryGiven()) return RunExperimentRemotely(c);
+  if (ExperimentGiven()) return RunExperimentRemotely(c);
   return Run(c, signals);
 }
 

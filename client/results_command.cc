@@ -31,8 +31,9 @@ ABSL_FLAG(std::string, filter_spec_hash, "",
           "results list/export: this resolved-spec hash");
 ABSL_FLAG(std::string, since, "",
           "results list/export: created at or after (RFC 3339)");
-ABSL_FLAG(std::string, until, "",
-          "results list/export: created before (RFC 3339)");
+// results list/export: created before (RFC 3339); one flag with the
+// experiments' --until=decided (experiment/flags.cc).
+ABSL_DECLARE_FLAG(std::string, until);
 ABSL_FLAG(int, limit, 1000, "results list/export: at most this many");
 // The one output-format flag (cli/output_format.h); `results export` takes
 // ndjson (its default) and csv.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -74,6 +75,58 @@ MetricResult CompareMetric(const std::vector<double>& baseline,
   return result;
 }
 
+// Other I/O on the targets' devices: rounds whose device requests per SQE
+// rise above the arm's quietest round by more than 0.01 and the margin
+// (the arm's own I/O gives the same requests per SQE every round).
+void DeviceGuardrail(const ExperimentInput& in, int arm,
+                     std::vector<Guardrail>* out) {
+  if (in.device_requests_per_sqe.empty()) return;
+  const std::vector<double>& per_round =
+      in.device_requests_per_sqe[static_cast<size_t>(arm)];
+  double quietest = std::numeric_limits<double>::infinity();
+  for (double r : per_round) {
+    if (std::isfinite(r)) quietest = std::min(quietest, r);
+  }
+  if (!std::isfinite(quietest)) return;
+  std::vector<int> rounds;
+  double worst = quietest;
+  for (size_t i = 0; i < per_round.size(); ++i) {
+    const double r = per_round[i];
+    if (std::isfinite(r) && r - quietest > std::max(0.01, in.margin * quietest)) {
+      rounds.push_back(static_cast<int>(i) + 1);
+      worst = std::max(worst, r);
+    }
+  }
+  if (rounds.empty()) return;
+  out->push_back(
+      {arm, "device_io", true,
+       absl::StrFormat("%s: other I/O on the device: requests per SQE %.3g "
+                       "in round(s) %s against %.3g in the arm's quietest",
+                       in.arm_names[static_cast<size_t>(arm)], worst,
+                       absl::StrJoin(rounds, ","), quietest)});
+}
+
+// Live arms: switches that landed later than kLateSwitchShare of a slice
+// after their instants shift time between the arms' slices.
+void SwitchGuardrail(const ExperimentInput& in, std::vector<Guardrail>* out) {
+  if (!in.live) return;
+  const absl::Duration late = in.round * kLateSwitchShare;
+  int count = 0;
+  absl::Duration worst;
+  for (absl::Duration d : in.switch_lateness) {
+    worst = std::max(worst, d);
+    if (d > late) ++count;
+  }
+  if (count > 0) {
+    out->push_back(
+        {-1, "late_switches", true,
+         absl::StrCat(count, " of ", in.switch_lateness.size(),
+                      " live switches landed over ", absl::FormatDuration(late),
+                      " (1% of a slice) late, the worst by ",
+                      absl::FormatDuration(worst))});
+  }
+}
+
 // The guardrails of one arm on the headline metric.
 void ArmGuardrails(const ExperimentInput& in, int arm,
                    std::vector<Guardrail>* out) {
@@ -97,6 +150,16 @@ void ArmGuardrails(const ExperimentInput& in, int arm,
                          "last (slope p=%.3g)",
                          name, info.label, 100 * drift, trend.p_value)});
   }
+  const Clusters clusters = TwoClusters(values, in.margin * mean);
+  if (clusters.bimodal) {
+    out->push_back(
+        {arm, "bimodal", true,
+         absl::StrFormat("%s: %s bimodal: %d rounds near %.4g, %d near %.4g",
+                         name, info.label, clusters.low_count,
+                         clusters.low_median, n - clusters.low_count,
+                         clusters.high_median)});
+  }
+  DeviceGuardrail(in, arm, out);
 }
 
 // Rounds (0-based) whose headline value is outlying in the baseline or in
@@ -167,6 +230,7 @@ void OutlierGuardrail(const ExperimentInput& in, int arm, Verdict verdict,
 
 void ExperimentGuardrails(const ExperimentInput& in,
                           std::vector<Guardrail>* out) {
+  SwitchGuardrail(in, out);
   if (in.governor.empty()) {
     out->push_back({-1, "governor", false,
                     "CPU frequency governor unknown (no cpufreq, as on most "
@@ -179,6 +243,50 @@ void ExperimentGuardrails(const ExperimentInput& in,
   }
 }
 
+bool EveryRoundHasIos(const std::vector<CompactHistogram>& rounds,
+                      size_t expected) {
+  if (rounds.size() != expected || expected == 0) return false;
+  for (const CompactHistogram& h : rounds) {
+    if (h.count == 0) return false;
+  }
+  return true;
+}
+
+// The latency metrics' ratios, intervals and verdicts from resampled merges
+// of the rounds' histograms, where both sides have them.
+void MergeLatency(const ExperimentInput& in, size_t arm, ArmResult* result) {
+  if (in.latency.size() != in.samples.size()) return;
+  const size_t rounds = in.samples[0].size();
+  if (!EveryRoundHasIos(in.latency[arm], rounds) ||
+      !EveryRoundHasIos(in.latency[0], rounds)) {
+    return;
+  }
+  const std::vector<std::pair<Metric, double>> latency = {
+      {Metric::kP50, 50}, {Metric::kP99, 99}, {Metric::kP999, 99.9}};
+  std::vector<double> percentiles;
+  for (const auto& [metric, p] : latency) percentiles.push_back(p);
+  const MergeableRounds own(in.latency[arm]);
+  const std::vector<uint32_t> all(rounds, 1);
+  std::vector<RatioEstimate> estimates;
+  if (arm != 0) {
+    estimates = PairedPercentileRatios(in.latency[0], in.latency[arm],
+                                       percentiles, in.confidence);
+  }
+  for (size_t j = 0; j < latency.size(); ++j) {
+    MetricResult& m = result->metrics[static_cast<size_t>(latency[j].first)];
+    m.from_merges = true;
+    m.merged = static_cast<double>(own.Percentile(all, latency[j].second));
+    if (arm == 0) continue;
+    m.comparable = true;
+    m.estimate = estimates[j];
+    m.verdict = Decide(m.estimate.ci_lo, m.estimate.ci_hi, in.margin,
+                       Better::kLower);
+    m.more_rounds = m.verdict == Verdict::kInconclusive
+                        ? MoreRoundsToDecide(m.estimate, in.margin)
+                        : 0;
+  }
+}
+
 }  // namespace
 
 ExperimentResult Analyze(const ExperimentInput& input) {
@@ -186,8 +294,11 @@ ExperimentResult Analyze(const ExperimentInput& input) {
   result.input = input;
   const size_t arms = input.arm_names.size();
   result.rounds = static_cast<int>(input.samples[0].size());
-  result.total = static_cast<int64_t>(result.rounds * arms) *
-                 (input.ramp + input.round);
+  // Live arms share one workload and its one ramp.
+  result.total = input.live ? input.ramp + static_cast<int64_t>(
+                                               result.rounds * arms) * input.round
+                            : static_cast<int64_t>(result.rounds * arms) *
+                                  (input.ramp + input.round);
   ExperimentGuardrails(input, &result.guardrails);
   for (size_t arm = 0; arm < arms; ++arm) {
     ArmGuardrails(input, static_cast<int>(arm), &result.guardrails);
@@ -207,6 +318,7 @@ ExperimentResult Analyze(const ExperimentInput& input) {
           Column(input.samples[arm], info.metric), info.metric, input,
           a.baseline);
     }
+    MergeLatency(input, arm, &a);
     a.verdict = a.metrics[static_cast<size_t>(input.headline)].verdict;
     if (!a.baseline) {
       OutlierGuardrail(input, static_cast<int>(arm), a.verdict,

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "experiment/latency_bootstrap.h"
 #include "experiment/statistics.h"
 
 namespace blkperf {
@@ -63,6 +64,25 @@ struct ExperimentInput {
   // The CPU frequency governor of the submitter CPUs; "" when unknown (no
   // cpufreq, as on most VMs): a fact, not by itself a reason for suspicion.
   std::string governor;
+  // latency[arm][round]: each round's total-latency histogram. Where every
+  // round of an arm and the baseline has I/Os, the p50/p99/p99.9 ratios
+  // and intervals come from resampled exact merges (latency_bootstrap.h);
+  // otherwise (empty) each round's percentile is the sample.
+  std::vector<std::vector<CompactHistogram>> latency;
+  // device_requests_per_sqe[arm][round]: the target devices' completed
+  // requests per SQE in the round (DeviceCounters), NaN where unknown
+  // (tmpfs); empty: not recorded. A round well above its arm's quietest is
+  // other I/O on the device.
+  std::vector<std::vector<double>> device_requests_per_sqe;
+  // Live arms (one workload switching them, runner.h): each switch's
+  // lateness against its instant.
+  bool live = false;
+  std::vector<absl::Duration> switch_lateness;
+  // --until=decided (stopping.h): the rule's looks and the stated level;
+  // `confidence` above is then each look's. Empty: a fixed number of rounds.
+  std::vector<int> looks;
+  double family_confidence = 0;
+  int max_rounds = 0;
 };
 
 struct MetricResult {
@@ -73,6 +93,11 @@ struct MetricResult {
   // on either side (no ratio; e.g. latency with latency_tracking off).
   bool comparable = false;
   RatioEstimate estimate;
+  // Latency from merged histograms: `merged` is the percentile of all the
+  // arm's rounds' I/Os (its histograms merged), and `estimate` the ratio of
+  // merged percentiles with a resampled-merge interval.
+  bool from_merges = false;
+  double merged = 0;
   Verdict verdict = Verdict::kInconclusive;
   int more_rounds = 0;  // inconclusive only; -1: no number of rounds would
 };
@@ -90,7 +115,9 @@ struct ArmResult {
 
 struct Guardrail {
   int arm = -1;          // -1: the whole experiment
-  std::string kind;      // "samples", "trend", "outliers", "governor"
+  // "samples", "trend", "outliers", "bimodal", "device_io",
+  // "late_switches", "governor"
+  std::string kind;
   bool suspect = false;  // false: a fact only
   std::string message;
 };
@@ -104,8 +131,13 @@ struct ExperimentResult {
   absl::Duration total;
 };
 
+// A live switch later than this share of a slice after its instant marks
+// the experiment suspect (the engine aims within 1 %: workload.cc).
+inline constexpr double kLateSwitchShare = 0.01;
+
 // REQUIRES: at least two arms, every arm with the same number of rounds
-// (at least one), 0 < confidence < 1, 0 <= margin < 1.
+// (at least one), 0 < confidence < 1, 0 <= margin < 1; `latency` and
+// `device_requests_per_sqe` empty or shaped as `samples`.
 ExperimentResult Analyze(const ExperimentInput& input);
 
 }  // namespace blkperf

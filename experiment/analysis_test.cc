@@ -147,6 +147,93 @@ TEST(AnalyzeTest, InconclusiveSaysHowManyMoreRounds) {
       << FormatExperimentText(r);
 }
 
+bool Tripped(const ExperimentResult& r, const std::string& kind) {
+  for (const Guardrail& g : r.guardrails) {
+    if (g.kind == kind && g.suspect) return true;
+  }
+  return false;
+}
+
+TEST(AnalyzeTest, BimodalRoundsAreSuspect) {
+  ExperimentInput in = TwoArms(10, 1.0);
+  EXPECT_FALSE(Tripped(Analyze(in), "bimodal"));
+  // Half of B's rounds 30 % lower (a second mode, e.g. page placement).
+  for (int r = 0; r < 10; r += 2) in.samples[1][r][0] *= 0.7;
+  const ExperimentResult r = Analyze(in);
+  EXPECT_TRUE(Tripped(r, "bimodal"));
+  EXPECT_TRUE(r.arms[1].suspect);
+  EXPECT_NE(FormatExperimentText(r).find("bimodal: 5 rounds near"),
+            std::string::npos)
+      << FormatExperimentText(r);
+}
+
+TEST(AnalyzeTest, OtherIoOnTheDeviceIsSuspect) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.device_requests_per_sqe.assign(2, std::vector<double>(10, 1.0));
+  EXPECT_FALSE(Tripped(Analyze(in), "device_io"));
+  in.device_requests_per_sqe[1][4] = 1.3;  // other I/O in round 5
+  in.device_requests_per_sqe[0][2] = std::nan("");  // unknown: no claim
+  const ExperimentResult r = Analyze(in);
+  EXPECT_TRUE(Tripped(r, "device_io"));
+  EXPECT_TRUE(r.arms[1].suspect);
+  EXPECT_FALSE(r.arms[0].suspect);
+  EXPECT_NE(FormatExperimentText(r).find("other I/O on the device: requests "
+                                         "per SQE 1.3 in round(s) 5"),
+            std::string::npos)
+      << FormatExperimentText(r);
+}
+
+TEST(AnalyzeTest, LateLiveSwitchesAreSuspectAndOneRampCounts) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.live = true;
+  in.ramp = absl::Seconds(1);
+  in.switch_lateness.assign(19, absl::Microseconds(200));  // 0.04 % of 500ms
+  ExperimentResult r = Analyze(in);
+  EXPECT_FALSE(Tripped(r, "late_switches"));
+  EXPECT_EQ(r.total, absl::Seconds(11));  // one ramp, 20 slices of 500ms
+  in.switch_lateness[7] = absl::Milliseconds(20);  // 4 % of a slice
+  r = Analyze(in);
+  EXPECT_TRUE(Tripped(r, "late_switches"));
+  EXPECT_TRUE(r.arms[1].suspect);
+  EXPECT_NE(FormatExperimentJson(r).find("\"live\":true"), std::string::npos);
+}
+
+// Each round's histogram: `n` I/Os of `ns` +- 10 %.
+CompactHistogram RoundHistogram(int n, double ns, int round) {
+  LatencyHistogram h;
+  for (int i = 0; i < n; ++i) {
+    h.Record(static_cast<uint64_t>(ns * (0.9 + 0.2 * ((i * 37 + round * 11) % 100) / 100.0)));
+  }
+  return CompactHistogram::Of(h);
+}
+
+TEST(AnalyzeTest, LatencyComesFromMergedHistogramsWhereRecorded) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.latency.resize(2);
+  for (int r = 0; r < 10; ++r) {
+    in.latency[0].push_back(RoundHistogram(1000, 100000, r));
+    in.latency[1].push_back(RoundHistogram(1000, 70000, r));
+  }
+  const ExperimentResult r = Analyze(in);
+  for (Metric m : {Metric::kP50, Metric::kP99, Metric::kP999}) {
+    const MetricResult& arm = r.arms[1].metrics[static_cast<size_t>(m)];
+    const MetricResult& base = r.arms[0].metrics[static_cast<size_t>(m)];
+    ASSERT_TRUE(arm.from_merges);
+    ASSERT_TRUE(base.from_merges);
+    EXPECT_NEAR(arm.estimate.ratio, 0.7, 0.02);
+    EXPECT_DOUBLE_EQ(arm.estimate.ratio, arm.merged / base.merged);
+    EXPECT_LE(arm.estimate.ci_lo, arm.estimate.ratio);
+    EXPECT_GE(arm.estimate.ci_hi, arm.estimate.ratio);
+    EXPECT_EQ(arm.verdict, Verdict::kFaster);  // lower latency
+  }
+  // The per-round samples stay in the JSON beside the merged value.
+  const std::string json = FormatExperimentJson(r);
+  EXPECT_NE(json.find("\"statistic\":\"merged histograms\""), std::string::npos);
+  // A round without I/O: back to per-round percentiles, said nowhere else.
+  in.latency[1][3] = CompactHistogram{};
+  EXPECT_FALSE(Analyze(in).arms[1].metrics[3].from_merges);
+}
+
 TEST(ParseMetricTest, NamesAndRefusal) {
   EXPECT_EQ(*ParseMetric("p99_ns"), Metric::kP99);
   const absl::StatusOr<Metric> bad = ParseMetric("speed");

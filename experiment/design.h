@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,38 @@ struct Vary {
 // InvalidArgument naming --vary for text without "FIELD=", an empty value,
 // fewer than two values or more than kMaxArms.
 absl::StatusOr<Vary> ParseVary(absl::string_view text);
+
+// One arm of an experiment: its name in reports and the spec flags it sets
+// (flag name, value as on the command line), applied over the shared spec
+// flags and --spec_file (cli/spec_flags.h SpecFromFlagsWithOverrides).
+struct ArmDesign {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  // "qd=32 target=/dev/a,/dev/b": the overrides as flags ("" for none).
+  std::string OverridesText() const;
+};
+
+// The arms of --vary: named "qd=32", each setting the one field.
+std::vector<ArmDesign> ArmsOf(const Vary& vary);
+
+// The longest arm name a spec file may give.
+inline constexpr size_t kMaxArmNameBytes = 64;
+
+// The arms of a spec file's "experiment" object (its JSON text, from
+// cli/spec_flags.h SpecFileExperimentJson):
+//   {"arms": [{"name": "plain", "overrides": {"fixed_buffers": false}},
+//             {"name": "fixed", "overrides": {"fixed_buffers": true,
+//                                             "cpus": "0,1"}}]}
+// The first arm is the baseline. An override's key is a spec flag's name,
+// its value a string (which may hold commas: a target or CPU list), a
+// number or a bool, as the flag would take it; an arm may set no flag (the
+// shared spec itself). InvalidArgument naming the place
+// ("experiment.arms[1].name") for malformed JSON, unknown keys, fewer than
+// two or more than kMaxArms arms, a name empty, repeated, longer than
+// kMaxArmNameBytes or not of [A-Za-z0-9_.:=,/+-], or an override's value
+// that is not a string, number or bool.
+absl::StatusOr<std::vector<ArmDesign>> ParseExperimentArms(
+    absl::string_view json);
 
 // The order of the arms in each of `rounds` rounds: rounds come in blocks
 // of two, the first a random permutation of the arms and the second its

@@ -66,5 +66,53 @@ TEST(BlockOrderTest, EveryArmFirstEquallyOftenOverEvenRounds) {
   EXPECT_EQ(a_first, 10);
 }
 
+TEST(ArmsOfTest, VaryArmsSetTheirOneField) {
+  const std::vector<ArmDesign> arms = ArmsOf(*ParseVary("qd=16,32"));
+  ASSERT_EQ(arms.size(), 2u);
+  EXPECT_EQ(arms[1].name, "qd=32");
+  EXPECT_EQ(arms[1].OverridesText(), "qd=32");
+}
+
+TEST(ParseExperimentArmsTest, NamesOverridesWithCommasAndSeveralFields) {
+  absl::StatusOr<std::vector<ArmDesign>> arms = ParseExperimentArms(R"({
+    "arms": [
+      {"name": "plain", "overrides": {}},
+      {"name": "fixed+two", "overrides": {"fixed_buffers": true, "qd": 64,
+                                          "target": "/dev/a,/dev/b"}},
+      {"name": "half", "overrides": {"rate_iops": 0.5e4}}]})");
+  ASSERT_TRUE(arms.ok()) << arms.status();
+  ASSERT_EQ(arms->size(), 3u);
+  EXPECT_EQ((*arms)[0].name, "plain");
+  EXPECT_TRUE((*arms)[0].overrides.empty());
+  EXPECT_EQ((*arms)[1].OverridesText(),
+            "fixed_buffers=true qd=64 target=/dev/a,/dev/b");
+  EXPECT_EQ((*arms)[2].OverridesText(), "rate_iops=5000");
+}
+
+TEST(ParseExperimentArmsTest, RefusesNamingThePlace) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"[1]", "experiment: not a JSON object"},
+      {R"({"arms": [{"name": "a"}]})", "experiment.arms: 1 arms"},
+      {R"({"arms": [{"name": "a"}, {"name": "a"}]})", "experiment.arms[1].name"},
+      {R"({"arms": [{"name": "a"}, {"name": "b c"}]})", "experiment.arms[1].name"},
+      {R"({"arms": [{"name": "a"}, {}]})", "experiment.arms[1].name"},
+      {R"({"arms": [{"name": "a"}, {"name": "b", "set": {}}]})",
+       "experiment.arms[1].set: unknown"},
+      {R"({"arms": [{"name": "a"}, {"name": "b", "overrides": {"qd": [1]}}]})",
+       "experiment.arms[1].overrides.qd"},
+      {R"({"arms": [{"name": "a"}, {"name": "b"}], "rounds": 3})",
+       "experiment.rounds: unknown"},
+      {R"({"arms": 3})", "experiment.arms: give a list"},
+  };
+  for (const auto& [json, where] : cases) {
+    absl::StatusOr<std::vector<ArmDesign>> arms = ParseExperimentArms(json);
+    ASSERT_FALSE(arms.ok()) << json;
+    EXPECT_EQ(arms.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(arms.status().message().find(std::string("--spec_file ") + where),
+              std::string::npos)
+        << json << " -> " << arms.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace blkperf

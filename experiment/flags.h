@@ -3,12 +3,14 @@
 // one place.
 //
 //   BLKPERF_ASSIGN_OR_RETURN(ExperimentFlags flags, ExperimentFlagsFromFlags());
-//   if (flags.vary) { ... BlockOrder(arms, flags.rounds, flags.seed) ... }
+//   if (!flags.arms.empty()) { ... BlockOrder(arms, flags.rounds, flags.seed) ... }
 #ifndef BLKPERF_EXPERIMENT_FLAGS_H_
 #define BLKPERF_EXPERIMENT_FLAGS_H_
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -18,7 +20,11 @@
 namespace blkperf {
 
 struct ExperimentFlags {
-  std::optional<Vary> vary;  // --vary; none: not an experiment
+  // The arms, from --vary or the --spec_file's experiment.arms[] (the
+  // first the baseline); empty: not an experiment.
+  std::vector<ArmDesign> arms;
+  // The varied field for --vary, "" for arms from a spec file.
+  std::string field;
   int rounds = 10;
   absl::Duration round = absl::Seconds(1);
   double margin = 0.02;
@@ -26,14 +32,25 @@ struct ExperimentFlags {
   uint64_t seed = 0;  // --experiment_seed, or a random one when not given
   Metric headline = Metric::kIops;
   bool fail_on_slower = false;
+  // --until=decided --max_rounds=N (stopping.h): rounds are added, from
+  // `rounds` up to `max_rounds`, until every verdict is decided.
+  bool until_decided = false;
+  int max_rounds = 0;
 };
 
 // True when --vary is given.
 bool VaryGiven();
 
+// True when --vary is given or the --spec_file holds an "experiment" object
+// (experiment.arms[]): the command runs an experiment.
+bool ExperimentGiven();
+
 // The flags, checked: InvalidArgument naming the flag (--rounds outside 1 to
 // kMaxRounds, --round not positive, --margin outside [0, 1), --confidence
-// outside (0, 1), --metric or --fail_on unknown, --vary malformed).
+// outside (0, 1), --metric or --fail_on unknown, --vary malformed, the
+// spec file's experiment.arms[] malformed, or both --vary and
+// experiment.arms[]; --until other than decided, --max_rounds without it or
+// outside --rounds to kMaxRounds).
 absl::StatusOr<ExperimentFlags> ExperimentFlagsFromFlags();
 
 }  // namespace blkperf

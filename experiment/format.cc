@@ -34,6 +34,11 @@ std::string Numbers(const std::vector<double>& values) {
 std::string MetricJson(const MetricResult& m) {
   std::string out = absl::StrCat("{\"samples\":", Numbers(m.samples),
                                  ",\"median\":", Number(m.median));
+  if (m.from_merges) {
+    // The percentile of all rounds' I/Os; ratio and ci from resampled merges.
+    absl::StrAppend(&out, ",\"merged\":", Number(m.merged),
+                    ",\"statistic\":\"merged histograms\"");
+  }
   if (m.comparable) {
     absl::StrAppend(&out, ",\"ratio\":", Number(m.estimate.ratio), ",\"ci\":[",
                     Number(m.estimate.ci_lo), ",", Number(m.estimate.ci_hi),
@@ -74,6 +79,18 @@ std::string GuardrailJson(const ExperimentResult& r, const Guardrail& g) {
       ",\"message\":", Quote(g.message), "}");
 }
 
+// --until=decided: the looks, each look's confidence and where it stopped.
+std::string StoppingJson(const ExperimentResult& r) {
+  const ExperimentInput& in = r.input;
+  if (in.looks.empty()) return "null";
+  return absl::StrCat(
+      "{\"rule\":\"until decided\",\"max_rounds\":", in.max_rounds,
+      ",\"looks\":[", absl::StrJoin(in.looks, ","),
+      "],\"look_confidence\":", Number(in.confidence),
+      ",\"family_confidence\":", Number(in.family_confidence),
+      ",\"rounds_run\":", r.rounds, "}");
+}
+
 }  // namespace
 
 std::string FormatExperimentJson(const ExperimentResult& r) {
@@ -85,7 +102,7 @@ std::string FormatExperimentJson(const ExperimentResult& r) {
   for (const ArmResult& arm : r.arms) arms.push_back(ArmJson(r, arm));
   for (const Guardrail& g : r.guardrails) guardrails.push_back(GuardrailJson(r, g));
   return absl::StrCat(
-      "{\"experiment\":{\"field\":", Quote(in.field),
+      "{\"experiment\":{\"field\":", in.field.empty() ? "null" : Quote(in.field),
       ",\"margin\":", Number(in.margin), ",\"confidence\":",
       Number(in.confidence), ",\"seed\":", in.seed,
       ",\"metric\":", Quote(InfoOf(in.headline).key), ",\"rounds\":", r.rounds,
@@ -97,6 +114,8 @@ std::string FormatExperimentJson(const ExperimentResult& r) {
       "arm/baseline (on logs)\",\"interval\":\"expanded percentile\",\"resamples\":",
       kBootstrapResamples, ",\"seed\":", kBootstrapSeed, "}",
       ",\"governor\":", in.governor.empty() ? "null" : Quote(in.governor),
+      ",\"live\":", in.live ? "true" : "false",
+      ",\"stopping\":", StoppingJson(r),
       ",\"arms\":[", absl::StrJoin(arms, ","), "],\"guardrails\":[",
       absl::StrJoin(guardrails, ","), "]}}\n");
 }
@@ -111,6 +130,10 @@ std::string Value(Metric metric, double v) {
     default: return FormatNanos(v);
   }
 }
+
+// The table's value of a metric: the median of the rounds, or for latency
+// from merged histograms the percentile of all the rounds' I/Os.
+double Shown(const MetricResult& m) { return m.from_merges ? m.merged : m.median; }
 
 std::string VerdictText(const MetricResult& m) {
   if (!m.comparable) return "no ratio (a round's value is 0)";
@@ -146,8 +169,8 @@ std::string ArmTable(const ExperimentResult& r, size_t index) {
                      : "-";
     absl::StrAppend(
         &out, absl::StrFormat("  %-7s %13s %13s %7s  %-17s %s%s\n", info.label,
-                              Value(info.metric, base.metrics[i].median),
-                              Value(info.metric, m.median),
+                              Value(info.metric, Shown(base.metrics[i])),
+                              Value(info.metric, Shown(m)),
                               m.comparable ? absl::StrFormat("%.3f", m.estimate.ratio) : "-",
                               interval, VerdictText(m),
                               info.metric == r.input.headline ? "  <- headline" : ""));
@@ -159,24 +182,53 @@ std::string ArmTable(const ExperimentResult& r, size_t index) {
 
 std::string FormatExperimentText(const ExperimentResult& r) {
   const ExperimentInput& in = r.input;
+  // --vary: "qd A=16 (baseline) B=32"; arms from a spec file: their names
+  // here, their overrides on a line each below.
+  const bool from_file = in.field.empty();
   std::vector<std::string> arms;
+  std::string overrides;
   for (size_t i = 0; i < r.arms.size(); ++i) {
-    arms.push_back(absl::StrCat(std::string(1, static_cast<char>('A' + i)), "=",
-                                r.arms[i].value, i == 0 ? " (baseline)" : ""));
+    const std::string letter(1, static_cast<char>('A' + i));
+    arms.push_back(absl::StrCat(letter, "=",
+                                OneLine(from_file ? r.arms[i].name : r.arms[i].value),
+                                i == 0 ? " (baseline)" : ""));
+    if (from_file) {
+      absl::StrAppend(&overrides, "  ", letter, " ", r.arms[i].name, ": ",
+                      r.arms[i].value.empty() ? "(the shared spec)"
+                                              : OneLine(r.arms[i].value),
+                      "\n");
+    }
   }
   std::string out = absl::StrCat(
-      "experiment: ", in.field, " ", absl::StrJoin(arms, " "), "\n  ",
+      "experiment: ", from_file ? "arms from --spec_file" : in.field, " ",
+      absl::StrJoin(arms, " "), "\n", overrides, "  ",
       r.rounds, " rounds x ", r.arms.size(), " arms x (",
       absl::FormatDuration(in.ramp), " ramp + ", absl::FormatDuration(in.round),
       ") = ", absl::FormatDuration(r.total), "; margin ",
       absl::StrFormat("%g", 100 * in.margin), "%, confidence ",
       absl::StrFormat("%g", 100 * in.confidence), "%, experiment_seed ",
       in.seed, "\n  order: ", OrderText(in.order), "\n");
+  if (!in.looks.empty()) {
+    absl::StrAppend(
+        &out, "  until decided: looks after ", absl::StrJoin(in.looks, ","),
+        " rounds, each at ", absl::StrFormat("%g", 100 * in.confidence),
+        "% so that the false-verdict rate stays at ",
+        absl::StrFormat("%g", 100 * (1 - in.family_confidence)),
+        "%; stopped after ", r.rounds, " of at most ", in.max_rounds,
+        " rounds\n");
+  }
   for (size_t i = 1; i < r.arms.size(); ++i) {
     absl::StrAppend(&out, ArmTable(r, i));
   }
-  absl::StrAppend(&out, "  (ratio: median of per-round ratios to A; "
-                        "faster = better, lower is better for CPU/IO and latency)\n");
+  if (in.live) {
+    absl::StrAppend(&out, "  live: the arms alternate in slices of one "
+                          "workload, a round is each arm's k-th full slice\n");
+  }
+  absl::StrAppend(&out, "  (ratio: median of per-round ratios to A; latency "
+                        "where its histograms are recorded: the percentile of "
+                        "all rounds' I/Os, its interval from resampled merges; "
+                        "faster = better, lower is better for CPU/IO and "
+                        "latency)\n");
   if (r.guardrails.empty()) {
     absl::StrAppend(&out, "guardrails: none tripped\n");
   }

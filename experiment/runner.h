@@ -32,19 +32,28 @@ inline constexpr int kExitRoundErrors = 3;
 inline constexpr int kExitSlower = 4;
 
 struct ExperimentPlan {
-  ExperimentFlags flags;
-  Vary vary;
-  std::vector<v1::WorkloadSpec> arms;  // one per value, runtime = --round
+  ExperimentFlags flags;               // flags.arms: the arms' designs
+  std::vector<v1::WorkloadSpec> arms;  // one per arm, runtime = --round
   std::vector<std::vector<int>> order;
+  // Arms the engine switches live (every arm sets only `split`): one
+  // workload alternates them in slices of --round (its ab_strategies, the
+  // arms' order A B C A B C ...), --rounds x arms slices; `arms` then holds
+  // that one spec, and a round is each arm's k-th full slice.
+  bool live = false;
 };
 
 // InvalidArgument naming the flags for --runtime, --io_count or --ab next
 // to --vary, A/B strategies in a spec file, bad experiment flags, a field
-// that is not a spec flag or a value it cannot parse. REQUIRES: VaryGiven().
-absl::StatusOr<ExperimentPlan> PlanExperimentFromFlags();
+// that is not a spec flag or a value it cannot parse (an arm from a spec
+// file: named "experiment.arms[i] (NAME)"). REQUIRES: ExperimentGiven().
+// `live_arms` false: split arms run in rounds too (a fleet experiment,
+// whose every arm-round is a fleet run of its own).
+absl::StatusOr<ExperimentPlan> PlanExperimentFromFlags(bool live_arms = true);
 
-// One arm's values from its finished workload's snapshot.
+// One arm's values from its finished workload's snapshot, or from one
+// phase's (a live slice) counters over its length.
 RoundSample RoundSampleOf(const WorkloadSnapshot& snapshot);
+RoundSample RoundSampleOf(const ThreadSnapshot& total, absl::Duration elapsed);
 
 struct ExperimentOutcome {
   int exit_code = 0;    // 0, or kExitRound* with `message` (no result)
@@ -54,7 +63,8 @@ struct ExperimentOutcome {
 
 // Runs every round in the plan's order through `run_arm` (an error status
 // or a snapshot not in state finished ends the experiment: no verdict on
-// part of it), then analyzes. `ramp` is the arms' ramp (the report's total
+// part of it), then analyzes. A live plan runs `run_arm(0)` once and takes
+// its rounds from the workload's phases. `ramp` is the arms' ramp (the report's total
 // time); `governor` as ExperimentInput's. `progress`: a line per round on
 // stderr.
 using RunArm = std::function<absl::StatusOr<WorkloadSnapshot>(int arm)>;

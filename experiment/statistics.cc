@@ -261,4 +261,34 @@ std::vector<int> Outliers(const std::vector<double>& values, double threshold,
   return outliers;
 }
 
+Clusters TwoClusters(const std::vector<double>& values, double min_gap) {
+  Clusters clusters;
+  const size_t n = values.size();
+  if (n < 4) return clusters;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t least = std::max<size_t>(2, n / 5);
+  size_t split = 0;  // the lower cluster is sorted[0 .. split]
+  double widest = -1;
+  for (size_t i = least - 1; i + least < n; ++i) {
+    const double gap = sorted[i + 1] - sorted[i];
+    if (gap > widest) {
+      widest = gap;
+      split = i;
+    }
+  }
+  if (widest < 0) return clusters;
+  const double low_range = sorted[split] - sorted[0];
+  const double high_range = sorted[n - 1] - sorted[split + 1];
+  if (widest > min_gap && widest > 2 * std::max(low_range, high_range)) {
+    clusters.bimodal = true;
+    clusters.low_count = static_cast<int>(split + 1);
+    clusters.low_median = SampleMedian(
+        std::vector<double>(sorted.begin(), sorted.begin() + split + 1));
+    clusters.high_median = SampleMedian(
+        std::vector<double>(sorted.begin() + split + 1, sorted.end()));
+  }
+  return clusters;
+}
+
 }  // namespace blkperf

@@ -118,6 +118,18 @@ Trend LinearTrend(const std::vector<double>& values);
 std::vector<int> Outliers(const std::vector<double>& values,
                           double threshold = 3.5, double relative_floor = 0);
 
+// Two clusters in `values`: the sorted values split at their widest gap,
+// bimodal when each side holds at least max(2, n / 5) values and the gap is
+// wider than `min_gap` and than twice the wider side's range (a spread of
+// one mode leaves no such gap; one stray value is Outliers'). Needs n >= 4.
+struct Clusters {
+  bool bimodal = false;
+  int low_count = 0;  // values in the lower cluster
+  double low_median = 0;
+  double high_median = 0;
+};
+Clusters TwoClusters(const std::vector<double>& values, double min_gap);
+
 }  // namespace blkperf
 
 #endif  // BLKPERF_EXPERIMENT_STATISTICS_H_

@@ -159,5 +159,22 @@ TEST(OutliersTest, ARoundWithinTheRelativeFloorIsNotOutlying) {
   EXPECT_TRUE(Outliers(tight, 3.5, 0.05).empty());
 }
 
+TEST(TwoClustersTest, FindsTwoModesNotOneSpreadOrOneStray) {
+  // Two modes, 5 rounds each, 30 % apart.
+  const Clusters two = TwoClusters(
+      {100, 70, 101, 71, 99, 70.5, 100.5, 69.5, 100.2, 70.2}, 2);
+  EXPECT_TRUE(two.bimodal);
+  EXPECT_EQ(two.low_count, 5);
+  EXPECT_DOUBLE_EQ(two.low_median, 70.2);
+  EXPECT_DOUBLE_EQ(two.high_median, 100.2);
+  // One mode spread evenly: no gap twice the sides' ranges.
+  EXPECT_FALSE(TwoClusters({90, 92, 94, 96, 98, 100, 102, 104, 106, 108}, 2).bimodal);
+  // One stray value is an outlier, not a mode (each side needs 2).
+  EXPECT_FALSE(TwoClusters({100, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3, 99.7, 60}, 2).bimodal);
+  // Two modes closer than the margin's gap do not count.
+  EXPECT_FALSE(TwoClusters({100, 101, 100, 101, 100, 101, 100, 101}, 2).bimodal);
+  EXPECT_FALSE(TwoClusters({1, 2, 3}, 0).bimodal);
+}
+
 }  // namespace
 }  // namespace blkperf

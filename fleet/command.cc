@@ -475,8 +475,15 @@ int RunExperiment(const FleetOptions& options,
                      "--json"
                    : "--vary with --cohort_by: give one of them"));
   }
-  absl::StatusOr<ExperimentPlan> plan = PlanExperimentFromFlags();
+  // Every arm runs in rounds (split too: each arm-round is a fleet run).
+  absl::StatusOr<ExperimentPlan> plan =
+      PlanExperimentFromFlags(/*live_arms=*/false);
   if (!plan.ok()) return FailUsage(plan.status());
+  if (plan->flags.until_decided) {
+    return FailUsage(absl::InvalidArgumentError(
+        "--until=decided with fleet run: a fleet experiment runs its --rounds "
+        "(the stopping rule is blkperfd run's and blkperf run's)"));
+  }
   // Each arm-round's run id is run_id + "-r<round>-<arm>" (up to 8 more).
   if (options.run_id.size() > 56) {
     return FailUsage(absl::InvalidArgumentError(absl::StrCat(
@@ -526,7 +533,7 @@ int Run(const ClientSettings& s, const std::atomic<bool>* interrupted) {
       options->target_paths[address] = absl::StrSplit(it->second, ',');
     }
   }
-  if (VaryGiven()) {
+  if (ExperimentGiven()) {
     return RunExperiment(*options, *addresses, s, *format, interrupted);
   }
   absl::StatusOr<v1::WorkloadSpec> spec = s.spec();
@@ -767,7 +774,7 @@ int RunFleetCommand(const std::vector<std::string>& args,
   if (args.empty()) return Usage("no fleet command given");
   const std::string& command = args[0];
   static std::atomic<bool> interrupted{false};
-  if (VaryGiven() && command != "run") {
+  if (ExperimentGiven() && command != "run") {
     return Usage("--vary: experiments run on `fleet run` (docs/experiments.md)");
   }
   if (command == "run" && args.size() == 1) {

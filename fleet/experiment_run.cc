@@ -73,10 +73,12 @@ std::string RunArmRound(const ExperimentPlan& plan, FleetOptions options,
 
 ExperimentInput DesignOf(const ExperimentPlan& plan) {
   ExperimentInput in;
-  in.field = plan.vary.field;
-  for (size_t arm = 0; arm < plan.arms.size(); ++arm) {
-    in.arm_names.push_back(plan.vary.ArmName(static_cast<int>(arm)));
-    in.arm_values.push_back(plan.vary.values[arm]);
+  in.field = plan.flags.field;
+  for (const ArmDesign& arm : plan.flags.arms) {
+    in.arm_names.push_back(arm.name);
+    // --vary: the value; a spec file's arm: its overrides as flags.
+    in.arm_values.push_back(plan.flags.field.empty() ? arm.OverridesText()
+                                                     : arm.overrides[0].second);
   }
   in.order = plan.order;
   in.margin = plan.flags.margin;
@@ -112,7 +114,8 @@ FleetExperimentOutcome RunFleetExperiment(
                                             &governors, &outcome.exit_code);
       if (!error.empty()) {
         outcome.message = absl::StrCat(
-            "round ", round + 1, " arm ", plan.vary.ArmName(arm), ": ", error,
+            "round ", round + 1, " arm ",
+            plan.flags.arms[static_cast<size_t>(arm)].name, ": ", error,
             "; no verdict");
         return outcome;
       }

@@ -33,7 +33,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> LocalSpecs(
                                    : spec.status();
     if (!valid.ok()) {
       return absl::Status(
-          valid.code(), absl::StrCat("arm ", plan.vary.ArmName(static_cast<int>(arm)),
+          valid.code(), absl::StrCat(plan.live ? "live split arms"
+                                               : "arm " + plan.flags.arms[arm].name,
                                      ": ", valid.message()));
     }
     specs.push_back(*std::move(spec));
@@ -77,7 +78,7 @@ ResultRecord ExperimentRecord(const WorkloadSpec& baseline,
 
 }  // namespace
 
-bool ExperimentRequested() { return VaryGiven(); }
+bool ExperimentRequested() { return ExperimentGiven(); }
 
 int RunExperiment(bool json) {
   absl::StatusOr<ExperimentPlan> plan = PlanExperimentFromFlags();

@@ -17,7 +17,8 @@ namespace blkperf {
 // headline verdict is slower; 1 a round failed; 2 bad flags; 3 a round
 // counted I/O errors.
 
-// True when --vary is given (RunCommand hands over to RunExperiment).
+// True when --vary is given or the --spec_file holds experiment.arms[]
+// (RunCommand hands over to RunExperiment).
 bool ExperimentRequested();
 
 // Runs the experiment the flags describe; `json` prints the report as JSON.

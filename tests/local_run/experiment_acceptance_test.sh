@@ -3,7 +3,8 @@
 # file. A known effect (rate_iops 20000 vs 25000) is "faster" with the ratio
 # 1.25; an A/A calibration (qd=32,32) gives faster or slower at most once in
 # 5 tries; --fail_on=slower exits 4; --runtime and --ab with --vary are
-# refused naming both flags; blkperf compare; blkperf run --vary on a daemon.
+# refused naming both flags; arms from a spec file (experiment.arms[]);
+# live split arms (3); blkperf compare; blkperf run --vary on a daemon.
 set -euo pipefail
 blkperfd=$1
 blkperf=$2
@@ -74,6 +75,44 @@ refused --vary=nonsense -- --vary=nonsense=1,2
 refused --vary=qd=x -- --vary=qd=16,x
 refused "arm qd=0" queue_depth -- --vary=qd=32,0 --rounds=1
 refused --margin -- --vary=qd=16,32 --margin=2
+# Arms from a spec file: names, several fields per arm, a value with commas
+# (two targets); --vary beside them is refused, and so is a bad override.
+cp "$target" "$dir/second.dat"
+cat > "$dir/arms.json" <<ARMS
+{"experiment": {"arms": [
+  {"name": "slow", "overrides": {"rate_iops": 20000}},
+  {"name": "fast_qd16", "overrides": {"rate_iops": 25000, "qd": 16}},
+  {"name": "two_targets", "overrides": {"rate_iops": 20000,
+                                        "target": "$target,$dir/second.dat"}}]}}
+ARMS
+"$blkperfd" run --target="$target" --nodirect --spec_file="$dir/arms.json" \
+  --rounds=10 --round=300ms --json > "$dir/arms_out.json"
+[[ $(json "$dir/arms_out.json" '[a["name"] for a in e["arms"]]') == "['slow', 'fast_qd16', 'two_targets']" ]] || fail "file arms: names"
+[[ $(json "$dir/arms_out.json" 'e["field"] is None and e["arms"][1]["value"] == "qd=16 rate_iops=25000"') == True ]] || fail "file arms: overrides"
+[[ $(json "$dir/arms_out.json" 'e["arms"][1]["verdict"] == "faster" and abs(e["arms"][1]["iops"]["ratio"] - 1.25) <= 0.01') == True ]] || fail "file arms: known effect"
+[[ $(json "$dir/arms_out.json" 'e["arms"][2]["value"].endswith("second.dat") and len(e["arms"][2]["samples"]) == 10 and len(e["order"][0]) == 3') == True ]] || fail "file arms: two targets"
+refused --vary arms -- --vary=qd=1,2 --spec_file="$dir/arms.json"
+echo '{"experiment": {"arms": [{"name": "a"}, {"name": "b", "overrides": {"qd": "x"}}]}}' > "$dir/bad_arms.json"
+refused "experiment.arms\[1\] (b)" --qd=x -- --spec_file="$dir/bad_arms.json" --rounds=1
+rc=0; "$blkperf" start --spec_file="$dir/arms.json" 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q "experiment.arms" "$dir/err" || fail "start with arms not refused"
+
+# The stopping rule: a clear effect stops at the first look.
+"$blkperfd" run --target="$target" --nodirect --vary=rate_iops=20000,25000 \
+  --rounds=4 --until=decided --max_rounds=12 --round=200ms --json > "$dir/until.json"
+[[ $(json "$dir/until.json" 'e["stopping"]["looks"] == [4, 6, 10, 12] and e["stopping"]["rounds_run"] == 4 and e["rounds"] == 4') == True ]] || fail "until: looks"
+[[ $(json "$dir/until.json" 'e["arms"][1]["verdict"] == "faster" and abs(e["confidence"] - 0.9875) < 1e-9') == True ]] || fail "until: verdict"
+refused --max_rounds -- --vary=qd=16,32 --until=decided
+refused --max_rounds --until -- --vary=qd=16,32 --max_rounds=20
+
+# Live-switched arms: split strategies, 3 arms alternating in slices of one
+# workload.
+"$blkperfd" run --target="$target" --nodirect --bs=128k \
+  --vary=split=none,fixed:64k,fixed:32k --rounds=10 --round=100ms --json > "$dir/live.json"
+[[ $(json "$dir/live.json" 'e["live"] and len(e["arms"]) == 3 and e["order"][0] == "ABC"') == True ]] || fail "live: 3 arms"
+[[ $(json "$dir/live.json" 'all(len(a["samples"]) >= 9 for a in e["arms"]) and all(a["verdict"] in ("faster", "slower", "equivalent", "inconclusive") for a in e["arms"][1:])') == True ]] || fail "live: samples and verdicts"
+[[ $(json "$dir/live.json" 'e["total_seconds"]') == 3 ]] || fail "live: total time"
+
 # blkperf compare: two saved reports, the spec difference first, the
 # warning always, an interval only from per-interval samples.
 "$blkperfd" run --target="$target" --nodirect --runtime=300ms --series_interval=50ms --status_interval=0 --json > "$dir/a.json"
