@@ -107,11 +107,14 @@ refused --max_rounds --until -- --vary=qd=16,32 --max_rounds=20
 
 # Live-switched arms: split strategies, 3 arms alternating in slices of one
 # workload.
-"$blkperfd" run --target="$target" --nodirect --bs=128k \
-  --vary=split=none,fixed:64k,fixed:32k --rounds=10 --round=100ms --json > "$dir/live.json"
+"$blkperfd" run --target="$target" --nodirect --bs=64k \
+  --vary=split=none,fixed:32k,fixed:16k --rounds=10 --round=200ms --json > "$dir/live.json"
 [[ $(json "$dir/live.json" 'e["live"] and len(e["arms"]) == 3 and e["order"][0] == "ABC"') == True ]] || fail "live: 3 arms"
-[[ $(json "$dir/live.json" 'all(len(a["samples"]) >= 9 for a in e["arms"]) and all(a["verdict"] in ("faster", "slower", "equivalent", "inconclusive") for a in e["arms"][1:])') == True ]] || fail "live: samples and verdicts"
-[[ $(json "$dir/live.json" 'e["total_seconds"]') == 3 ]] || fail "live: total time"
+# Each arm's slices measured I/O (a slice of a loaded machine may see no
+# completion: that arm then has no ratio, and says so with verdict null).
+[[ $(json "$dir/live.json" 'all(len(a["samples"]) >= 9 and sum(s > 0 for s in a["samples"]) >= 5 for a in e["arms"])') == True ]] || fail "live: samples"
+[[ $(json "$dir/live.json" 'all(a["verdict"] in ("faster", "slower", "equivalent", "inconclusive") or (a["verdict"] is None and 0 in a["samples"] + e["arms"][0]["samples"]) for a in e["arms"][1:])') == True ]] || fail "live: verdicts"
+[[ $(json "$dir/live.json" 'e["total_seconds"]') == 6 ]] || fail "live: total time"
 
 # blkperf compare: two saved reports, the spec difference first, the
 # warning always, an interval only from per-interval samples.
