@@ -106,6 +106,30 @@ void DeviceGuardrail(const ExperimentInput& in, int arm,
                        absl::StrJoin(rounds, ","), quietest)});
 }
 
+// Other processes on the submitter CPUs: rounds in which they took more
+// than the margin of the CPUs' time (the arm ran on less than its CPUs).
+void OtherCpuGuardrail(const ExperimentInput& in, int arm,
+                       std::vector<Guardrail>* out) {
+  if (static_cast<size_t>(arm) >= in.other_cpu_share.size()) return;
+  std::vector<int> rounds;
+  double worst = 0;
+  for (size_t i = 0; i < in.other_cpu_share[static_cast<size_t>(arm)].size();
+       ++i) {
+    const double share = in.other_cpu_share[static_cast<size_t>(arm)][i];
+    if (std::isfinite(share) && share > in.margin) {
+      rounds.push_back(static_cast<int>(i) + 1);
+      worst = std::max(worst, share);
+    }
+  }
+  if (rounds.empty()) return;
+  out->push_back(
+      {arm, "other_cpu", true,
+       absl::StrFormat("%s: other processes took up to %.1f%% of the "
+                       "submitter CPUs' time in round(s) %s",
+                       in.arm_names[static_cast<size_t>(arm)], 100 * worst,
+                       absl::StrJoin(rounds, ","))});
+}
+
 // Live arms: switches that landed later than kLateSwitchShare of a slice
 // after their instants shift time between the arms' slices.
 void SwitchGuardrail(const ExperimentInput& in, std::vector<Guardrail>* out) {
@@ -160,6 +184,7 @@ void ArmGuardrails(const ExperimentInput& in, int arm,
                          clusters.high_median)});
   }
   DeviceGuardrail(in, arm, out);
+  OtherCpuGuardrail(in, arm, out);
 }
 
 // Rounds (0-based) whose headline value is outlying in the baseline or in

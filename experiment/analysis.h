@@ -74,6 +74,11 @@ struct ExperimentInput {
   // (tmpfs); empty: not recorded. A round well above its arm's quietest is
   // other I/O on the device.
   std::vector<std::vector<double>> device_requests_per_sqe;
+  // other_cpu_share[arm][round]: the share of the submitter CPUs' time
+  // other processes (and a hypervisor's steal) took in the round, NaN
+  // where unknown; empty: not measured (remote daemons, live arms). A
+  // round over the margin marks the arm suspect.
+  std::vector<std::vector<double>> other_cpu_share;
   // Live arms (one workload switching them, runner.h): each switch's
   // lateness against its instant.
   bool live = false;
@@ -115,7 +120,7 @@ struct ArmResult {
 
 struct Guardrail {
   int arm = -1;          // -1: the whole experiment
-  // "samples", "trend", "outliers", "bimodal", "device_io",
+  // "samples", "trend", "outliers", "bimodal", "device_io", "other_cpu",
   // "late_switches", "governor"
   std::string kind;
   bool suspect = false;  // false: a fact only
@@ -137,7 +142,8 @@ inline constexpr double kLateSwitchShare = 0.01;
 
 // REQUIRES: at least two arms, every arm with the same number of rounds
 // (at least one), 0 < confidence < 1, 0 <= margin < 1; `latency` and
-// `device_requests_per_sqe` empty or shaped as `samples`.
+// `device_requests_per_sqe` and `other_cpu_share` empty or shaped as
+// `samples` (`other_cpu_share`'s arms may each be empty).
 ExperimentResult Analyze(const ExperimentInput& input);
 
 }  // namespace blkperf

@@ -183,6 +183,22 @@ TEST(AnalyzeTest, OtherIoOnTheDeviceIsSuspect) {
       << FormatExperimentText(r);
 }
 
+TEST(AnalyzeTest, OtherProcessesOnTheSubmitterCpusAreSuspect) {
+  ExperimentInput in = TwoArms(10, 1.25);
+  in.other_cpu_share.assign(2, std::vector<double>(10, 0.005));
+  EXPECT_FALSE(Tripped(Analyze(in), "other_cpu"));
+  in.other_cpu_share[0][6] = 0.12;  // a build took 12 % in round 7
+  in.other_cpu_share[1].clear();    // not measured: no claim
+  const ExperimentResult r = Analyze(in);
+  EXPECT_TRUE(Tripped(r, "other_cpu"));
+  EXPECT_TRUE(r.arms[1].suspect);  // the baseline's weighs on B
+  EXPECT_NE(FormatExperimentText(r).find("other processes took up to 12.0% "
+                                         "of the submitter CPUs' time in "
+                                         "round(s) 7"),
+            std::string::npos)
+      << FormatExperimentText(r);
+}
+
 TEST(AnalyzeTest, LateLiveSwitchesAreSuspectAndOneRampCounts) {
   ExperimentInput in = TwoArms(10, 1.25);
   in.live = true;

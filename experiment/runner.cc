@@ -163,6 +163,7 @@ ExperimentInput InputOf(const ExperimentPlan& plan, absl::Duration ramp,
   in.samples.resize(plan.flags.arms.size());
   in.latency.resize(plan.flags.arms.size());
   in.device_requests_per_sqe.resize(plan.flags.arms.size());
+  in.other_cpu_share.resize(plan.flags.arms.size());
   in.live = plan.live;
   in.margin = plan.flags.margin;
   in.confidence = plan.flags.confidence;
@@ -260,10 +261,10 @@ ExperimentOutcome RunLive(const ExperimentPlan& plan, ExperimentInput in,
 
 }  // namespace
 
-ExperimentOutcome RunExperimentPlan(const ExperimentPlan& plan,
-                                    absl::Duration ramp,
-                                    const std::string& governor,
-                                    const RunArm& run_arm, bool progress) {
+ExperimentOutcome RunExperimentPlan(
+    const ExperimentPlan& plan, absl::Duration ramp,
+    const std::string& governor, const RunArm& run_arm, bool progress,
+    const OtherCpuShareOfLastRun& other_cpu_share) {
   ExperimentInput in = InputOf(plan, ramp, governor);
   if (plan.live) return RunLive(plan, std::move(in), run_arm, progress);
   std::optional<StoppingRule> rule;
@@ -287,6 +288,7 @@ ExperimentOutcome RunExperimentPlan(const ExperimentPlan& plan,
       in.samples[a].push_back(RoundSampleOf(*snapshot));
       in.latency[a].push_back(CompactHistogram::Of(snapshot->total.latency));
       in.device_requests_per_sqe[a].push_back(RequestsPerSqe(snapshot->device));
+      if (other_cpu_share) in.other_cpu_share[a].push_back(other_cpu_share());
       absl::StrAppend(&line, " ", std::string(1, static_cast<char>('A' + arm)),
                       " IOPS=", FormatCount(in.samples[a].back()[0]));
     }

@@ -68,10 +68,14 @@ struct ExperimentOutcome {
 // time); `governor` as ExperimentInput's. `progress`: a line per round on
 // stderr.
 using RunArm = std::function<absl::StatusOr<WorkloadSnapshot>(int arm)>;
-ExperimentOutcome RunExperimentPlan(const ExperimentPlan& plan,
-                                    absl::Duration ramp,
-                                    const std::string& governor,
-                                    const RunArm& run_arm, bool progress);
+// Optional, called after each run_arm: the share (0 to 1) of the submitter
+// CPUs' time that other processes took during that run, NaN when unknown
+// (blkperfd run measures it; a remote daemon does not report it).
+using OtherCpuShareOfLastRun = std::function<double()>;
+ExperimentOutcome RunExperimentPlan(
+    const ExperimentPlan& plan, absl::Duration ramp,
+    const std::string& governor, const RunArm& run_arm, bool progress,
+    const OtherCpuShareOfLastRun& other_cpu_share = nullptr);
 
 // The exit code for a finished experiment: kExitSlower with
 // --fail_on=slower and any arm's headline verdict slower, else 0.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/target/target.h"
 #include "daemon/engine/workload.h"
+#include "daemon/run/other_cpu.h"
 #include "daemon/run/run_command.h"
 #include "daemon/run/stop_signal.h"
 #include "experiment/flags.h"
@@ -76,6 +78,24 @@ ResultRecord ExperimentRecord(const WorkloadSpec& baseline,
   return r;
 }
 
+// Other processes' share of the submitter CPUs' time over a round. The
+// readings span the round's set-up too, whose own CPU time the snapshot
+// does not count (a little over), and io-wq workers' time is subtracted
+// wherever they ran (a little under where they ran on other CPUs).
+double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
+                       const std::vector<CpuTicks>& before,
+                       const std::vector<CpuTicks>& after) {
+  std::vector<int> cpus;
+  for (const ThreadSnapshot& t : snapshot.threads) {
+    if (t.cpu >= 0) cpus.push_back(t.cpu);
+  }
+  const ThreadSnapshot& total = snapshot.total;
+  return OtherCpuShare(before, after, cpus,
+                       total.user_cpu_seconds + total.system_cpu_seconds +
+                           total.io_worker_cpu_seconds,
+                       static_cast<double>(sysconf(_SC_CLK_TCK)));
+}
+
 }  // namespace
 
 bool ExperimentRequested() { return ExperimentGiven(); }
@@ -97,16 +117,23 @@ int RunExperiment(bool json) {
   KeepControlThreadsOff((*specs)[0].cpus);
   std::vector<TargetInfo> baseline_targets;
   WorkloadSnapshot baseline_round;
+  double last_other_cpu = std::numeric_limits<double>::quiet_NaN();
   const ExperimentOutcome outcome = RunExperimentPlan(
       *plan, (*specs)[0].ramp_time, CpuFrequencyGovernor(),
       [&](int arm) -> absl::StatusOr<WorkloadSnapshot> {
-        if (arm != 0) return RunLocally((*specs)[static_cast<size_t>(arm)]);
-        absl::StatusOr<WorkloadSnapshot> s =
-            RunLocally((*specs)[0], &baseline_targets);
-        if (s.ok()) baseline_round = *s;
-        return s;
+        const absl::StatusOr<std::vector<CpuTicks>> before = ReadCpuTicks();
+        absl::StatusOr<WorkloadSnapshot> snapshot =
+            arm != 0 ? RunLocally((*specs)[static_cast<size_t>(arm)])
+                     : RunLocally((*specs)[0], &baseline_targets);
+        const absl::StatusOr<std::vector<CpuTicks>> after = ReadCpuTicks();
+        last_other_cpu = std::numeric_limits<double>::quiet_NaN();
+        if (snapshot.ok() && before.ok() && after.ok()) {
+          last_other_cpu = OtherCpuShareOf(*snapshot, *before, *after);
+        }
+        if (arm == 0 && snapshot.ok()) baseline_round = *snapshot;
+        return snapshot;
       },
-      isatty(STDERR_FILENO));
+      isatty(STDERR_FILENO), [&] { return last_other_cpu; });
   if (outcome.exit_code != 0) {
     std::fprintf(stderr, "blkperfd run: %s\n", outcome.message.c_str());
     return outcome.exit_code;
