@@ -113,7 +113,7 @@ TEST(AnalyzeFleetTest, AHostWhoseEffectDiffersIsAnOutlier) {
   const std::string json = FormatFleetExperimentJson(r);
   EXPECT_TRUE(absl::StrContains(json, "\"outliers\":[\"10.0.0.5:7777\"]")) << json;
   EXPECT_TRUE(absl::StrContains(json, "\"unit\":\"host\"")) << json;
-  EXPECT_TRUE(absl::StrContains(json, "\"hosts\":[{\"address\":\"10.0.0.1:7777\",\"governor\":null,\"arms\":[")) << json;
+  EXPECT_TRUE(absl::StrContains(json, "\"hosts\":[{\"address\":\"10.0.0.1:7777\",\"governor\":null,\"live\":false,\"stopping\":null,\"arms\":[")) << json;
 }
 
 TEST(AnalyzeFleetTest, EachHostIsJudgedWithItsOwnGovernor) {
