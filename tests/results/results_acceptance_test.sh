@@ -130,11 +130,11 @@ for _ in $(seq 100); do [[ -s $dir/port2 ]] && break; sleep 0.1; done
 python3 - "$dir/fleet.json" <<'PY' || fail "the fleet's merged series: $(cat "$dir/fleet.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))
-merged = r["merged"]["snapshot"]["series"]
-hosts = [h["report"]["snapshot"]["series"] for h in r["hosts"]]
+merged = r["merged"]
+hosts = [{"points": h["report"]["series"]} for h in r["hosts"]]
 assert len(hosts) == 2, len(hosts)
-assert merged["hosts"] == 2, merged.get("hosts")
-points = merged["points"]
+assert merged["series_hosts"] == 2, merged.get("series_hosts")
+points = merged["series"]
 assert len(points) >= 2, points
 for k, p in enumerate(points):
     ios = sum(int(h["points"][k].get("read_ios", 0)) for h in hosts)
@@ -144,7 +144,7 @@ for k, p in enumerate(points):
     host_p99 = [int(h["points"][k].get("p99_ns", 0)) for h in hosts]
     assert min(host_p99) <= int(p.get("p99_ns", 0)) <= max(host_p99), (p, host_p99)
     assert "histogram" not in p and all("histogram" not in h["points"][k] for h in hosts)
-print("fleet series:", len(points), "points of", merged["hosts"], "hosts")
+print("fleet series:", len(points), "points of", merged["series_hosts"], "hosts")
 PY
 "$blkperf" results list --results_db="$DB" --tag=case=fleet --json > "$dir/fleet_list.json"
 [[ $(json "$dir/fleet_list.json" 'len(r["results"])') == 3 ]] || fail "fleet records: $(cat "$dir/fleet_list.json")"
