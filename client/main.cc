@@ -494,6 +494,26 @@ int ImportFio(const std::string& path) {
   return 0;
 }
 
+// The experiment's record (docs/results.md): the baseline's last round with
+// the experiment's JSON, verdicts included, as its report.
+void SaveExperiment(const SaveSettings& save, const v1::Workload& baseline,
+                    const ExperimentResult& result) {
+  if (save.location.empty()) return;
+  absl::StatusOr<ResultRecord> record =
+      RemoteResultRecord(baseline, "blkperf run --vary", save.tags);
+  if (!record.ok()) {
+    std::cerr << "blkperf: experiment not saved: "
+              << TerminalText(record.status().message()) << std::endl;
+    return;
+  }
+  record->id = NewResultId();  // not the baseline round's own record
+  record->report_json = FormatExperimentJson(result);
+  while (!record->report_json.empty() && record->report_json.back() == '\n') {
+    record->report_json.pop_back();
+  }
+  SaveResult(save, *record);
+}
+
 // `blkperf run --vary=...`: an experiment on the daemon (experiment/
 // runner.h), each arm of each round a workload started and watched to its
 // end. Ctrl-C ends the client; the round's workload ends by its runtime.
@@ -503,7 +523,10 @@ int RunExperimentRemotely(Connection& c) {
     std::cerr << "blkperf: " << plan.status().ToString() << std::endl;
     return kExitBadFlags;
   }
+  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
+  if (!save.ok()) return Usage(std::string(save.status().message()));
   const google::protobuf::Duration& ramp = plan->arms[0].ramp_time();
+  v1::Workload baseline_round;  // the baseline's last round, for the store
   const ExperimentOutcome outcome = RunExperimentPlan(
       *plan, absl::Seconds(ramp.seconds()) + absl::Nanoseconds(ramp.nanos()),
       c.capabilities().cpu_frequency_governor(),
@@ -519,6 +542,7 @@ int RunExperimentRemotely(Connection& c) {
         absl::StatusOr<RemoteResult> result =
             ResultFromProto(full.ok() ? *full : *end);
         if (!result.ok()) return result.status();
+        if (arm == 0) baseline_round = full.ok() ? *full : *end;
         return result->snapshot;
       },
       !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO));
@@ -527,7 +551,9 @@ int RunExperimentRemotely(Connection& c) {
     return outcome.exit_code;
   }
   std::cout << (Json() ? FormatExperimentJson(outcome.result)
-                       : FormatExperimentText(outcome.result));
+                       : FormatExperimentText(outcome.result))
+            << std::flush;
+  SaveExperiment(*save, baseline_round, outcome.result);
   return ExitCodeOf(*plan, outcome.result);
 }
 

@@ -40,7 +40,7 @@ REQUIRED_PANELS = [
      t == "timeseries" and "p99_ns" in s and "kernel_release" in s and
      "target_model" in s),
     ("experiment verdicts", lambda t, s: "verdict" in s and
-     "'blkperfd run --vary'" in s),
+     "'% --vary'" in s),
 ]
 
 

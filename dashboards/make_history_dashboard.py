@@ -21,7 +21,7 @@ DATASOURCE = {"type": "grafana-postgresql-datasource", "uid": "${datasource}"}
 # Runs measured on one host (an experiment's record is one round of its
 # baseline; a fleet's merged record adds hosts up), in the time range and
 # the variables' kernels, models and hosts.
-RUNS = ("source <> 'blkperfd run --vary' AND hostname NOT LIKE 'fleet of %'"
+RUNS = ("source NOT LIKE '% --vary' AND hostname NOT LIKE 'fleet of %'"
         " AND $__unixEpochNanoFilter(created_unix_ns)"
         " AND kernel_release IN ($kernel) AND target_model IN ($model)"
         " AND hostname IN ($host)")
@@ -67,7 +67,7 @@ PANELS = [
      " -> 'ci' ->> 1)::float AS ci_high"
      " FROM results r,"
      " jsonb_array_elements(r.report_json::jsonb #> '{experiment,arms}') AS arm"
-     " WHERE r.source = 'blkperfd run --vary'"
+     " WHERE r.source LIKE '% --vary'"
      " AND NOT (arm ->> 'baseline')::boolean"
      " AND $__unixEpochNanoFilter(r.created_unix_ns)"
      " AND r.kernel_release IN ($kernel) AND r.target_model IN ($model)"

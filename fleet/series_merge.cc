@@ -99,9 +99,9 @@ absl::StatusOr<v1::Series> SeriesMerger::Result(
     q.length = absl::Seconds(p.length_seconds / n);
     FillSeriesPercentiles(&q);
   }
+  out.hosts = static_cast<int>(hosts_.size());
   v1::Series proto;
   SeriesToProto(out, &proto);
-  proto.set_hosts(static_cast<uint32_t>(hosts_.size()));
   return proto;
 }
 

@@ -56,6 +56,9 @@ struct Series {
   // more than 1 once downsampled.
   int ticks_per_point = 1;
   bool downsampled = false;
+  // A fleet's merged series: the hosts whose interval k each point k adds
+  // up (fleet/series_merge.h); 0 for one host's own.
+  int hosts = 0;
   std::vector<SeriesPoint> points;
 };
 

@@ -1023,6 +1023,7 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       Number(absl::ToDoubleSeconds(s.series.interval)),
       ",\"series_ticks_per_point\":", s.series.ticks_per_point,
       ",\"series_downsampled\":", s.series.downsampled ? "true" : "false",
+      ",\"series_hosts\":", s.series.hosts,
       ",\"series\":", SeriesJson(s.series), "}\n");
 }
 

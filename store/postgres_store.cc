@@ -24,43 +24,15 @@
 #include "base/bounded_text.h"
 #include "base/status_macros.h"
 #include "store/results_store.h"
+#include "store/schema_sql.h"
 
 namespace blkperf {
 namespace {
 
-// Migration N takes the schema from version N-1 to N, exactly as
-// sqlite_store.cc's kMigrations do (PostgreSQL's types). Never edit one that
-// shipped: add the next, here and there.
-constexpr const char* kMigrations[] = {
-    // 1: results and their tags.
-    "CREATE TABLE blkperf_schema (version INTEGER NOT NULL);"
-    "INSERT INTO blkperf_schema VALUES (0);"
-    "CREATE TABLE results ("
-    "  id TEXT PRIMARY KEY, created_unix_ns BIGINT NOT NULL,"
-    "  run_id TEXT NOT NULL, source TEXT NOT NULL, hostname TEXT NOT NULL,"
-    "  kernel_release TEXT NOT NULL, target_model TEXT NOT NULL,"
-    "  state TEXT NOT NULL, iops DOUBLE PRECISION NOT NULL,"
-    "  bytes_per_second DOUBLE PRECISION NOT NULL,"
-    "  p99_ns BIGINT NOT NULL, spec_summary TEXT NOT NULL,"
-    "  spec_hash TEXT NOT NULL, report_json TEXT NOT NULL,"
-    "  spec_proto BYTEA NOT NULL, snapshot_proto BYTEA NOT NULL);"
-    "CREATE TABLE tags ("
-    "  result_id TEXT NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
-    "  key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (result_id, key));",
-    // 2: indexes for the list filters.
-    "CREATE INDEX results_by_time ON results (created_unix_ns);"
-    "CREATE INDEX results_by_host ON results (hostname, kernel_release);"
-    "CREATE INDEX tags_by_value ON tags (key, value);",
-};
-static_assert(std::size(kMigrations) == kResultsSchemaVersion);
 
 // The advisory lock key the migrations hold ("blkperf" in ASCII).
 constexpr char kMigrationLock[] = "SELECT pg_advisory_xact_lock(31084830926218866)";
 
-constexpr char kListColumns[] =
-    "id, created_unix_ns, run_id, source, hostname, kernel_release,"
-    " target_model, state, iops, bytes_per_second, p99_ns, spec_summary,"
-    " spec_hash";
 
 // %xx decoded (libpq decodes URI parameter names the same way).
 std::string PercentDecoded(absl::string_view text) {
@@ -356,8 +328,9 @@ class PostgresStore final : public ResultsStore {
           ", newer than this blkperf's ", kResultsSchemaVersion,
           ": use a newer blkperf, or another --results_db"));
     }
+    const std::vector<std::string> migrations = Migrations(kPostgresTypes);
     for (int v = version + 1; v <= target_version; ++v) {
-      BLKPERF_RETURN_IF_ERROR(Query(kMigrations[v - 1], {},
+      BLKPERF_RETURN_IF_ERROR(Query(migrations[static_cast<size_t>(v - 1)].c_str(), {},
                                     absl::StrCat("schema migration ", v))
                                   .status());
       BLKPERF_RETURN_IF_ERROR(Query("UPDATE blkperf_schema SET version = $1",
@@ -406,6 +379,14 @@ class PostgresStore final : public ResultsStore {
 };
 
 }  // namespace
+
+absl::Status CheckStoreLocation(absl::string_view location) {
+  if (location.empty()) {
+    return absl::InvalidArgumentError("--results_db: empty path");
+  }
+  return IsPostgresLocation(location) ? CheckNoPassword(location)
+                                      : absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<ResultsStore>> OpenPostgresStore(
     const std::string& uri, int target_version, int connect_timeout_s) {

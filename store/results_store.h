@@ -83,6 +83,11 @@ absl::StatusOr<std::unique_ptr<ResultsStore>> OpenSqliteStore(
 // Whether `location` names a PostgreSQL store.
 bool IsPostgresLocation(absl::string_view location);
 
+// InvalidArgument naming --results_db for a location that can never be
+// used: empty, or a PostgreSQL URI carrying a password (see
+// OpenPostgresStore). Checked before a run, so such a flag costs nothing.
+absl::Status CheckStoreLocation(absl::string_view location);
+
 // PostgreSQL through libpq at `uri` ("postgresql://[user@]host[:port]/db
 // [?sslmode=verify-full&...]"), migrated to `target_version`. Credentials
 // come only from libpq's own sources (~/.pgpass or $PGPASSFILE,

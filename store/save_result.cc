@@ -74,6 +74,7 @@ absl::StatusOr<SaveSettings> SaveSettingsFromFlags() {
   std::string location = absl::GetFlag(FLAGS_results_db);
   if (location.empty()) location = DefaultResultsDb();
   if (location != "none") {
+    if (absl::Status ok = CheckStoreLocation(location); !ok.ok()) return ok;
     s.location = location;
     s.spool_dir = SpoolDirFor(location);
   }

@@ -16,33 +16,11 @@
 #include "base/bounded_text.h"
 #include "base/status_macros.h"
 #include "store/results_store.h"
+#include "store/schema_sql.h"
 
 namespace blkperf {
 namespace {
 
-// Migration N takes the schema from version N-1 to N. Never edit one that
-// shipped: add the next.
-constexpr const char* kMigrations[] = {
-    // 1: results and their tags.
-    "CREATE TABLE blkperf_schema (version INTEGER NOT NULL);"
-    "INSERT INTO blkperf_schema VALUES (0);"
-    "CREATE TABLE results ("
-    "  id TEXT PRIMARY KEY, created_unix_ns INTEGER NOT NULL,"
-    "  run_id TEXT NOT NULL, source TEXT NOT NULL, hostname TEXT NOT NULL,"
-    "  kernel_release TEXT NOT NULL, target_model TEXT NOT NULL,"
-    "  state TEXT NOT NULL, iops REAL NOT NULL, bytes_per_second REAL NOT NULL,"
-    "  p99_ns INTEGER NOT NULL, spec_summary TEXT NOT NULL,"
-    "  spec_hash TEXT NOT NULL, report_json TEXT NOT NULL,"
-    "  spec_proto BLOB NOT NULL, snapshot_proto BLOB NOT NULL);"
-    "CREATE TABLE tags ("
-    "  result_id TEXT NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
-    "  key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (result_id, key));",
-    // 2: indexes for the list filters.
-    "CREATE INDEX results_by_time ON results (created_unix_ns);"
-    "CREATE INDEX results_by_host ON results (hostname, kernel_release);"
-    "CREATE INDEX tags_by_value ON tags (key, value);",
-};
-static_assert(std::size(kMigrations) == kResultsSchemaVersion);
 
 absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what) {
   const std::string message =
@@ -135,10 +113,6 @@ absl::Status MakeParentDirs(const std::string& path) {
   return absl::OkStatus();
 }
 
-constexpr char kListColumns[] =
-    "id, created_unix_ns, run_id, source, hostname, kernel_release,"
-    " target_model, state, iops, bytes_per_second, p99_ns, spec_summary,"
-    " spec_hash";
 
 ResultRecord ReadListColumns(const Statement& s) {
   ResultRecord r;
@@ -276,8 +250,9 @@ class SqliteStore final : public ResultsStore {
           ", newer than this blkperf's ", kResultsSchemaVersion,
           ": use a newer blkperf, or another --results_db"));
     }
+    const std::vector<std::string> migrations = Migrations(kSqliteTypes);
     for (int v = version + 1; v <= target_version; ++v) {
-      BLKPERF_RETURN_IF_ERROR(Exec(db_, kMigrations[v - 1],
+      BLKPERF_RETURN_IF_ERROR(Exec(db_, migrations[static_cast<size_t>(v - 1)].c_str(),
                                    absl::StrCat("schema migration ", v)));
       Statement set(db_, "UPDATE blkperf_schema SET version = ?");
       BLKPERF_RETURN_IF_ERROR(set.status());

@@ -68,6 +68,7 @@ void SeriesToProto(const Series& series, v1::Series* proto,
   DurationToProto(series.interval, proto->mutable_interval());
   proto->set_ticks_per_point(static_cast<uint32_t>(series.ticks_per_point));
   proto->set_downsampled(series.downsampled);
+  proto->set_hosts(static_cast<uint32_t>(std::max(series.hosts, 0)));
   for (const SeriesPoint& p : series.points) {
     v1::SeriesPoint* out = proto->add_points();
     DurationToProto(p.start, out->mutable_start());
@@ -93,6 +94,7 @@ Series SeriesFromProto(const v1::Series& proto) {
       static_cast<int>(std::min<uint32_t>(proto.ticks_per_point(), 1u << 30));
   if (series.ticks_per_point < 1) series.ticks_per_point = 1;
   series.downsampled = proto.downsampled();
+  series.hosts = static_cast<int>(std::min<uint32_t>(proto.hosts(), 1u << 30));
   for (const v1::SeriesPoint& in : proto.points()) {
     if (series.points.size() > kMaxSeriesPoints) break;
     SeriesPoint& p = series.points.emplace_back();

@@ -38,6 +38,10 @@ def fail(message):
     sys.exit(1)
 
 
+# Nothing of this test reaches the user's spool.
+os.environ["BLKPERF_SPOOL_DIR"] = os.path.join(TMP, "spool0")
+
+
 def run(args, expect=0, **kw):
     p = subprocess.run(args, capture_output=True, text=True, **kw)
     if p.returncode != expect:
@@ -89,6 +93,9 @@ p = run([blkperfd, "run", *common, "--runtime=100ms",
         expect=2)
 if "Sekr1t" in p.stderr + p.stdout or ".pgpass" not in p.stderr:
     fail(f"password URI: {p.stderr}")
+if os.listdir(os.environ["BLKPERF_SPOOL_DIR"]) if os.path.isdir(
+        os.environ["BLKPERF_SPOOL_DIR"]) else []:
+    fail("a refused URI's result was spooled")
 
 # The store down: the result is spooled, the next run writes it.
 spool = os.path.join(TMP, "spool")

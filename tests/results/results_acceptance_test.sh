@@ -113,7 +113,44 @@ done
   > /dev/null 2>&1 || fail "blkperf status into the run's store"
 "$blkperf" results list --results_db="$DB" --json > "$dir/all.json"
 [[ $(json "$dir/all.json" 'len(r["results"])') == 1 ]] || fail "status of a saved run added a record"
-kill $serve; wait $serve 2>/dev/null || true
+
+# A fleet run on two daemons: the merged result's series adds up both
+# hosts' intervals exactly; the store gets the merged result and each host.
+"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port2" \
+  --data_dir="$dir/serve_data2" --allow_read_paths="$dir/" --metrics_listen= \
+  > "$dir/serve2.log" 2>&1 &
+serve2=$!
+trap 'kill $serve $serve2 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s $dir/port2 ]] && break; sleep 0.1; done
+[[ -s $dir/port2 ]] || fail "second blkperfd serve did not start: $(cat "$dir/serve2.log")"
+"$blkperf" fleet run --hosts="127.0.0.1:$(cat "$dir/port"),127.0.0.1:$(cat "$dir/port2")" \
+  --target="$F" --nodirect --runtime=3s --run_id=acc-fleet --json \
+  --results_db="$DB" --tag=case=fleet > "$dir/fleet.json" 2> "$dir/fleet.err" ||
+  fail "fleet run: $(cat "$dir/fleet.err")"
+python3 - "$dir/fleet.json" <<'PY' || fail "the fleet's merged series: $(cat "$dir/fleet.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+merged = r["merged"]
+hosts = [{"points": h["report"]["series"]} for h in r["hosts"]]
+assert len(hosts) == 2, len(hosts)
+assert merged["series_hosts"] == 2, merged.get("series_hosts")
+points = merged["series"]
+assert len(points) >= 2, points
+for k, p in enumerate(points):
+    ios = sum(int(h["points"][k].get("read_ios", 0)) for h in hosts)
+    assert int(p.get("read_ios", 0)) == ios, (k, p, ios)
+    assert int(p.get("p99_ns", 0)) > 0, p
+    # The merged p99 lies within the hosts' own (a merge, not a mean).
+    host_p99 = [int(h["points"][k].get("p99_ns", 0)) for h in hosts]
+    assert min(host_p99) <= int(p.get("p99_ns", 0)) <= max(host_p99), (p, host_p99)
+    assert "histogram" not in p and all("histogram" not in h["points"][k] for h in hosts)
+print("fleet series:", len(points), "points of", merged["series_hosts"], "hosts")
+PY
+"$blkperf" results list --results_db="$DB" --tag=case=fleet --json > "$dir/fleet_list.json"
+[[ $(json "$dir/fleet_list.json" 'len(r["results"])') == 3 ]] || fail "fleet records: $(cat "$dir/fleet_list.json")"
+[[ $(json "$dir/fleet_list.json" 'sorted(x["hostname"] for x in r["results"])[0]') == "fleet of 2 hosts" ]] ||
+  fail "no merged fleet record"
+kill $serve $serve2; wait $serve $serve2 2>/dev/null || true
 
 set +e
 "$blkperfd" run --target="$F" --nodirect --runtime=200ms --tag=novalue \
