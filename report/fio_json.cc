@@ -1,5 +1,6 @@
 #include "report/fio_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <optional>
@@ -151,12 +152,88 @@ JsonObject LatencyJson(const LatencyHistogram* h, bool percentiles,
   return o;
 }
 
-// One direction's counts, and the latencies when they are its own.
+// One direction's per-interval rates, fio's bw and iops samples.
+struct IntervalSamples {
+  std::vector<double> iops;
+  std::vector<double> kib_per_second;
+};
+
+// Which of the series' counts a direction's samples come from.
+enum class SeriesCounts { kRead, kWrite, kReadAndWrite };
+
+// The samples of the series' whole points (a point of under 90 % of the
+// nominal length, the partial last one, is no sample), each a rate over
+// its point's own length. As fio's __add_samples, a point without I/O in
+// the direction is no sample.
+IntervalSamples SamplesOf(const Series& series, SeriesCounts counts) {
+  IntervalSamples samples;
+  const absl::Duration whole = series.interval * series.ticks_per_point;
+  for (const SeriesPoint& p : series.points) {
+    if (whole <= absl::ZeroDuration() || p.length < whole * 0.9) continue;
+    const bool reads = counts != SeriesCounts::kWrite;
+    const bool writes = counts != SeriesCounts::kRead;
+    const uint64_t ios = (reads ? p.read_ios : 0) + (writes ? p.write_ios : 0);
+    if (ios == 0) continue;
+    const uint64_t bytes =
+        (reads ? p.read_bytes : 0) + (writes ? p.write_bytes : 0);
+    const double seconds = absl::ToDoubleSeconds(p.length);
+    samples.iops.push_back(static_cast<double>(ios) / seconds);
+    samples.kib_per_second.push_back(static_cast<double>(bytes) / 1024 /
+                                     seconds);
+  }
+  return samples;
+}
+
+// fio's calc_lat over samples: min, max, mean and the sample standard
+// deviation (n - 1; 0 for one sample).
+struct SampleStats {
+  double min = 0, max = 0, mean = 0, stddev = 0;
+};
+
+SampleStats StatsOf(const std::vector<double>& values) {
+  SampleStats s;
+  if (values.empty()) return s;
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  for (double v : values) s.mean += v;
+  s.mean /= static_cast<double>(values.size());
+  if (values.size() < 2) return s;
+  double squares = 0;
+  for (double v : values) squares += (v - s.mean) * (v - s.mean);
+  s.stddev = std::sqrt(squares / static_cast<double>(values.size() - 1));
+  return s;
+}
+
+// One direction's counts, the latencies when they are its own, and its
+// per-interval samples when the series has them (nullptr: not measured).
 struct Direction {
   uint64_t ios = 0;
   uint64_t bytes = 0;
   const ThreadSnapshot* latency = nullptr;
+  const IntervalSamples* samples = nullptr;
 };
+
+// fio's bw_* and iops_* from the samples; fio's "no samples" zeros without.
+// bw_agg: the mean's percentage of the direction's bandwidth over the whole
+// run (fio's share of the group's aggregate, capped at 100 as fio caps it).
+void IntervalStatsJson(const IntervalSamples* samples, double kib_per_second,
+                       JsonObject* o) {
+  static const IntervalSamples kNone;
+  if (samples == nullptr) samples = &kNone;
+  const SampleStats bw = StatsOf(samples->kib_per_second);
+  const SampleStats iops = StatsOf(samples->iops);
+  const double agg =
+      kib_per_second > 0 ? std::min(100.0, 100 * bw.mean / kib_per_second) : 0;
+  o->Int("bw_min", static_cast<uint64_t>(bw.min));
+  o->Int("bw_max", static_cast<uint64_t>(bw.max));
+  o->Float("bw_agg", samples->kib_per_second.empty() ? 0 : agg);
+  o->Float("bw_mean", bw.mean).Float("bw_dev", bw.stddev);
+  o->Int("bw_samples", samples->kib_per_second.size());
+  o->Int("iops_min", static_cast<uint64_t>(iops.min));
+  o->Int("iops_max", static_cast<uint64_t>(iops.max));
+  o->Float("iops_mean", iops.mean).Float("iops_stddev", iops.stddev);
+  o->Int("iops_samples", samples->iops.size());
+}
 
 // `part` of `whole` (a direction's share of the job's counts), 0 for none.
 double Fraction(uint64_t part, uint64_t whole) {
@@ -187,12 +264,7 @@ JsonObject DirectionJson(const Direction& d, const ThreadSnapshot& job,
   o.Obj("slat_ns", LatencyJson(t ? &t->submit_latency : nullptr, false, options));
   o.Obj("clat_ns", LatencyJson(t ? &t->completion_latency : nullptr, true, options));
   o.Obj("lat_ns", LatencyJson(t ? &t->latency : nullptr, false, options));
-  // Per-interval bandwidth and IOPS samples: blkperf's snapshot has no
-  // series, so fio's "no samples" values (listed in not_measured).
-  o.Int("bw_min", 0).Int("bw_max", 0).Float("bw_agg", 0).Float("bw_mean", 0);
-  o.Float("bw_dev", 0).Int("bw_samples", 0);
-  o.Int("iops_min", 0).Int("iops_max", 0).Float("iops_mean", 0);
-  o.Float("iops_stddev", 0).Int("iops_samples", 0);
+  IntervalStatsJson(d.samples, bytes_per_second / 1024, &o);
   return o;
 }
 
@@ -310,8 +382,31 @@ JsonObject JobOptionsJson(const WorkloadSpec& spec,
   return o;
 }
 
+// fio's per-interval statistics keys of a direction.
+constexpr const char* kIntervalKeys[] = {
+    "bw_min",  "bw_max",    "bw_agg",      "bw_mean",     "bw_dev", "bw_samples",
+    "iops_min", "iops_max", "iops_mean", "iops_stddev", "iops_samples"};
+
+// What the job's fio keys cannot hold: `series` false when no per-interval
+// series covers the job (job groups, a fleet's merge), `trims` when it has
+// trims (the series counts reads and writes only).
+std::vector<std::string> NotMeasured(bool series, bool trims) {
+  std::vector<std::string> keys = {"short_ios", "drop_ios"};
+  for (const char* k : kIntervalKeys) {
+    if (!series) keys.push_back(k);
+    if (series && trims) keys.push_back(absl::StrCat("trim.", k));
+  }
+  for (const char* k : {"sync.lat_ns", "ctx", "majf", "minf", "iodepth_level",
+                        "iodepth_submit", "iodepth_complete", "latency_target",
+                        "latency_window", "disk_util"}) {
+    keys.push_back(k);
+  }
+  return keys;
+}
+
 // The job's "blkperf" object: what a reader must know to read the fio keys.
-JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool by_direction) {
+JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool by_direction,
+                           const std::vector<std::string>& not_measured) {
   JsonObject o;
   o.Str("latency_mode", LatencyModeName(spec.latency_mode));
   o.Str("latency_semantics",
@@ -321,12 +416,7 @@ JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool by_direction) {
               "rest of its batch; not fio's clat (docs/numbers.md)");
   o.Raw("latency_by_direction", by_direction ? "true" : "false");
   o.Str("stddev", "from histogram buckets (each value within 1/128)");
-  o.StrArray("not_measured",
-             {"short_ios", "drop_ios", "bw_min", "bw_max", "bw_agg", "bw_mean",
-              "bw_dev", "bw_samples", "iops_min", "iops_max", "iops_mean",
-              "iops_stddev", "iops_samples", "sync.lat_ns", "ctx", "majf",
-              "minf", "iodepth_level", "iodepth_submit", "iodepth_complete",
-              "latency_target", "latency_window", "disk_util"});
+  o.StrArray("not_measured", not_measured);
   return o;
 }
 
@@ -340,6 +430,19 @@ JsonObject JobJson(const WorkloadSpec& spec,
   const bool by_direction = directions <= 1;
   auto own = [&](uint64_t ios) { return by_direction && ios != 0 ? &t : nullptr; };
 
+  // bw_* and iops_*: the series is the whole workload's, kept for reads
+  // and writes (not for a group's job, nor a fleet's merge).
+  const bool series = job.total == &s.total && !options.rates;
+  const IntervalSamples read_samples = SamplesOf(s.series, SeriesCounts::kRead);
+  const IntervalSamples write_samples =
+      SamplesOf(s.series, SeriesCounts::kWrite);
+  const IntervalSamples both_samples =
+      SamplesOf(s.series, SeriesCounts::kReadAndWrite);
+  const IntervalSamples no_samples;
+  auto samples = [&](const IntervalSamples& of) {
+    return series ? &of : nullptr;
+  };
+
   JsonObject o;
   o.Str("jobname", job.name).Int("groupid", 0);
   o.Int("job_start", static_cast<uint64_t>(s.start.first_realtime_ns / 1000000));
@@ -349,15 +452,23 @@ JsonObject JobJson(const WorkloadSpec& spec,
                        absl::ToInt64Seconds(s.elapsed + spec.ramp_time +
                                             absl::Milliseconds(500))));
   o.Obj("job options", JobOptionsJson(spec, targets, job));
-  o.Obj("read", DirectionJson({reads, t.read_bytes, own(reads)}, t, s.elapsed, options));
-  o.Obj("write", DirectionJson({writes, t.write_bytes, own(writes)}, t, s.elapsed, options));
-  o.Obj("trim", DirectionJson({trims, t.trim_bytes, own(trims)}, t, s.elapsed, options));
+  o.Obj("read", DirectionJson({reads, t.read_bytes, own(reads),
+                               samples(read_samples)},
+                              t, s.elapsed, options));
+  o.Obj("write", DirectionJson({writes, t.write_bytes, own(writes),
+                                samples(write_samples)},
+                               t, s.elapsed, options));
+  o.Obj("trim", DirectionJson({trims, t.trim_bytes, own(trims),
+                               trims == 0 ? samples(no_samples) : nullptr},
+                              t, s.elapsed, options));
   JsonObject sync;
   sync.Int("total_ios", t.sync_ios);
   sync.Obj("lat_ns", LatencyJson(nullptr, false, options));
   o.Obj("sync", sync);
   if (!by_direction) {
-    o.Obj("mixed", DirectionJson({t.ios, t.bytes, &t}, t, s.elapsed, options));
+    o.Obj("mixed", DirectionJson({t.ios, t.bytes, &t,
+                                  trims == 0 ? samples(both_samples) : nullptr},
+                                 t, s.elapsed, options));
   }
   // fio's group_reporting: run time and CPU time summed over the threads.
   const double thread_seconds =
@@ -370,7 +481,15 @@ JsonObject JobJson(const WorkloadSpec& spec,
   LatencyRangesJson(t.completion_latency, &o);
   o.Int("latency_depth", job.queue_depth).Int("latency_target", 0);
   o.Float("latency_percentile", 100.0).Int("latency_window", 0);
-  JsonObject notes = BlkperfJobNotes(spec, by_direction);
+  JsonObject notes =
+      BlkperfJobNotes(spec, by_direction, NotMeasured(series, trims != 0));
+  if (series) {
+    notes.Str("interval_samples",
+              absl::StrCat("bw_* and iops_* over the series' whole ",
+                           absl::FormatDuration(s.series.interval *
+                                                s.series.ticks_per_point),
+                           " points with I/O in the direction (docs/fio.md)"));
+  }
   if (options.rates) notes.Str("rates", options.rates->meaning);
   o.Obj("blkperf", notes);
   return o;

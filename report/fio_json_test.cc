@@ -132,6 +132,83 @@ TEST(FormatFioJsonTest, MixedJobPutsLatencyInMixedAndBatchSaysSo) {
   EXPECT_EQ(count, 1u);
 }
 
+// The text of `json` from `from` to the next `to` (a direction's object).
+std::string Between(const std::string& json, const std::string& from,
+                    const std::string& to) {
+  const size_t a = json.find(from);
+  if (a == std::string::npos) return "";
+  return json.substr(a, json.find(to, a) - a);
+}
+
+SeriesPoint ReadPoint(absl::Duration start, absl::Duration length,
+                      uint64_t reads) {
+  SeriesPoint p;
+  p.start = start;
+  p.length = length;
+  p.read_ios = reads;
+  p.read_bytes = reads * 4096;
+  return p;
+}
+
+// bw_* and iops_* are fio's statistics of the series' whole points with
+// I/O in the direction: 400, 500 and 600 reads in 1 s points (a point
+// without reads and the partial last one are no samples).
+TEST(FormatFioJsonTest, IntervalStatisticsComeFromTheSeries) {
+  WorkloadSpec spec;
+  spec.op = Op::kRandRead;
+  spec.latency_mode = LatencyMode::kPerIo;
+  WorkloadSnapshot s = ReadSnapshot();
+  s.series.interval = absl::Seconds(1);
+  s.series.points = {ReadPoint(absl::Seconds(0), absl::Seconds(1), 400),
+                     ReadPoint(absl::Seconds(1), absl::Seconds(1), 600),
+                     ReadPoint(absl::Seconds(2), absl::Seconds(1), 0),
+                     ReadPoint(absl::Seconds(3), absl::Seconds(1), 500),
+                     ReadPoint(absl::Seconds(4), absl::Milliseconds(300), 90)};
+  const std::string json = FormatFioJson(spec, {}, s, FioJsonOptions{});
+  const std::string read = Between(json, "\"read\" : {", "\"write\" : {");
+  EXPECT_THAT(read, HasSubstr("\"iops_min\" : 400,"));
+  EXPECT_THAT(read, HasSubstr("\"iops_max\" : 600,"));
+  EXPECT_THAT(read, HasSubstr("\"iops_mean\" : 500.000000,"));
+  EXPECT_THAT(read, HasSubstr("\"iops_stddev\" : 100.000000,"));
+  EXPECT_THAT(read, HasSubstr("\"iops_samples\" : 3"));
+  EXPECT_THAT(read, HasSubstr("\"bw_min\" : 1600,"));   // KiB/s
+  EXPECT_THAT(read, HasSubstr("\"bw_max\" : 2400,"));
+  EXPECT_THAT(read, HasSubstr("\"bw_mean\" : 2000.000000,"));
+  EXPECT_THAT(read, HasSubstr("\"bw_dev\" : 400.000000,"));
+  EXPECT_THAT(read, HasSubstr("\"bw_samples\" : 3,"));
+  // The run's 2000 KiB/s is the mean's whole share.
+  EXPECT_THAT(read, HasSubstr("\"bw_agg\" : 100.000000,"));
+  const std::string write = Between(json, "\"write\" : {", "\"trim\" : {");
+  EXPECT_THAT(write, HasSubstr("\"iops_samples\" : 0"));
+  // Measured now: not in not_measured; the note names the points' length.
+  const std::string notes = json.substr(json.find("\"not_measured\""));
+  EXPECT_THAT(notes, Not(HasSubstr("\"bw_min\"")));
+  EXPECT_THAT(notes, Not(HasSubstr("\"iops_samples\"")));
+  EXPECT_THAT(json, HasSubstr("\"interval_samples\" : \"bw_* and iops_* "
+                              "over the series' whole 1s points"));
+}
+
+// Without a series covering the job (a snapshot without one, job groups)
+// the keys are fio's "no samples" zeros, listed in not_measured.
+TEST(FormatFioJsonTest, IntervalStatisticsWithoutASeriesAreNotMeasured) {
+  WorkloadSpec spec;
+  spec.op = Op::kRandRead;
+  WorkloadSnapshot s = ReadSnapshot();
+  s.series.interval = absl::Seconds(1);
+  s.series.points = {ReadPoint(absl::Seconds(0), absl::Seconds(1), 400)};
+  spec.groups.resize(2);
+  s.groups.resize(2);
+  s.groups[0].name = "a";
+  s.groups[0].total = s.total;
+  s.groups[1].name = "b";
+  const std::string json = FormatFioJson(spec, {}, s, FioJsonOptions{});
+  EXPECT_THAT(json, Not(HasSubstr("\"iops_samples\" : 1")));
+  EXPECT_THAT(json, HasSubstr("\"iops_samples\" : 0"));
+  EXPECT_THAT(json.substr(json.find("\"not_measured\"")),
+              HasSubstr("\"bw_min\""));
+  EXPECT_THAT(json, Not(HasSubstr("interval_samples")));
+}
+
 // fio's client/server layout: the hosts' jobs with hostname and port, then
 // "All clients" whose rates are the given window's, shared out between the
 // directions by their counts (600 reads and 400 writes of 4 KiB: 60 % and
