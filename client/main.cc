@@ -49,6 +49,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -58,9 +59,11 @@
 #include "absl/strings/match.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/bounded_text.h"
 #include "cli/command_line.h"
+#include "cli/fio_log_flags.h"
 #include "cli/output_format.h"
 #include "cli/spec_flags.h"
 #include "client/compare_command.h"
@@ -81,6 +84,7 @@
 #include "wire/connection.h"
 #include "wire/message_json.h"
 #include "wire/snapshot_convert.h"
+#include "wire/spec_convert.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7777",
           "blkperfd address host:port, or unix:/path");
@@ -305,12 +309,18 @@ int Probe(Connection& c, const std::string& path) {
   return 0;
 }
 
-absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
+// The spec of the spec flags over the --fio_job's, when given (its notes
+// to stderr): `blkperf run|start` and `blkperf fleet run`.
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsAndFioJob() {
   absl::StatusOr<std::optional<FioImport>> fio_job = FioJobFromFlags();
   if (!fio_job.ok()) return fio_job.status();
   if (*fio_job) PrintFioImportNotes(**fio_job, stderr);
-  absl::StatusOr<v1::WorkloadSpec> spec =
-      SpecFromFlagsOnto(*fio_job ? (*fio_job)->spec : v1::WorkloadSpec());
+  return SpecFromFlagsOnto(*fio_job ? (*fio_job)->spec : v1::WorkloadSpec());
+}
+
+// The spec `start` and `run` send.
+absl::StatusOr<v1::WorkloadSpec> StartSpecFromFlags() {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsAndFioJob();
   if (!spec.ok()) return spec.status();
   absl::StatusOr<OutputFormat> format =
       OutputFormatFromFlags(ReportJson());
@@ -320,9 +330,20 @@ absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
       spec->latency_mode() == v1::LATENCY_MODE_UNSPECIFIED) {
     spec->set_latency_mode(v1::LATENCY_MODE_PER_IO);
   }
+  return spec;
+}
+
+absl::StatusOr<v1::StartWorkloadResponse> StartWithSpec(
+    Connection& c, v1::WorkloadSpec spec) {
   v1::StartWorkloadRequest request;
-  *request.mutable_spec() = *std::move(spec);
+  *request.mutable_spec() = std::move(spec);
   return c.StartWorkload(request);
+}
+
+absl::StatusOr<v1::StartWorkloadResponse> StartFromFlags(Connection& c) {
+  absl::StatusOr<v1::WorkloadSpec> spec = StartSpecFromFlags();
+  if (!spec.ok()) return spec.status();
+  return StartWithSpec(c, *std::move(spec));
 }
 
 int Start(Connection& c) {
@@ -460,20 +481,74 @@ void SaveRemoteResult(Connection& c, const std::string& id,
   SaveResult(save, *record);
 }
 
+// The fio logs the flags ask for, opened (nullopt: none asked for), for
+// the spec `spec` will run; InvalidArgument naming the flag or file.
+absl::StatusOr<std::optional<std::pair<FioLogPlan, FioLogWriter>>>
+OpenFioLogs(const v1::WorkloadSpec& spec) {
+  using Logs = std::optional<std::pair<FioLogPlan, FioLogWriter>>;
+  if (!FioLogFlagsGiven()) return Logs();
+  // Decoded only: the daemon checks the spec it is sent.
+  absl::StatusOr<WorkloadSpec> decoded =
+      SpecFromProto(spec, SpecOrigin::kDaemonResult);
+  if (!decoded.ok()) return decoded.status();
+  absl::StatusOr<std::optional<FioLogPlan>> plan =
+      FioLogPlanFromFlags(*decoded);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<FioLogWriter> writer = FioLogWriter::Open((*plan)->settings);
+  if (!writer.ok()) return writer.status();
+  return Logs(std::in_place, **plan, *std::move(writer));
+}
+
+// Writes fio's logs of workload `id` from its snapshots (GetWorkload every
+// window) until `ended` is notified, on a thread of its own; join() it.
+std::thread RecordRemoteFioLogs(Connection& c, const std::string& id,
+                                std::pair<FioLogPlan, FioLogWriter>& logs,
+                                absl::Notification& ended) {
+  return std::thread([&c, id, &logs, &ended] {
+    auto snapshot = [&]() -> absl::StatusOr<WorkloadSnapshot> {
+      v1::GetWorkloadRequest request;
+      request.set_workload_id(id);
+      absl::StatusOr<v1::GetWorkloadResponse> r = c.GetWorkload(request);
+      if (!r.ok()) return r.status();
+      absl::StatusOr<RemoteResult> result = ResultFromProto(r->workload());
+      if (!result.ok()) return result.status();
+      return std::move(result->snapshot);
+    };
+    const absl::Status s = RecordFioLogs(
+        logs.first,
+        [&](absl::Duration d) { return ended.WaitForNotificationWithTimeout(d); },
+        snapshot, &logs.second);
+    if (!s.ok()) {
+      std::cerr << "blkperf: fio logs: " << TerminalText(s.message())
+                << std::endl;
+    }
+  });
+}
+
 int Run(Connection& c, sigset_t signals) {
   const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
   if (!save.ok()) return Usage(std::string(save.status().message()));
-  absl::StatusOr<v1::StartWorkloadResponse> started = StartFromFlags(c);
+  absl::StatusOr<v1::WorkloadSpec> spec = StartSpecFromFlags();
+  if (!spec.ok()) return Fail(spec.status());
+  auto logs = OpenFioLogs(*spec);
+  if (!logs.ok()) return Usage(std::string(logs.status().message()));
+  absl::StatusOr<v1::StartWorkloadResponse> started =
+      StartWithSpec(c, *std::move(spec));
   if (!started.ok()) return Fail(started.status());
   const std::string id = started->workload_id();
   std::cerr << "blkperf: started workload " << OneLine(id, kMaxEchoBytes)
             << " on " << c.server()
             << std::endl;
   std::thread(StopOnSignals, &c, id, signals).detach();
+  absl::Notification ended;
+  std::thread logger;
+  if (*logs) logger = RecordRemoteFioLogs(c, id, **logs, ended);
   // --api_json: only the final result goes to stdout (live lines would be
   // JSON there); other live lines go to stderr.
   const bool live = !absl::GetFlag(FLAGS_quiet) && !ApiJson();
   absl::StatusOr<v1::Workload> end = WatchToEnd(c, id, live);
+  ended.Notify();
+  if (logger.joinable()) logger.join();
   if (!end.ok()) return Fail(end.status());
   const int code = PrintFinal(c, *end);
   SaveRemoteResult(c, id, *save, "blkperf run");
@@ -636,7 +711,7 @@ int Main(int argc, char** argv) {
     settings.interval = absl::GetFlag(FLAGS_interval);
     settings.connect_timeout = absl::GetFlag(FLAGS_connect_timeout);
     settings.channel = ChannelOptionsFromFlags();
-    settings.spec = [] { return SpecFromFlags(); };
+    settings.spec = [] { return SpecFromFlagsAndFioJob(); };
     return fleet::RunFleetCommand(rest, settings);
   }
   if (command == "results") return RunResultsCommand(rest, Json());
@@ -660,6 +735,11 @@ int Main(int argc, char** argv) {
   }
   if (absl::Status list = PercentileListFromFlags().status(); !list.ok()) {
     return Usage(std::string(list.message()));
+  }
+  if (FioLogFlagsGiven() && (command != "run" || VaryGiven())) {
+    return Usage("fio's log options are for `blkperf run` without --vary "
+                 "(the client writes the logs of the one workload it "
+                 "watches)");
   }
 
   // `run` handles SIGINT/SIGTERM on a thread of its own; block them before

@@ -37,7 +37,8 @@ struct ClientSettings {
   // The client's --tls_ca/--tls_cert/--tls_key and --call_timeout (the
   // server field is ignored): every host's channel is made with them.
   ChannelOptions channel;
-  // The spec from the client's spec flags (called by `run` only).
+  // The spec from the client's spec flags over its --fio_job, when given
+  // (called by `run` only).
   std::function<absl::StatusOr<v1::WorkloadSpec>()> spec;
 };
 

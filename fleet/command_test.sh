@@ -350,6 +350,32 @@ assert all("rates" not in j["blkperf"] for j in per_host)
 assert all(j["blkperf"]["latency_mode"] == "per_io" for j in stats)
 PY
 
+# --fio_job: the client reads the job file and every host runs its spec
+# (block size, depth, runtime from the file; a flag overrides the file);
+# an option blkperf cannot honour is a usage error naming file and line.
+printf '[global]\nioengine=io_uring\ntime_based=1\nruntime=1\n[w]\nrw=randread\nbs=8k\niodepth=7\n' \
+  > "$dir/job.fio"
+start_fake
+"$blkperf" fleet run --hosts="@$dir/hosts.txt" --fio_job="$dir/job.fio" --qd=5 \
+  --interval=300ms --start_margin=200ms --run_id=fio-job --output_format=fio-json \
+  > "$dir/fio_job.json" 2> "$dir/fio_job.err" \
+  || fail "--fio_job run exited $?: $(cat "$dir/fio_job.err")"
+python3 - "$dir/fio_job.json" <<'PY' || fail "--fio_job spec: $(head -c 3000 "$dir/fio_job.json")"
+import json, sys
+stats = json.load(open(sys.argv[1]))["client_stats"]
+hosts = [j for j in stats if j["jobname"] != "All clients"]
+assert len(hosts) == 8, len(hosts)
+for j in hosts:
+    o = j["job options"]
+    assert (o["rw"], o["bs"], o["iodepth"], o["runtime"]) == ("randread", "8192", "5", "1"), o
+    assert j["blkperf"]["latency_mode"] == "per_io"
+PY
+printf '[job]\nrw=read\nzonemode=zbd\n' > "$dir/zoned.fio"
+rc=0
+"$blkperf" fleet run --hosts=a:1 --fio_job="$dir/zoned.fio" > /dev/null 2> "$dir/err.txt" || rc=$?
+[[ $rc == 2 ]] || fail "--fio_job with zonemode exited $rc, not 2"
+grep -q "zoned.fio:3: option 'zonemode'" "$dir/err.txt" || fail "zonemode refusal: $(cat "$dir/err.txt")"
+
 # Flag errors name the flag and exit 2 (usage) before any call.
 expect_error() {  # [RC=n] expect_error WORDS ARGS...
   local words=$1; shift

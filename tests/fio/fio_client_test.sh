@@ -56,6 +56,48 @@ assert job["read"]["total_ios"] > 0
 print("run --fio_job: bs 8192, iodepth 3, %d reads" % job["read"]["total_ios"])
 PY
 
+echo "== blkperf run writes fio's logs from the daemon's snapshots"
+(cd "$dir" && "$blkperf" --server="$server" --quiet run --target="$dir/target.dat" \
+  --nodirect --runtime=2s --ramp=500ms --force_async --qd=4 \
+  --write_iops_log=c --write_bw_log=c --write_lat_log=c --log_avg_msec=200 \
+  --write_hist_log=c --log_hist_msec=500 --output_format=fio-json+ > "$dir/logged.json")
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+def rows(kind):
+    return [[int(c) for c in line.split(",")] for line in open("%s/c_%s.1.log" % (d, kind)) if line.strip()]
+read = json.load(open(d + "/logged.json"))["jobs"][0]["read"]
+assert read["total_ios"] > 0
+for kind in ("iops", "bw", "lat", "slat", "clat"):
+    r = rows(kind)
+    assert len(r) >= 5 and all(len(x) == 5 and x[2:] == [0, 0, 0] for x in r), (kind, r)
+    assert [x[0] for x in r] == sorted(x[0] for x in r), kind
+hist = rows("clat_hist")
+assert len(hist) >= 3 and all(len(x) == 3 + 29 * 64 for x in hist), len(hist)
+total = sum(sum(x[3:]) for x in hist)
+assert total == read["clat_ns"]["N"] == read["total_ios"], (total, read["total_ios"])
+t, ios = 0, 0.0
+for x in rows("iops"):
+    ios += x[1] * (x[0] - t) / 1000.0
+    t = x[0]
+assert abs(ios - read["total_ios"]) <= 0.01 * read["total_ios"] + 20, (ios, read["total_ios"])
+# bw_*/iops_* come from the run's per-second series.
+assert read["iops_samples"] >= 1 and read["iops_min"] <= read["iops_mean"] <= read["iops_max"], read
+print("run logs: %d windows, hist bins add up to the run's %d I/Os" % (len(hist), total))
+PY
+for args in "start --write_iops_log=x --log_avg_msec=100" \
+            "run --write_iops_log=x" \
+            "run --op=randrw --write_lat_log=x --log_avg_msec=100"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$blkperf" --server="$server" $args --target="$dir/target.dat" --runtime=1s > /dev/null 2> "$dir/err"
+  rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || { echo "FAIL: '$args' exited $rc: $(cat "$dir/err")"; exit 1; }
+done
+grep -q "latencies are not kept per direction" "$dir/err" ||
+  { echo "FAIL: randrw lat log refusal: $(cat "$dir/err")"; exit 1; }
+
 echo "== a bad --output_format is a usage error"
 set +e
 "$blkperf" --server="$server" status w1 --output_format=xml > /dev/null 2> "$dir/err"
