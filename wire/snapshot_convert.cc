@@ -328,6 +328,13 @@ void SloToProto(const SloSummary& slo, v1::SloResult* proto) {
     out->set_value_ns(st.value_ns);
     out->set_met(st.met);
     DurationToProto(st.elapsed, out->mutable_elapsed());
+    out->set_verdict(SloVerdictName(st.verdict));
+    out->set_tail_ios(st.tail_ios);
+    out->set_interval_known(st.interval_known);
+    out->set_value_low_ns(st.value_low_ns);
+    out->set_value_high_ns(st.value_high_ns);
+    out->set_value_bounded_above(st.value_bounded_above);
+    out->set_retest(st.retest);
   }
   proto->set_done(slo.done);
   proto->set_max_iops(slo.max_iops);
@@ -336,6 +343,24 @@ void SloToProto(const SloSummary& slo, v1::SloResult* proto) {
   proto->set_failed_iops(slo.failed_iops);
   proto->set_knee_iops(slo.knee_iops);
   proto->set_note(slo.note);
+  proto->set_best_value_low_ns(slo.best_value_low_ns);
+  proto->set_best_value_high_ns(slo.best_value_high_ns);
+  proto->set_warning(slo.warning);
+}
+
+// A step's verdict from its name; "" (a daemon before verdicts) from `met`.
+absl::StatusOr<SloVerdict> SloVerdictFromProto(const v1::SloStepResult& step,
+                                               size_t index) {
+  if (step.verdict().empty()) {
+    return step.met() ? SloVerdict::kMet : SloVerdict::kMissed;
+  }
+  for (SloVerdict v :
+       {SloVerdict::kMet, SloVerdict::kMissed, SloVerdict::kUndecided}) {
+    if (step.verdict() == SloVerdictName(v)) return v;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "snapshot.slo.steps[", index,
+      "].verdict is not \"met\", \"missed\" or \"undecided\""));
 }
 
 absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
@@ -349,6 +374,9 @@ absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
   slo.step = DurationFromProto(proto.step());
   slo.settle = DurationFromProto(proto.settle());
   for (const v1::SloStepResult& in : proto.steps()) {
+    absl::StatusOr<SloVerdict> verdict =
+        SloVerdictFromProto(in, slo.steps.size());
+    if (!verdict.ok()) return verdict.status();
     slo.steps.push_back({.asked_iops = in.asked_iops(),
                          .iops = in.iops(),
                          .ios = in.ios(),
@@ -358,7 +386,14 @@ absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
                          .p99_9_ns = in.p99_9_ns(),
                          .value_ns = in.value_ns(),
                          .met = in.met(),
-                         .elapsed = DurationFromProto(in.elapsed())});
+                         .elapsed = DurationFromProto(in.elapsed()),
+                         .interval_known = in.interval_known(),
+                         .tail_ios = in.tail_ios(),
+                         .value_low_ns = in.value_low_ns(),
+                         .value_high_ns = in.value_high_ns(),
+                         .value_bounded_above = in.value_bounded_above(),
+                         .verdict = *verdict,
+                         .retest = in.retest()});
   }
   slo.done = proto.done();
   slo.max_iops = proto.max_iops();
@@ -367,6 +402,9 @@ absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
   slo.failed_iops = proto.failed_iops();
   slo.knee_iops = proto.knee_iops();
   slo.note = proto.note();
+  slo.best_value_low_ns = proto.best_value_low_ns();
+  slo.best_value_high_ns = proto.best_value_high_ns();
+  slo.warning = proto.warning();
   return slo;
 }
 

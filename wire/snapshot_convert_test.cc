@@ -451,11 +451,27 @@ TEST(SnapshotProtoTest, GroupsAndTheSloSearchRoundTrip) {
   s.slo.steps.push_back({.asked_iops = 0, .iops = 10000, .ios = 30000,
                          .p50_ns = 80000, .p99_ns = 200000,
                          .p99_9_ns = 400000, .value_ns = 400000,
-                         .met = false, .elapsed = absl::Seconds(3)});
+                         .met = false, .elapsed = absl::Seconds(3),
+                         .interval_known = true, .tail_ios = 30,
+                         .value_low_ns = 350000, .value_high_ns = 450000,
+                         .value_bounded_above = true,
+                         .verdict = SloVerdict::kMissed});
   s.slo.steps.push_back({.asked_iops = 5000, .iops = 4999.5, .ios = 15000,
                          .late_ios = 7, .p50_ns = 60000, .p99_ns = 100000,
                          .p99_9_ns = 240000, .value_ns = 240000, .met = true,
-                         .elapsed = absl::Seconds(3)});
+                         .elapsed = absl::Seconds(3), .interval_known = true,
+                         .tail_ios = 15, .value_low_ns = 200000,
+                         .value_high_ns = 245000, .value_bounded_above = true,
+                         .verdict = SloVerdict::kMet});
+  s.slo.steps.push_back({.asked_iops = 7500, .iops = 7400, .ios = 22000,
+                         .value_ns = 250000, .elapsed = absl::Seconds(3),
+                         .interval_known = true, .tail_ios = 22,
+                         .value_low_ns = 230000, .value_high_ns = 300000,
+                         .value_bounded_above = true,
+                         .verdict = SloVerdict::kUndecided, .retest = true});
+  s.slo.best_value_low_ns = 200000;
+  s.slo.best_value_high_ns = 245000;
+  s.slo.warning = "the re-test at 7500 disagreed";
   s.slo.done = true;
   s.slo.max_iops = 10000;
   s.slo.best_iops = 5000;
@@ -471,6 +487,12 @@ TEST(SnapshotProtoTest, GroupsAndTheSloSearchRoundTrip) {
   EXPECT_TRUE(proto.groups(1).total().has_intended_histogram());
   EXPECT_EQ(proto.groups(1).total().late_ios(), 30u);
   EXPECT_EQ(proto.slo().objective(), "p99.9<=250us");
+  // The verdicts and intervals are the API's too.
+  EXPECT_EQ(proto.slo().steps(2).verdict(), "undecided");
+  EXPECT_EQ(proto.slo().steps(1).tail_ios(), 15u);
+  EXPECT_EQ(proto.slo().steps(1).value_high_ns(), 245000u);
+  EXPECT_EQ(proto.slo().best_value_low_ns(), 200000u);
+  EXPECT_EQ(proto.slo().warning(), "the re-test at 7500 disagreed");
   absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->groups.size(), 2u);
@@ -486,6 +508,24 @@ TEST(SnapshotProtoTest, GroupsAndTheSloSearchRoundTrip) {
   // Per-thread intended histograms travel only when asked, like the others.
   EXPECT_FALSE(proto.threads(0).has_intended_histogram());
   EXPECT_EQ(proto.threads(0).intended_latency().count(), 100u);
+}
+
+// A step from a daemon before verdicts takes its verdict from `met`; a
+// verdict that is none of the three is refused naming the field.
+TEST(SnapshotProtoTest, SloStepVerdictFromMetOrRefused) {
+  v1::Snapshot proto;
+  proto.mutable_slo()->set_objective("p99<1ms");
+  proto.mutable_slo()->add_steps()->set_met(true);
+  proto.mutable_slo()->add_steps()->set_met(false);
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->slo.steps[0].verdict, SloVerdict::kMet);
+  EXPECT_EQ(back->slo.steps[1].verdict, SloVerdict::kMissed);
+  proto.mutable_slo()->mutable_steps(1)->set_verdict("maybe");
+  back = SnapshotFromProto(proto);
+  ASSERT_FALSE(back.ok());
+  EXPECT_THAT(std::string(back.status().message()),
+              HasSubstr("snapshot.slo.steps[1].verdict"));
 }
 
 TEST(SnapshotProtoTest, HistogramsOnlyWhenAsked) {
