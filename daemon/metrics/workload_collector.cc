@@ -128,6 +128,29 @@ struct Families {
   MetricFamily slo_step_met{"blkperf_slo_step_met",
                             "SLO search: 1 when the step met the objective.",
                             MetricType::Gauge};
+  MetricFamily slo_step_verdict{
+      "blkperf_slo_step_verdict",
+      "SLO search: each step's verdict (met, missed, undecided) from the "
+      "95% interval of its percentile, as a label of value 1.",
+      MetricType::Gauge};
+  MetricFamily slo_step_tail_ios{
+      "blkperf_slo_step_tail_ios",
+      "SLO search: the I/Os above each step's percentile rank.",
+      MetricType::Gauge};
+  MetricFamily slo_step_interval{
+      "blkperf_slo_step_interval_seconds",
+      "SLO search: the 95% interval of each step's objective percentile "
+      "(end=\"high\" only when the tail bounds it).",
+      MetricType::Gauge};
+  MetricFamily slo_best_interval{
+      "blkperf_slo_best_interval_seconds",
+      "SLO search: the 95% interval of the objective percentile at the "
+      "answer (none without an answer).",
+      MetricType::Gauge};
+  MetricFamily slo_warning{
+      "blkperf_slo_warning",
+      "SLO search: 1 when a repeated step disagreed with its first verdict.",
+      MetricType::Gauge};
   MetricFamily info{"blkperf_workload_info",
                     "Always 1: the workload's spec and split strategy.",
                     MetricType::Gauge};
@@ -207,6 +230,11 @@ struct Families {
                             &slo_step_iops,
                             &slo_step_latency,
                             &slo_step_met,
+                            &slo_step_verdict,
+                            &slo_step_tail_ios,
+                            &slo_step_interval,
+                            &slo_best_interval,
+                            &slo_warning,
                             &info,
                             &state,
                             &finished,
@@ -477,12 +505,31 @@ void AddSloSeries(const SloSummary& slo, const Labels& workload, Families& f) {
   AddGauge(f.slo_best, objective, slo.best_iops);
   AddGauge(f.slo_knee, objective, slo.knee_iops);
   AddGauge(f.slo_max, objective, slo.max_iops);
+  AddGauge(f.slo_warning, objective, slo.warning.empty() ? 0.0 : 1.0);
+  if (slo.best_iops > 0) {
+    AddGauge(f.slo_best_interval, With(objective, "end", "low"),
+             static_cast<double>(slo.best_value_low_ns) / 1e9);
+    AddGauge(f.slo_best_interval, With(objective, "end", "high"),
+             static_cast<double>(slo.best_value_high_ns) / 1e9);
+  }
   for (size_t i = 0; i < slo.steps.size(); ++i) {
     const SloStep& st = slo.steps[i];
     const Labels step = With(workload, "step", absl::StrCat(i));
     AddGauge(f.slo_step_asked, step, st.asked_iops);
     AddGauge(f.slo_step_iops, step, st.iops);
     AddGauge(f.slo_step_met, step, st.met ? 1.0 : 0.0);
+    // One series a step (a step's verdict never changes once recorded).
+    AddGauge(f.slo_step_verdict,
+             With(step, "verdict", SloVerdictName(st.verdict)), 1.0);
+    AddGauge(f.slo_step_tail_ios, step, static_cast<double>(st.tail_ios));
+    if (st.interval_known) {
+      AddGauge(f.slo_step_interval, With(step, "end", "low"),
+               static_cast<double>(st.value_low_ns) / 1e9);
+      if (st.value_bounded_above) {
+        AddGauge(f.slo_step_interval, With(step, "end", "high"),
+                 static_cast<double>(st.value_high_ns) / 1e9);
+      }
+    }
     const std::pair<const char*, uint64_t> percentiles[] = {
         {"50", st.p50_ns}, {"99", st.p99_ns}, {"99.9", st.p99_9_ns}};
     for (const auto& [q, ns] : percentiles) {

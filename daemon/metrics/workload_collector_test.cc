@@ -633,6 +633,44 @@ TEST(WorkloadCollectorTest, OpenLoopTrimsSyncsAndTheSloSearch) {
   EXPECT_THAT(closed, Not(HasSubstr(R"(op="trim")")));
 }
 
+// Each step's verdict, tail count and interval, the answer's interval and
+// the warning: the SLO answer's uncertainty in the metrics as in the report.
+TEST(WorkloadCollectorTest, SloVerdictsAndIntervals) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 1, 0, 3)});
+  v.open_loop = true;
+  SloSummary& slo = v.snapshot.slo;
+  slo.enabled = true;
+  slo.target = {.percentile = 99, .bound = absl::Milliseconds(1)};
+  slo.steps.push_back({.asked_iops = 4500, .value_ns = 800'000, .met = true,
+                       .interval_known = true, .tail_ios = 45,
+                       .value_low_ns = 700'000, .value_high_ns = 900'000,
+                       .value_bounded_above = true,
+                       .verdict = SloVerdict::kMet});
+  slo.steps.push_back({.asked_iops = 6000, .value_ns = 1'100'000,
+                       .interval_known = true, .tail_ios = 3,
+                       .value_low_ns = 950'000, .value_bounded_above = false,
+                       .verdict = SloVerdict::kUndecided});
+  slo.best_iops = 4500;
+  slo.best_value_low_ns = 700'000;
+  slo.best_value_high_ns = 900'000;
+  slo.warning = "a re-test disagreed";
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string objective = R"(workload="w1",objective="p99<1ms")";
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_verdict{workload="w1",step="0",verdict="met"} 1)"));
+
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_verdict{workload="w1",step="1",verdict="undecided"} 1)"));
+  // One series a step: its verdict.
+  EXPECT_THAT(s, Not(Contains(HasSubstr(R"(step="1",verdict="met")"))));
+  EXPECT_THAT(s, Not(Contains(HasSubstr(R"(step="0",verdict="undecided")"))));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_tail_ios{workload="w1",step="1"} 3)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_interval_seconds{workload="w1",step="0",end="high"} 0.0009)"));
+  EXPECT_THAT(s, Contains(R"(blkperf_slo_step_interval_seconds{workload="w1",step="1",end="low"} 0.00095)"));
+  // Too few tail I/Os: no upper end.
+  EXPECT_THAT(s, Not(Contains(HasSubstr(R"(step="1",end="high")"))));
+  EXPECT_THAT(s, Contains("blkperf_slo_best_interval_seconds{" + objective + R"(,end="low"} 0.0007)"));
+  EXPECT_THAT(s, Contains("blkperf_slo_warning{" + objective + "} 1"));
+}
+
 TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   constexpr int kThreads = 8;
   std::vector<ThreadSnapshot> threads;
