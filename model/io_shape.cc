@@ -1,7 +1,9 @@
 #include "model/io_shape.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -46,17 +48,49 @@ std::string SizeName(uint64_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// The optional ":CENTER" and ":scatter" after a distribution's parameter.
+absl::Status ParseCenterAndScatter(absl::string_view text,
+                                   absl::string_view field,
+                                   const std::vector<absl::string_view>& extra,
+                                   OffsetDistribution* d) {
+  for (size_t i = 0; i < extra.size(); ++i) {
+    if (extra[i] == "scatter" && i + 1 == extra.size()) {
+      d->scatter = true;
+      continue;
+    }
+    double center = 0;
+    if (i != 0 || !absl::SimpleAtod(extra[i], &center) ||
+        !std::isfinite(center)) {
+      return Invalid(field, text,
+                     "after the parameter comes an optional CENTER in "
+                     "[0, 1] and an optional \"scatter\" "
+                     "(zipf:THETA[:CENTER][:scatter])");
+    }
+    if (center < 0 || center > 1) {
+      return Invalid(field, text,
+                     "the CENTER (fio's second float) is a fraction of the "
+                     "target and must be in [0, 1]");
+    }
+    d->center = center;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<OffsetDistribution> ParseOffsetDistribution(
     absl::string_view text, absl::string_view field) {
   constexpr char kKnown[] =
-      "not one of uniform, zipf:THETA, pareto:H, normal:SIGMA";
+      "not one of uniform, zipf:THETA, pareto:H, normal:SIGMA (each with an "
+      "optional :CENTER and :scatter)";
   if (text == "uniform" || text == "random") return OffsetDistribution{};
-  const size_t colon = text.find(':');
-  if (colon == absl::string_view::npos) return Invalid(field, text, kKnown);
-  const absl::string_view name = text.substr(0, colon);
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+  if (parts.size() < 2 || parts.size() > 4) return Invalid(field, text, kKnown);
+  const absl::string_view name = parts[0];
   double value = 0;
-  if (!absl::SimpleAtod(text.substr(colon + 1), &value) ||
-      !std::isfinite(value)) {
+  if (!absl::SimpleAtod(parts[1], &value) || !std::isfinite(value)) {
     return Invalid(field, text, "the parameter after ':' is not a number");
   }
   OffsetDistribution d;
@@ -84,21 +118,43 @@ absl::StatusOr<OffsetDistribution> ParseOffsetDistribution(
   } else {
     return Invalid(field, text, kKnown);
   }
+  const std::vector<absl::string_view> extra(parts.begin() + 2, parts.end());
+  if (absl::Status s = ParseCenterAndScatter(text, field, extra, &d); !s.ok()) {
+    return s;
+  }
   return d;
 }
 
+uint64_t Rotation(const OffsetDistribution& d, uint64_t slots) {
+  if (!d.center) return 0;
+  // CENTER 1 is the target's end, which wraps to its start (as fio's
+  // modulo does).
+  const uint64_t at = std::min<uint64_t>(
+      slots, static_cast<uint64_t>(std::floor(*d.center * slots))) % slots;
+  if (d.kind != OffsetDistribution::Kind::kNormal) return at;
+  // The bell's mean is at slots / 2 unrotated.
+  const uint64_t middle = slots / 2;
+  return at >= middle ? at - middle : at + slots - middle;
+}
+
 std::string OffsetDistributionName(const OffsetDistribution& d) {
+  std::string name;
   switch (d.kind) {
     case OffsetDistribution::Kind::kUniform:
       return "uniform";
     case OffsetDistribution::Kind::kZipf:
-      return absl::StrCat("zipf:", Shortest(d.param));
+      name = absl::StrCat("zipf:", Shortest(d.param));
+      break;
     case OffsetDistribution::Kind::kPareto:
-      return absl::StrCat("pareto:", Shortest(d.param));
+      name = absl::StrCat("pareto:", Shortest(d.param));
+      break;
     case OffsetDistribution::Kind::kNormal:
-      return absl::StrCat("normal:", Shortest(d.param));
+      name = absl::StrCat("normal:", Shortest(d.param));
+      break;
   }
-  return "unknown";
+  if (d.center) absl::StrAppend(&name, ":", Shortest(*d.center));
+  if (d.scatter) absl::StrAppend(&name, ":scatter");
+  return name;
 }
 
 absl::StatusOr<std::vector<BlockSizeShare>> ParseBlockSizeSplit(

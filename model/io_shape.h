@@ -15,6 +15,7 @@
 #define BLKPERF_MODEL_IO_SHAPE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,28 @@ namespace blkperf {
 //                    percentage whose bell never narrows below N / 12
 //                    and is hashed across the target; fio's normal:10
 //                    traces like normal:0.088 here.
-// zipf and pareto put the hottest slots at the start of the target (fio
-// scatters them with a hash unless given a center).
+// zipf and pareto put the hottest slots at the start of the target unless
+// given a center or scatter (below).
+//
+// Optional, after the parameter (fio's random_distribution form, plus
+// blkperf's scatter): `zipf:THETA[:CENTER][:scatter]`, the same for
+// pareto and normal.
+//   CENTER in [0, 1] (fio's second float): where the distribution sits, as
+//     a fraction of the target. zipf and pareto: the hottest slot is slot
+//     floor(CENTER x N) and the ranks follow it upward, wrapping at the
+//     end; normal: the bell's mean is at floor(CENTER x N) (default 0.5),
+//     its tails wrapping at the ends, as fio's do. Every slot's probability
+//     is that of the rank (slot - R) mod N of the formula above, R the
+//     rotation (Rotation below).
+//   scatter: the ranks are spread over the target by a multiplicative hash
+//     before the rotation, as fio hashes them, so the hot set is not one
+//     run of neighbouring slots: rank r goes to slot
+//     floor((r x 0x61C8864680B583EB mod 2^64) x N / 2^64), fio's golden-ratio
+//     constant with the product's top bits scaled to N (fio takes it modulo
+//     N: the same spread, not the same slots). Not a permutation: two
+//     ranks may share a slot, whose probability is then their sum.
+// fio's default center of zipf and pareto is random and it always hashes:
+// `zipf:1.2:0.5:scatter` is blkperf's nearest to fio's `zipf:1.2:0.5`.
 // The widest normal:SIGMA accepted: at 0.5 the density at the target's
 // ends is still 61 % of the center's; much wider is nearly uniform.
 inline constexpr double kMaxNormalSigma = 0.5;
@@ -48,13 +69,34 @@ struct OffsetDistribution {
   enum class Kind { kUniform, kZipf, kPareto, kNormal };
   Kind kind = Kind::kUniform;
   double param = 0;  // THETA, H or SIGMA; 0 for uniform
+  // CENTER in [0, 1]; unset: the start (zipf, pareto) or the middle
+  // (normal). Never set for uniform.
+  std::optional<double> center;
+  bool scatter = false;  // never set for uniform
 
   bool operator==(const OffsetDistribution&) const = default;
 };
 
+// fio's multiplicative hash constant (GOLDEN_RATIO_64), for `scatter`.
+inline constexpr uint64_t kScatterMultiplier = 0x61C8864680B583EBull;
+
+// The rotation R of `distribution` over `slots` slots (CENTER above): a
+// rank's slot moves R slots up, wrapping. 0 without a center (and for a
+// normal centered at floor(N / 2)). REQUIRES: slots >= 1.
+uint64_t Rotation(const OffsetDistribution& distribution, uint64_t slots);
+
+// Where `scatter` puts rank `rank` of `slots`: the top 64 bits of
+// (rank x kScatterMultiplier mod 2^64) x slots, in [0, slots).
+inline uint64_t ScatterSlot(uint64_t rank, uint64_t slots) {
+  return static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(rank * kScatterMultiplier) * slots) >>
+      64);
+}
+
 absl::StatusOr<OffsetDistribution> ParseOffsetDistribution(
     absl::string_view text, absl::string_view field);
-// "uniform", "zipf:1.2", "pareto:0.2", "normal:0.05" (shortest round trip).
+// "uniform", "zipf:1.2", "pareto:0.2", "normal:0.05", "zipf:1.2:0.25",
+// "pareto:0.2:scatter" (shortest round trip).
 std::string OffsetDistributionName(const OffsetDistribution& distribution);
 
 // One entry of a block-size mix: `percent` of the I/Os are `block_size`

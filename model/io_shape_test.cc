@@ -25,6 +25,36 @@ TEST(IoShapeTest, DistributionsParseAndNameRoundTrip) {
   EXPECT_EQ(ParseOffsetDistribution("random", "d")->kind, Kind::kUniform);
 }
 
+// fio's optional center (`zipf:1.2:0.25`) and blkperf's scatter.
+TEST(IoShapeTest, CenterAndScatterParseNameAndRotate) {
+  for (const char* text : {"zipf:1.2:0.25", "pareto:0.2:scatter",
+                           "normal:0.05:0.2:scatter", "zipf:0.8:0:scatter",
+                           "normal:0.1:1"}) {
+    absl::StatusOr<OffsetDistribution> d =
+        ParseOffsetDistribution(text, "distribution");
+    ASSERT_TRUE(d.ok()) << text << ": " << d.status();
+    EXPECT_EQ(OffsetDistributionName(*d), text);
+  }
+  const OffsetDistribution z =
+      *ParseOffsetDistribution("zipf:1.2:0.25:scatter", "d");
+  EXPECT_EQ(z.center, 0.25);
+  EXPECT_TRUE(z.scatter);
+  EXPECT_FALSE(ParseOffsetDistribution("zipf:1.2", "d")->center.has_value());
+  // zipf and pareto: the hottest slot at floor(CENTER x N); CENTER 1 wraps
+  // to 0, as fio's modulo; normal: the mean (N / 2 unrotated) moves there.
+  EXPECT_EQ(Rotation(z, 1000), 250u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("zipf:1.2", "d"), 1000), 0u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("pareto:0.2:1", "d"), 1000), 0u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("normal:0.1:0.5", "d"), 1000), 0u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("normal:0.1:0.2", "d"), 1000), 700u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("normal:0.1:0.9", "d"), 1000), 400u);
+  EXPECT_EQ(Rotation(*ParseOffsetDistribution("normal:0.1:0.9", "d"), 1), 0u);
+  // Scatter stays in range and spreads neighbours apart.
+  EXPECT_LT(ScatterSlot(~uint64_t{0}, 7), 7u);
+  EXPECT_EQ(ScatterSlot(0, 1000), 0u);
+  EXPECT_GT(ScatterSlot(1, 1000), 100u);
+}
+
 TEST(IoShapeTest, BadDistributionsNameTheFieldAndTheReason) {
   const struct {
     const char* text;
@@ -42,6 +72,12 @@ TEST(IoShapeTest, BadDistributionsNameTheFieldAndTheReason) {
       {"normal:0.51", "(0, 0.5]"},
       {"gauss:1", "not one of"},
       {"zipf:nan", "not a number"},
+      {"zipf:1.2:1.5", "must be in [0, 1]"},
+      {"zipf:1.2:-0.1", "must be in [0, 1]"},
+      {"zipf:1.2:scatter:0.5", "optional CENTER"},
+      {"pareto:0.2:0.5:0.5", "optional CENTER"},
+      {"normal:0.1:hot", "optional CENTER"},
+      {"zipf:1.2:0.5:scatter:x", "not one of"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<OffsetDistribution> d =

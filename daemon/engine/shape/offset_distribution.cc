@@ -111,6 +111,9 @@ absl::StatusOr<OffsetSampler> OffsetSampler::Create(
     return absl::InvalidArgumentError("an offset distribution needs >= 1 slot");
   }
   OffsetSampler sampler;
+  sampler.slots_ = slots;
+  sampler.rotation_ = Rotation(distribution, slots);
+  sampler.scatter_ = distribution.scatter;
   std::vector<double> masses;
   const long double p = distribution.param;
   switch (distribution.kind) {

@@ -17,6 +17,10 @@
 //   normal   N <= kMaxBuckets: a bucket per slot; else kMaxBuckets equal
 //            buckets over mean +- 8 sigma (clipped to the target) and one
 //            bucket for each tail outside.
+// The slot drawn is the distribution's rank; a `scatter` distribution then
+// hashes it across the target (ScatterSlot, io_shape.h) and a CENTER
+// rotates it (Rotation): one multiply-shift, an add and a compare more,
+// still no division.
 // fio computes zipf and pareto ranks per I/O with pow(); the tables here
 // give the same distributions for a few thousand entries built once.
 #ifndef BLKPERF_DAEMON_ENGINE_SHAPE_OFFSET_DISTRIBUTION_H_
@@ -49,16 +53,21 @@ class OffsetSampler {
   OffsetSampler() : buckets_(1, Bucket{0, 1}) {}
 
   // A slot in [0, slots): `bucket_random` picks the bucket, `slot_random`
-  // the slot inside it.
+  // the rank inside it; scatter and rotation place the rank.
   uint64_t Sample(uint64_t bucket_random, uint64_t slot_random) const {
     const Bucket& b = buckets_[table_.Sample(bucket_random)];
-    return b.first + static_cast<uint64_t>(
-                         (static_cast<unsigned __int128>(slot_random) *
-                          b.count) >> 64);
+    uint64_t slot = b.first + static_cast<uint64_t>(
+                                  (static_cast<unsigned __int128>(slot_random) *
+                                   b.count) >> 64);
+    if (scatter_) slot = ScatterSlot(slot, slots_);
+    slot += rotation_;
+    return slot >= slots_ ? slot - slots_ : slot;
   }
 
-  // For tests and reports.
+  // For tests and reports: the buckets are of ranks (before scatter and
+  // rotation).
   const std::vector<Bucket>& buckets() const { return buckets_; }
+  uint64_t rotation() const { return rotation_; }
   double BucketProbability(size_t index) const {
     return table_.Probability(static_cast<uint32_t>(index));
   }
@@ -66,6 +75,9 @@ class OffsetSampler {
  private:
   std::vector<Bucket> buckets_;
   AliasTable table_;
+  uint64_t slots_ = 1;
+  uint64_t rotation_ = 0;  // < slots_
+  bool scatter_ = false;
 };
 
 }  // namespace blkperf
