@@ -57,7 +57,10 @@ for ((r = 0; r < rounds; r++)); do
 import json, sys
 t = json.load(open(sys.argv[1]))["total"]
 cpu = t["user_cpu_seconds"] + t["system_cpu_seconds"] + t["io_worker_cpu_seconds"]
-l, s, c = t["latency"], t["submit_latency"], t["completion_latency"]
+# batch turns name the parts batch_wait and after_wait (docs/numbers.md)
+l = t["latency"]
+s = t.get("submit_latency") or t["batch_wait_latency"]
+c = t.get("completion_latency") or t["after_wait_latency"]
 print("%.0f,%.2f,%.3f,%d,%d,%d,%d,%d,%d" % (t["iops"], t["ios_per_call"],
       cpu / max(t["ios"], 1) * 1e6, l["p50_ns"], l["p99_ns"], s["p50_ns"],
       s["p99_ns"], c["p50_ns"], c["p99_ns"]))
@@ -68,7 +71,7 @@ done
 where="page-cache file"
 [[ $io == --direct ]] && where="file with O_DIRECT ($(df --output=source "$work" | tail -1))"
 echo "# $(date -u +%F) $(uname -r), 4 KiB randread, $where, qd $qd, cpu $cpu, ${rounds} interleaved rounds x ${runtime}s"
-echo "| latency_mode | IOPS (median) | I/Os per call | CPU s per 1M I/Os | lat p50 / p99 | slat p50 / p99 | clat p50 / p99 |"
+echo "| latency_mode | IOPS (median) | I/Os per call | CPU s per 1M I/Os | lat p50 / p99 | slat (batch: batch_wait) p50 / p99 | clat (batch: after_wait) p50 / p99 |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for m in "${modes[@]}"; do
   python3 - "$m" ${results[$m]} <<'PY'

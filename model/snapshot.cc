@@ -55,6 +55,7 @@ void ThreadSnapshot::Merge(const ThreadSnapshot& other) {
       it->count += e.count;
     }
   }
+  batch_turns = batch_turns || other.batch_turns;
   latency.Merge(other.latency);
   submit_latency.Merge(other.submit_latency);
   completion_latency.Merge(other.completion_latency);

@@ -97,6 +97,12 @@ struct ThreadSnapshot {
   LatencyHistogram latency;             // total: enter before .. reap
   LatencyHistogram submit_latency;      // slat: enter before .. enter after
   LatencyHistogram completion_latency;  // clat: enter after .. reap
+  // The I/Os were timed in batch turns (latency_mode batch, closed loop):
+  // the submitting enter also waited for complete_batch completions, so
+  // submit_latency and completion_latency are not fio's slat and clat and
+  // are named batch_wait and after_wait wherever they are shown (text,
+  // JSON, API; docs/numbers.md). A sum is when any of its parts is.
+  bool batch_turns = false;
   // Open loop only: from each I/O's intended issue time (rate_pacer.h) to
   // its reap, so queueing for a slot and a stalled device show in full.
   // Empty in closed loop.

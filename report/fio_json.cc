@@ -405,15 +405,20 @@ std::vector<std::string> NotMeasured(bool series, bool trims) {
 }
 
 // The job's "blkperf" object: what a reader must know to read the fio keys.
-JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool by_direction,
+// `batch_turns`: the job's I/Os were timed in batch turns (closed loop in
+// latency_mode batch; an open loop takes per_io turns whatever the mode).
+JsonObject BlkperfJobNotes(const WorkloadSpec& spec, bool batch_turns,
+                           bool by_direction,
                            const std::vector<std::string>& not_measured) {
   JsonObject o;
   o.Str("latency_mode", LatencyModeName(spec.latency_mode));
   o.Str("latency_semantics",
-        spec.latency_mode == LatencyMode::kPerIo
+        !batch_turns
             ? "per_io: slat, clat and lat in fio's meaning (docs/fio.md)"
-            : "batch: clat of an early completion includes the wait for the "
-              "rest of its batch; not fio's clat (docs/numbers.md)");
+            : "batch: slat_ns is blkperf's batch_wait (the submitting enter "
+              "also waited for completions) and clat_ns its after_wait (0 "
+              "for I/Os done during that wait); not fio's slat and clat "
+              "(docs/numbers.md)");
   o.Raw("latency_by_direction", by_direction ? "true" : "false");
   o.Str("stddev", "from histogram buckets (each value within 1/128)");
   o.StrArray("not_measured", not_measured);
@@ -482,7 +487,8 @@ JsonObject JobJson(const WorkloadSpec& spec,
   o.Int("latency_depth", job.queue_depth).Int("latency_target", 0);
   o.Float("latency_percentile", 100.0).Int("latency_window", 0);
   JsonObject notes =
-      BlkperfJobNotes(spec, by_direction, NotMeasured(series, trims != 0));
+      BlkperfJobNotes(spec, t.batch_turns, by_direction,
+                      NotMeasured(series, trims != 0));
   if (series) {
     notes.Str("interval_samples",
               absl::StrCat("bw_* and iops_* over the series' whole ",

@@ -116,12 +116,17 @@ TEST(FormatFioJsonTest, MixedJobPutsLatencyInMixedAndBatchSaysSo) {
   WorkloadSnapshot s = ReadSnapshot();
   s.total.read_ios = 600;
   s.total.write_ios = 400;
+  s.total.batch_turns = true;
   const std::string json =
       FormatFioJson(spec, {}, s, FioJsonOptions{.plus = true});
   EXPECT_THAT(json, HasSubstr("\"mixed\" : {"));
   EXPECT_THAT(json, HasSubstr("\"latency_by_direction\" : false"));
   EXPECT_THAT(json, HasSubstr("\"latency_mode\" : \"batch\""));
-  EXPECT_THAT(json, HasSubstr("not fio's clat"));
+  EXPECT_THAT(json, HasSubstr("not fio's slat and clat"));
+  // An open loop in batch mode takes per_io turns: fio's meaning, no note.
+  s.total.batch_turns = false;
+  EXPECT_THAT(FormatFioJson(spec, {}, s, FioJsonOptions{}),
+              HasSubstr("per_io: slat, clat and lat in fio's meaning"));
   EXPECT_THAT(json, HasSubstr("\"rwmixread\" : \"50\""));
   // Exactly one clat_ns with percentiles: the mixed one.
   size_t count = 0;

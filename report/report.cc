@@ -147,8 +147,12 @@ std::string JsonThread(const ThreadSnapshot& t, absl::Duration elapsed) {
       ",\"io_worker_cpu_seconds\":", Number(t.io_worker_cpu_seconds),
       ",\"errors\":[", absl::StrJoin(errors, ","), "]",
       ",\"latency\":", JsonLatency(t.latency),
-      ",\"submit_latency\":", JsonLatency(t.submit_latency),
-      ",\"completion_latency\":", JsonLatency(t.completion_latency),
+      // Batch turns' parts are not fio's slat and clat: their own names.
+      ",\"latency_turns\":", t.batch_turns ? "\"batch\"" : "\"per_io\"",
+      t.batch_turns ? ",\"batch_wait_latency\":" : ",\"submit_latency\":",
+      JsonLatency(t.submit_latency),
+      t.batch_turns ? ",\"after_wait_latency\":" : ",\"completion_latency\":",
+      JsonLatency(t.completion_latency),
       ",\"intended_latency\":", JsonLatency(t.intended_latency),
       ",\"issue_lag\":", JsonLatency(t.issue_lag),
       ",\"intended_tail\":",
@@ -730,9 +734,17 @@ std::string RatesText(const WorkloadSpec& spec, const WorkloadSnapshot& s) {
 std::string LatencyText(const WorkloadSpec& spec, const ThreadSnapshot& t) {
   std::string out;
   if (t.latency.Count() != 0) {
-    AppendLatency("lat", "total = slat + clat", t.latency, &out);
-    AppendLatency("slat", "submission", t.submit_latency, &out);
-    AppendLatency("clat", "completion", t.completion_latency, &out);
+    if (t.batch_turns) {  // not fio's slat and clat: their own names
+      AppendLatency("lat", "total = batch_wait + after_wait", t.latency, &out);
+      AppendLatency("batch_wait", "the enter that submitted and waited",
+                    t.submit_latency, &out);
+      AppendLatency("after_wait", "its return to the reap",
+                    t.completion_latency, &out);
+    } else {
+      AppendLatency("lat", "total = slat + clat", t.latency, &out);
+      AppendLatency("slat", "submission", t.submit_latency, &out);
+      AppendLatency("clat", "completion", t.completion_latency, &out);
+    }
   } else if (!spec.latency_tracking) {
     absl::StrAppend(&out, "  lat: not tracked (latency_tracking off)\n");
   }

@@ -113,6 +113,39 @@ TEST(TextReportTest, StatesIopsBandwidthAndPercentiles) {
   EXPECT_TRUE(absl::StrContains(text, "p50=")) << text;
 }
 
+// Batch turns' two parts are not fio's slat and clat: text and JSON name
+// them batch_wait and after_wait; per_io turns keep slat and clat.
+TEST(BatchTurnsTest, NameTheirPartsBatchWaitAndAfterWait) {
+  WorkloadSnapshot batch = Snapshot();
+  batch.total.batch_turns = true;
+  batch.threads[0].batch_turns = true;
+  for (ThreadSnapshot* t : {&batch.total, &batch.threads[0]}) {
+    t->submit_latency.Record(5000);
+    t->completion_latency.Record(0);
+  }
+  const std::string text = FormatTextReport(Spec(), {}, batch);
+  EXPECT_TRUE(absl::StrContains(text, "  batch_wait: min=")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "  after_wait percentiles:")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "total = batch_wait + after_wait"));
+  EXPECT_FALSE(absl::StrContains(text, "slat")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "clat")) << text;
+  const std::string json = FormatJsonReport(Spec(), {}, batch);
+  EXPECT_TRUE(absl::StrContains(json, "\"latency_turns\":\"batch\""));
+  EXPECT_TRUE(absl::StrContains(json, "\"batch_wait_latency\":{"));
+  EXPECT_TRUE(absl::StrContains(json, "\"after_wait_latency\":{"));
+  EXPECT_FALSE(absl::StrContains(json, "\"submit_latency\""));
+  EXPECT_FALSE(absl::StrContains(json, "\"completion_latency\""));
+
+  WorkloadSnapshot per_io = Snapshot();
+  per_io.total.submit_latency.Record(5000);
+  const std::string plain = FormatTextReport(Spec(), {}, per_io);
+  EXPECT_TRUE(absl::StrContains(plain, "  slat: min=")) << plain;
+  EXPECT_FALSE(absl::StrContains(plain, "batch_wait")) << plain;
+  const std::string plain_json = FormatJsonReport(Spec(), {}, per_io);
+  EXPECT_TRUE(absl::StrContains(plain_json, "\"latency_turns\":\"per_io\""));
+  EXPECT_TRUE(absl::StrContains(plain_json, "\"submit_latency\":{"));
+}
+
 TEST(StatusLineTest, IntervalRateFromTwoSnapshots) {
   WorkloadSnapshot before = Snapshot();
   WorkloadSnapshot after = Snapshot();

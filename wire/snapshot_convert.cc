@@ -223,9 +223,14 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   proto->set_ios_per_call(t.IosPerCall());
   proto->set_mean_inflight(t.MeanInflight(elapsed));
   PercentilesToProto(t.latency, proto->mutable_latency());
-  PercentilesToProto(t.submit_latency, proto->mutable_submit_latency());
+  // Batch turns' two parts under their own names (ThreadSnapshot).
+  proto->set_batch_turns(t.batch_turns);
+  PercentilesToProto(t.submit_latency,
+                     t.batch_turns ? proto->mutable_batch_wait_latency()
+                                   : proto->mutable_submit_latency());
   PercentilesToProto(t.completion_latency,
-                     proto->mutable_completion_latency());
+                     t.batch_turns ? proto->mutable_after_wait_latency()
+                                   : proto->mutable_completion_latency());
   PercentilesToProto(t.intended_latency, proto->mutable_intended_latency());
   PercentilesToProto(t.issue_lag, proto->mutable_issue_lag());
   proto->set_late_ios(t.late_ios);
@@ -234,9 +239,12 @@ void ThreadToProto(const ThreadSnapshot& t, absl::Duration elapsed,
   proto->set_sync_ios(t.sync_ios);
   if (with_histogram) {
     HistogramToProto(t.latency, proto->mutable_histogram());
-    HistogramToProto(t.submit_latency, proto->mutable_submit_histogram());
+    HistogramToProto(t.submit_latency,
+                     t.batch_turns ? proto->mutable_batch_wait_histogram()
+                                   : proto->mutable_submit_histogram());
     HistogramToProto(t.completion_latency,
-                     proto->mutable_completion_histogram());
+                     t.batch_turns ? proto->mutable_after_wait_histogram()
+                                   : proto->mutable_completion_histogram());
     HistogramToProto(t.intended_latency, proto->mutable_intended_histogram());
     HistogramToProto(t.issue_lag, proto->mutable_issue_lag_histogram());
   }
@@ -545,6 +553,7 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
   t.trim_ios = proto.trim_ios();
   t.trim_bytes = proto.trim_bytes();
   t.sync_ios = proto.sync_ios();
+  t.batch_turns = proto.batch_turns();
   for (const v1::ErrorCount& e : proto.errors()) {
     t.errors.push_back(
         {.errno_value = e.errno_value(), .name = e.name(), .count = e.count()});
@@ -558,6 +567,10 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
       {proto.has_submit_histogram(), proto.submit_histogram(),
        &t.submit_latency},
       {proto.has_completion_histogram(), proto.completion_histogram(),
+       &t.completion_latency},
+      {proto.has_batch_wait_histogram(), proto.batch_wait_histogram(),
+       &t.submit_latency},
+      {proto.has_after_wait_histogram(), proto.after_wait_histogram(),
        &t.completion_latency},
       {proto.has_intended_histogram(), proto.intended_histogram(),
        &t.intended_latency},

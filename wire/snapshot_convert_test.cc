@@ -215,6 +215,7 @@ void ExpectSameThread(const ThreadSnapshot& a, const ThreadSnapshot& b) {
   EXPECT_EQ(a.trim_ios, b.trim_ios);
   EXPECT_EQ(a.trim_bytes, b.trim_bytes);
   EXPECT_EQ(a.sync_ios, b.sync_ios);
+  EXPECT_EQ(a.batch_turns, b.batch_turns);
 }
 
 void ExpectSameDevice(const DeviceCounters& a, const DeviceCounters& b) {
@@ -508,6 +509,39 @@ TEST(SnapshotProtoTest, GroupsAndTheSloSearchRoundTrip) {
   // Per-thread intended histograms travel only when asked, like the others.
   EXPECT_FALSE(proto.threads(0).has_intended_histogram());
   EXPECT_EQ(proto.threads(0).intended_latency().count(), 100u);
+}
+
+// Batch turns' parts travel as batch_wait_latency and after_wait_latency
+// (and their histograms), submit_latency and completion_latency empty; read
+// back into the same histograms with batch_turns set.
+TEST(SnapshotProtoTest, BatchTurnsPartsHaveTheirOwnNames) {
+  WorkloadSnapshot s;
+  s.elapsed = absl::Seconds(1);
+  s.threads = {Counters(0, 100, 5000)};
+  s.threads[0].batch_turns = true;
+  s.total = s.threads[0];
+  v1::Snapshot proto;
+  SnapshotToProto(s, {.thread_histograms = true}, &proto);
+  const v1::ThreadStats& total = proto.total();
+  EXPECT_TRUE(total.batch_turns());
+  EXPECT_EQ(total.batch_wait_latency().count(), 100u);
+  EXPECT_EQ(total.after_wait_latency().count(), 100u);
+  EXPECT_EQ(total.submit_latency().count(), 0u);
+  EXPECT_EQ(total.completion_latency().count(), 0u);
+  EXPECT_TRUE(total.has_batch_wait_histogram());
+  EXPECT_FALSE(total.has_submit_histogram());
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->total.batch_turns);
+  EXPECT_TRUE(back->total.submit_latency == s.total.submit_latency);
+  EXPECT_TRUE(back->total.completion_latency == s.total.completion_latency);
+  EXPECT_TRUE(back->threads[0].batch_turns);
+  // per_io turns keep fio's names.
+  s.total.batch_turns = false;
+  SnapshotToProto(s, {}, &proto);
+  EXPECT_FALSE(proto.total().batch_turns());
+  EXPECT_EQ(proto.total().submit_latency().count(), 100u);
+  EXPECT_EQ(proto.total().batch_wait_latency().count(), 0u);
 }
 
 // A step from a daemon before verdicts takes its verdict from `met`; a

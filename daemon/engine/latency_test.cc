@@ -63,6 +63,9 @@ TEST_F(LatencyTest, BatchModeLatencyIsSubmissionPlusCompletion) {
   EXPECT_EQ(s.total.ios, 4000u);
   ExpectPartsAddUp(s.total);
   for (const ThreadSnapshot& t : s.threads) ExpectPartsAddUp(t);
+  // Batch turns: the parts are named batch_wait and after_wait (snapshot.h).
+  EXPECT_TRUE(s.total.batch_turns);
+  for (const ThreadSnapshot& t : s.threads) EXPECT_TRUE(t.batch_turns);
 }
 
 TEST_F(LatencyTest, PerIoModeLatencyIsSubmissionPlusCompletion) {
@@ -73,6 +76,23 @@ TEST_F(LatencyTest, PerIoModeLatencyIsSubmissionPlusCompletion) {
   ASSERT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
   EXPECT_EQ(s.total.ios, 4000u);
   ExpectPartsAddUp(s.total);
+  EXPECT_FALSE(s.total.batch_turns);  // fio's slat and clat
+}
+
+// An open loop takes per_io turns whatever latency_mode says: its parts
+// are fio's slat and clat, not batch turns'.
+TEST_F(LatencyTest, OpenLoopInBatchModeTakesPerIoTurns) {
+  WorkloadSpec spec = CountedSpec(2000);
+  spec.latency_mode = LatencyMode::kBatch;
+  spec.direct = false;
+  spec.rate_iops = 20000;
+  const WorkloadSnapshot s = RunToEnd(spec);
+  ASSERT_EQ(s.state, WorkloadState::kFinished) << s.error.message;
+  EXPECT_GT(s.total.ios, 0u);
+  EXPECT_FALSE(s.total.batch_turns);
+  for (const std::string& note : s.notes) {
+    EXPECT_EQ(note.find("batch_wait"), std::string::npos) << note;
+  }
 }
 
 TEST_F(LatencyTest, PerIoModeNeverWaitsForABatch) {

@@ -482,6 +482,8 @@ class SubmitterThread {
   absl::Notification ready_;
   RingSetup ring_setup_;
   std::vector<std::string> notes_;
+  // Timed in batch turns (ThreadSnapshot::batch_turns); set at setup.
+  bool batch_turns_ = false;
   std::atomic<bool> exited_{false};
   std::atomic<int64_t> last_reap_ns_{0};
   std::atomic<int64_t> first_submit_monotonic_ns_{0};

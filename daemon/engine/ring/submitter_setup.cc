@@ -44,11 +44,12 @@ absl::Status ErrnoStatus(int error_number, absl::string_view what) {
 
 std::string BatchLatencyNote(uint32_t complete_batch) {
   return absl::StrCat(
-      "latency_mode batch: slat (submit_latency) is the whole enter that "
-      "submits a batch and also waits for complete_batch=", complete_batch,
-      " completions, and I/Os done during it have clat "
-      "(completion_latency) 0; lat, their sum, is exact. latency_mode=per_io "
-      "splits them as fio does");
+      "latency_mode batch: the enter that submits a batch also waits for "
+      "complete_batch=", complete_batch, " completions, so lat's parts are "
+      "batch_wait (that whole enter) and after_wait (from its return to the "
+      "reap, 0 for I/Os done during the wait), not fio's slat and clat; lat, "
+      "their sum, is exact. latency_mode=per_io measures slat and clat as "
+      "fio does");
 }
 
 DeviceSplitLimits SplitLimitsFor(const TargetInfo& target) {
@@ -204,10 +205,9 @@ void SubmitterThread::NoteBatchLatency() {
   // per_io turns whatever the mode, so they carry no such note.
   const bool open_loop_thread = group_.rate_iops != 0 ||
                                 group_.rate_bw != 0 || spec_.spec.slo.enabled;
-  if (latency_tracking_ && latency_mode_ == LatencyMode::kBatch &&
-      !open_loop_thread) {
-    notes_.push_back(BatchLatencyNote(complete_batch_));
-  }
+  batch_turns_ = latency_tracking_ && latency_mode_ == LatencyMode::kBatch &&
+                 !open_loop_thread;
+  if (batch_turns_) notes_.push_back(BatchLatencyNote(complete_batch_));
 }
 
 absl::Status SubmitterThread::SizeRing() {

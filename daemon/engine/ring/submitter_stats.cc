@@ -68,6 +68,7 @@ bool SubmitterThread::PhaseBoundary(uint32_t generation,
   }
   out->thread_index = index_;
   out->cpu = cpu_;
+  out->batch_turns = batch_turns_;
   CpuTimesTo(out);
   return true;
 }
@@ -76,6 +77,7 @@ void SubmitterThread::Snapshot(ThreadSnapshot* out) const {
   out->thread_index = index_;
   out->cpu = cpu_;
   CountsTo(out);
+  out->batch_turns = batch_turns_;
   CpuTimesTo(out);
 }
 
