@@ -61,12 +61,26 @@ bool FioLogFlagsGiven() {
 }
 
 absl::StatusOr<std::optional<FioLogPlan>> FioLogPlanFromFlags(
-    const WorkloadSpec& spec) {
+    const WorkloadSpec& spec, const FioLogOptions& job_file) {
+  auto flag_or_file = [](const std::string& flag, const std::string& file) {
+    return flag.empty() ? file : flag;
+  };
   FioLogPlan plan;
-  plan.settings = {.iops_prefix = absl::GetFlag(FLAGS_write_iops_log),
-                   .bw_prefix = absl::GetFlag(FLAGS_write_bw_log),
-                   .lat_prefix = absl::GetFlag(FLAGS_write_lat_log),
-                   .hist_prefix = absl::GetFlag(FLAGS_write_hist_log)};
+  plan.settings = {
+      .iops_prefix = flag_or_file(absl::GetFlag(FLAGS_write_iops_log),
+                                  job_file.iops_prefix),
+      .bw_prefix =
+          flag_or_file(absl::GetFlag(FLAGS_write_bw_log), job_file.bw_prefix),
+      .lat_prefix = flag_or_file(absl::GetFlag(FLAGS_write_lat_log),
+                                 job_file.lat_prefix),
+      .hist_prefix = flag_or_file(absl::GetFlag(FLAGS_write_hist_log),
+                                  job_file.hist_prefix)};
+  const int64_t avg_msec = absl::GetFlag(FLAGS_log_avg_msec) != 0
+                               ? absl::GetFlag(FLAGS_log_avg_msec)
+                               : job_file.log_avg_msec;
+  const int64_t hist_msec = absl::GetFlag(FLAGS_log_hist_msec) != 0
+                                ? absl::GetFlag(FLAGS_log_hist_msec)
+                                : job_file.log_hist_msec;
   const FioLogSettings& s = plan.settings;
   const bool averages =
       !s.iops_prefix.empty() || !s.bw_prefix.empty() || !s.lat_prefix.empty();
@@ -76,13 +90,13 @@ absl::StatusOr<std::optional<FioLogPlan>> FioLogPlanFromFlags(
                         : !s.bw_prefix.empty() ? "write_bw_log"
                                                : "write_lat_log";
     absl::StatusOr<absl::Duration> d =
-        Period("log_avg_msec", absl::GetFlag(FLAGS_log_avg_msec), first);
+        Period("log_avg_msec", avg_msec, first);
     if (!d.ok()) return d.status();
     plan.average_period = *d;
   }
   if (!s.hist_prefix.empty()) {
-    absl::StatusOr<absl::Duration> d = Period(
-        "log_hist_msec", absl::GetFlag(FLAGS_log_hist_msec), "write_hist_log");
+    absl::StatusOr<absl::Duration> d =
+        Period("log_hist_msec", hist_msec, "write_hist_log");
     if (!d.ok()) return d.status();
     plan.histogram_period = *d;
   }

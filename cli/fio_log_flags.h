@@ -36,13 +36,15 @@ struct FioLogPlan {
 // Whether any of the log flags above is given.
 bool FioLogFlagsGiven();
 
-// nullopt when no log is asked for. InvalidArgument naming the flag: an
-// averaged log without --log_avg_msec (blkperf keeps no per-I/O samples),
-// --write_hist_log without --log_hist_msec, a period under
-// kMinFioLogPeriod, or a latency log of a spec whose I/O goes more than
-// one way (randrw, job groups: blkperf's latencies are not per direction).
+// The logs the flags ask for over those of `job_file` (a --fio_job's log
+// options; each flag given wins over the file's), nullopt when none is
+// asked for. InvalidArgument naming the flag: an averaged log without
+// --log_avg_msec (blkperf keeps no per-I/O samples), --write_hist_log
+// without --log_hist_msec, a period under kMinFioLogPeriod, or a latency
+// log of a spec whose I/O goes more than one way (randrw, job groups:
+// blkperf's latencies are not per direction).
 absl::StatusOr<std::optional<FioLogPlan>> FioLogPlanFromFlags(
-    const WorkloadSpec& spec);
+    const WorkloadSpec& spec, const FioLogOptions& job_file = {});
 
 // Writes the logs of one workload until it ends, then its last partial
 // windows, and closes `writer`. `wait_for_end(d)` waits at most d and says

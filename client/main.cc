@@ -310,17 +310,31 @@ int Probe(Connection& c, const std::string& path) {
 }
 
 // The spec of the spec flags over the --fio_job's, when given (its notes
-// to stderr): `blkperf run|start` and `blkperf fleet run`.
-absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsAndFioJob() {
+// to stderr): `blkperf run|start` and `blkperf fleet run`. The job file's
+// log options go to `*file_logs` when given; without it (start, fleet run)
+// a job file with logs is refused: only `run` writes them.
+absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsAndFioJob(
+    FioLogOptions* file_logs = nullptr) {
   absl::StatusOr<std::optional<FioImport>> fio_job = FioJobFromFlags();
   if (!fio_job.ok()) return fio_job.status();
-  if (*fio_job) PrintFioImportNotes(**fio_job, stderr);
+  if (*fio_job) {
+    PrintFioImportNotes(**fio_job, stderr);
+    if (file_logs != nullptr) {
+      *file_logs = (*fio_job)->logs;
+    } else if ((*fio_job)->logs.AnyLog()) {
+      return absl::InvalidArgumentError(
+          "--fio_job: the job file's log options (write_*_log) are written "
+          "by `blkperf run` (or blkperfd run), which watches one workload to "
+          "its end; --fio_job_lenient does not drop logs it can write");
+    }
+  }
   return SpecFromFlagsOnto(*fio_job ? (*fio_job)->spec : v1::WorkloadSpec());
 }
 
-// The spec `start` and `run` send.
-absl::StatusOr<v1::WorkloadSpec> StartSpecFromFlags() {
-  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsAndFioJob();
+// The spec `start` and `run` send (`file_logs`: as SpecFromFlagsAndFioJob).
+absl::StatusOr<v1::WorkloadSpec> StartSpecFromFlags(
+    FioLogOptions* file_logs = nullptr) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlagsAndFioJob(file_logs);
   if (!spec.ok()) return spec.status();
   absl::StatusOr<OutputFormat> format =
       OutputFormatFromFlags(ReportJson());
@@ -484,16 +498,17 @@ void SaveRemoteResult(Connection& c, const std::string& id,
 // The fio logs the flags ask for, opened (nullopt: none asked for), for
 // the spec `spec` will run; InvalidArgument naming the flag or file.
 absl::StatusOr<std::optional<std::pair<FioLogPlan, FioLogWriter>>>
-OpenFioLogs(const v1::WorkloadSpec& spec) {
+OpenFioLogs(const v1::WorkloadSpec& spec, const FioLogOptions& file_logs) {
   using Logs = std::optional<std::pair<FioLogPlan, FioLogWriter>>;
-  if (!FioLogFlagsGiven()) return Logs();
+  if (!FioLogFlagsGiven() && !file_logs.AnyLog()) return Logs();
   // Decoded only: the daemon checks the spec it is sent.
   absl::StatusOr<WorkloadSpec> decoded =
       SpecFromProto(spec, SpecOrigin::kDaemonResult);
   if (!decoded.ok()) return decoded.status();
   absl::StatusOr<std::optional<FioLogPlan>> plan =
-      FioLogPlanFromFlags(*decoded);
+      FioLogPlanFromFlags(*decoded, file_logs);
   if (!plan.ok()) return plan.status();
+  if (!*plan) return Logs();
   absl::StatusOr<FioLogWriter> writer = FioLogWriter::Open((*plan)->settings);
   if (!writer.ok()) return writer.status();
   return Logs(std::in_place, **plan, *std::move(writer));
@@ -528,9 +543,10 @@ std::thread RecordRemoteFioLogs(Connection& c, const std::string& id,
 int Run(Connection& c, sigset_t signals) {
   const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
   if (!save.ok()) return Usage(std::string(save.status().message()));
-  absl::StatusOr<v1::WorkloadSpec> spec = StartSpecFromFlags();
+  FioLogOptions file_logs;
+  absl::StatusOr<v1::WorkloadSpec> spec = StartSpecFromFlags(&file_logs);
   if (!spec.ok()) return Fail(spec.status());
-  auto logs = OpenFioLogs(*spec);
+  auto logs = OpenFioLogs(*spec, file_logs);
   if (!logs.ok()) return Usage(std::string(logs.status().message()));
   absl::StatusOr<v1::StartWorkloadResponse> started =
       StartWithSpec(c, *std::move(spec));
@@ -703,6 +719,11 @@ int Main(int argc, char** argv) {
                  "run on `blkperfd run`, `blkperf run` and `blkperf fleet "
                  "run` (docs/experiments.md)");
   }
+  if (FioLogFlagsGiven() && (command != "run" || VaryGiven())) {
+    return Usage("fio's log options are for `blkperf run` without --vary "
+                 "(the client writes the logs of the one workload it "
+                 "watches)");
+  }
   if (command == "fleet") {
     fleet::ClientSettings settings;
     settings.json = ReportJson();
@@ -735,11 +756,6 @@ int Main(int argc, char** argv) {
   }
   if (absl::Status list = PercentileListFromFlags().status(); !list.ok()) {
     return Usage(std::string(list.message()));
-  }
-  if (FioLogFlagsGiven() && (command != "run" || VaryGiven())) {
-    return Usage("fio's log options are for `blkperf run` without --vary "
-                 "(the client writes the logs of the one workload it "
-                 "watches)");
   }
 
   // `run` handles SIGINT/SIGTERM on a thread of its own; block them before

@@ -173,6 +173,86 @@ bool OutputOnly(absl::string_view key) {
   return false;
 }
 
+// fio's log options blkperf writes (docs/fio.md); the other log_* options
+// only change fio's output (OutputOnly).
+bool IsLogOption(absl::string_view key) {
+  return key == "write_iops_log" || key == "write_bw_log" ||
+         key == "write_lat_log" || key == "write_hist_log" ||
+         key == "log_avg_msec" || key == "log_hist_msec";
+}
+
+// The log options seen, for the checks once the whole file is read.
+struct LogOptionsSeen {
+  std::vector<const FioOption*> averaged;  // write_iops/bw/lat_log
+  const FioOption* histogram = nullptr;    // write_hist_log
+};
+
+// One log option into `logs`. A write_*_log without a name (bare, "1")
+// takes its job's name, as fio's; one log of each kind per run.
+absl::Status ApplyLogOption(const FioOption& o, const std::string& section,
+                            FioLogOptions* logs, LogOptionsSeen* seen) {
+  if (o.key == "log_avg_msec" || o.key == "log_hist_msec") {
+    int64_t ms = 0;
+    if (!absl::SimpleAtoi(o.value, &ms) || ms < 0) {
+      return Refuse(o, "not a whole number of milliseconds");
+    }
+    (o.key == "log_avg_msec" ? logs->log_avg_msec : logs->log_hist_msec) = ms;
+    return absl::OkStatus();
+  }
+  std::string name = o.value;
+  if (name.empty() || name == "1") {
+    if (section == "global") {
+      return Refuse(o, "a log without a name takes its job's name: give it "
+                       "one in [global]");
+    }
+    name = section;
+  }
+  std::string* prefix = o.key == "write_iops_log"  ? &logs->iops_prefix
+                        : o.key == "write_bw_log"  ? &logs->bw_prefix
+                        : o.key == "write_lat_log" ? &logs->lat_prefix
+                                                   : &logs->hist_prefix;
+  if (!prefix->empty() && *prefix != name) {
+    return Refuse(o, absl::StrCat("blkperf writes one log of each kind per "
+                                  "run, and another job named it '",
+                                  *prefix, "'"));
+  }
+  *prefix = name;
+  if (o.key == "write_hist_log") {
+    seen->histogram = &o;
+  } else {
+    seen->averaged.push_back(&o);
+  }
+  return absl::OkStatus();
+}
+
+// fio's per-I/O logs (log_avg_msec / log_hist_msec 0, fio's default) need
+// per-I/O samples blkperf does not keep: refused naming the log option, or
+// dropped and listed with `lenient`.
+absl::Status CheckLogWindows(const LogOptionsSeen& seen, bool lenient,
+                             FioImport* out) {
+  FioLogOptions& logs = out->logs;
+  if (!seen.averaged.empty() && logs.log_avg_msec == 0) {
+    if (!lenient) {
+      return Refuse(*seen.averaged.front(),
+                    "fio's per-I/O log (no log_avg_msec) is not supported: "
+                    "blkperf logs windows; set log_avg_msec");
+    }
+    for (const FioOption* o : seen.averaged) out->dropped.push_back(o->Where());
+    logs.iops_prefix.clear();
+    logs.bw_prefix.clear();
+    logs.lat_prefix.clear();
+  }
+  if (seen.histogram != nullptr && logs.log_hist_msec == 0) {
+    if (!lenient) {
+      return Refuse(*seen.histogram,
+                    "needs log_hist_msec (blkperf logs windows)");
+    }
+    out->dropped.push_back(seen.histogram->Where());
+    logs.hist_prefix.clear();
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ApplyOp(const FioOption& o, Job* job) {
   static const std::map<std::string, v1::Op> kOps = {
       {"read", v1::OP_READ},         {"write", v1::OP_WRITE},
@@ -543,9 +623,18 @@ absl::StatusOr<FioImport> ImportFioSections(const FioJobFile& file,
   FioImport out;
   std::vector<const FioOption*> global;
   std::vector<Job> jobs;
+  LogOptionsSeen logs_seen;
   for (const FioSection& section : file.sections) {
     std::vector<const FioOption*> kept;
     for (const FioOption& o : section.options) {
+      if (IsLogOption(o.key)) {
+        if (absl::Status s =
+                ApplyLogOption(o, section.name, &out.logs, &logs_seen);
+            !s.ok()) {
+          return s;
+        }
+        continue;
+      }
       if (o.key == "percentile_list") {
         for (absl::string_view p : absl::StrSplit(o.value, absl::ByAnyChar(":,"))) {
           double v = 0;
@@ -583,6 +672,10 @@ absl::StatusOr<FioImport> ImportFioSections(const FioJobFile& file,
   }
   if (jobs.empty()) {
     return absl::InvalidArgumentError("the job file has no job section");
+  }
+  if (absl::Status st = CheckLogWindows(logs_seen, options.lenient, &out);
+      !st.ok()) {
+    return st;
   }
   if (jobs.size() == 1) {
     out.spec = jobs[0].spec;

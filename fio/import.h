@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "fio/job_file.h"
 #include "proto/blkperf.pb.h"
+#include "report/fio_log.h"
 
 namespace blkperf {
 
@@ -33,6 +34,11 @@ struct FioImport {
   v1::WorkloadSpec spec;
   // fio's percentile_list, when the file sets one (for the fio outputs).
   std::vector<double> percentiles;
+  // fio's log options of the file (write_iops_log, write_bw_log,
+  // write_lat_log with log_avg_msec; write_hist_log with log_hist_msec):
+  // the process that runs the job writes them (cli/fio_log_flags.h), a
+  // log flag on its command line winning over the file.
+  FioLogOptions logs;
   // "FILE:LINE: option 'KEY'" of each option --fio_job_lenient dropped.
   std::vector<std::string> dropped;
   // Facts the user should see, e.g. that blkperf's default runtime applies.

@@ -125,16 +125,44 @@ TEST(ImportFioTest, RefusalsNameTheLine) {
 
 TEST(ImportFioTest, LenientDropsOnlyOutputOptionsAndListsThem) {
   Files f;
+  // A per-I/O log (no log_avg_msec) blkperf cannot write: dropped.
   f.files["/j/l.fio"] =
-      "[j]\nrw=read\nwrite_bw_log=bw\ndescription=x\nlog_avg_msec=100\n";
+      "[j]\nrw=read\nwrite_bw_log=bw\ndescription=x\nlog_hist_coarseness=2\n";
   absl::StatusOr<FioImport> r = f.Import("/j/l.fio", /*lenient=*/true);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(r->dropped, ElementsAre("/j/l.fio:3: option 'write_bw_log'",
-                                      "/j/l.fio:4: option 'description'",
-                                      "/j/l.fio:5: option 'log_avg_msec'"));
+  EXPECT_THAT(r->dropped, ElementsAre("/j/l.fio:4: option 'description'",
+                                      "/j/l.fio:5: option 'log_hist_coarseness'",
+                                      "/j/l.fio:3: option 'write_bw_log'"));
+  EXPECT_FALSE(r->logs.AnyLog());
   f.files["/j/l.fio"] = "[j]\nrw=read\nzonemode=zbd\n";
   EXPECT_THAT(f.Import("/j/l.fio", true).status().message(),
               HasSubstr(":3: option 'zonemode'"));
+}
+
+// fio's log options with their windows are the job's logs (the running
+// process writes them); a bare write_*_log takes the job's name, as fio's.
+TEST(ImportFioTest, LogOptionsWithWindowsAreKept) {
+  Files f;
+  f.files["/j/l.fio"] =
+      "[global]\nlog_avg_msec=250\n[job1]\nrw=read\nwrite_bw_log=bw\n"
+      "write_iops_log\nwrite_lat_log=lat\nwrite_hist_log=h\n"
+      "log_hist_msec=500\n";
+  absl::StatusOr<FioImport> r = f.Import("/j/l.fio");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->logs.bw_prefix, "bw");
+  EXPECT_EQ(r->logs.iops_prefix, "job1");
+  EXPECT_EQ(r->logs.lat_prefix, "lat");
+  EXPECT_EQ(r->logs.hist_prefix, "h");
+  EXPECT_EQ(r->logs.log_avg_msec, 250);
+  EXPECT_EQ(r->logs.log_hist_msec, 500);
+  EXPECT_TRUE(r->dropped.empty());
+  // A histogram log without its window: refused naming its line.
+  f.files["/j/l.fio"] = "[j]\nrw=read\nwrite_hist_log=h\n";
+  EXPECT_THAT(f.Import("/j/l.fio").status().message(),
+              HasSubstr(":3: option 'write_hist_log'"));
+  f.files["/j/l.fio"] = "[j]\nrw=read\nlog_avg_msec=-5\n";
+  EXPECT_THAT(f.Import("/j/l.fio").status().message(),
+              HasSubstr(":3: option 'log_avg_msec'"));
 }
 
 TEST(ImportFioTest, GroupsFromSeveralJobsAndSizeCounts) {

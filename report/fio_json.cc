@@ -437,7 +437,8 @@ JsonObject JobJson(const WorkloadSpec& spec,
 
   // bw_* and iops_*: the series is the whole workload's, kept for reads
   // and writes (not for a group's job, nor a fleet's merge).
-  const bool series = job.total == &s.total && !options.rates;
+  const bool series = job.total == &s.total && !options.rates &&
+                      s.series.interval > absl::ZeroDuration();
   const IntervalSamples read_samples = SamplesOf(s.series, SeriesCounts::kRead);
   const IntervalSamples write_samples =
       SamplesOf(s.series, SeriesCounts::kWrite);

@@ -41,6 +41,22 @@ struct FioLogSettings {
   int latency_ddir = 0;
 };
 
+// fio's log options as a job file (or the command line) gives them: file
+// prefixes ("" = no such log) and windows in ms (0 = not given).
+struct FioLogOptions {
+  std::string iops_prefix;
+  std::string bw_prefix;
+  std::string lat_prefix;
+  std::string hist_prefix;
+  int64_t log_avg_msec = 0;
+  int64_t log_hist_msec = 0;
+
+  bool AnyLog() const {
+    return !iops_prefix.empty() || !bw_prefix.empty() || !lat_prefix.empty() ||
+           !hist_prefix.empty();
+  }
+};
+
 // One averaged line for direction `ddir`.
 std::string FioAverageLine(int64_t time_ms, uint64_t value, int ddir);
 

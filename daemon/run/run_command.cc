@@ -129,7 +129,8 @@ int RunCommand() {
     std::fprintf(stderr, "blkperfd run: %s\n", save.status().ToString().c_str());
     return 2;
   }
-  absl::StatusOr<std::optional<FioLogPlan>> log_plan = FioLogPlanFromFlags(*spec);
+  absl::StatusOr<std::optional<FioLogPlan>> log_plan = FioLogPlanFromFlags(
+      *spec, *fio_job ? (*fio_job)->logs : FioLogOptions{});
   std::optional<FioLogWriter> logs;
   if (log_plan.ok() && *log_plan) {
     absl::StatusOr<FioLogWriter> opened = FioLogWriter::Open((*log_plan)->settings);

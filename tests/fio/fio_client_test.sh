@@ -98,6 +98,28 @@ done
 grep -q "latencies are not kept per direction" "$dir/err" ||
   { echo "FAIL: randrw lat log refusal: $(cat "$dir/err")"; exit 1; }
 
+echo "== a job file's log options: blkperf run writes them, start refuses them"
+printf '[global]\nioengine=io_uring\ntime_based=1\nruntime=1\n[w]\nrw=randread\nfilename=%s\nwrite_iops_log\nwrite_hist_log=jh\nlog_avg_msec=200\nlog_hist_msec=250\n' \
+  "$dir/target.dat" > "$dir/logs.fio"
+(cd "$dir" && "$blkperf" --server="$server" --quiet run --fio_job="$dir/logs.fio" \
+  --output_format=fio-json > "$dir/job_logs.json" 2> "$dir/notes")
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+reads = json.load(open(d + "/job_logs.json"))["jobs"][0]["read"]["total_ios"]
+iops = [l for l in open(d + "/w_iops.1.log") if l.strip()]   # named after the job
+hist = [[int(c) for c in l.split(",")] for l in open(d + "/jh_clat_hist.1.log") if l.strip()]
+assert len(iops) >= 3 and len(hist) >= 2, (len(iops), len(hist))
+assert sum(sum(r[3:]) for r in hist) == reads, reads
+print("job file logs: %d iops lines, hist bins add up to %d reads" % (len(iops), reads))
+PY
+set +e
+"$blkperf" --server="$server" start --fio_job="$dir/logs.fio" > /dev/null 2> "$dir/err"
+rc=$?
+set -e
+[[ $rc -ne 0 ]] && grep -q "log options" "$dir/err" ||
+  { echo "FAIL: start with a job file's logs: rc=$rc $(cat "$dir/err")"; exit 1; }
+
 echo "== a bad --output_format is a usage error"
 set +e
 "$blkperf" --server="$server" status w1 --output_format=xml > /dev/null 2> "$dir/err"
