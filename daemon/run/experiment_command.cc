@@ -1,7 +1,10 @@
 #include "daemon/run/experiment_command.h"
 
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -78,21 +81,35 @@ ResultRecord ExperimentRecord(const WorkloadSpec& baseline,
   return r;
 }
 
+// This process's CPU time so far (every thread's, its io-wq workers'
+// included), in seconds.
+double ProcessCpuSeconds() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 // Other processes' share of the submitter CPUs' time over a round. The
-// readings span the round's set-up too, whose own CPU time the snapshot
-// does not count (a little over), and io-wq workers' time is subtracted
-// wherever they ran (a little under where they ran on other CPUs).
+// readings span the round's set-up, ramp and teardown, and so does the
+// process's own CPU time subtracted (all of it, wherever it ran: a little
+// under where blkperfd's threads ran on other CPUs).
 double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
                        const std::vector<CpuTicks>& before,
-                       const std::vector<CpuTicks>& after) {
+                       const std::vector<CpuTicks>& after,
+                       double own_cpu_seconds) {
   std::vector<int> cpus;
   for (const ThreadSnapshot& t : snapshot.threads) {
     if (t.cpu >= 0) cpus.push_back(t.cpu);
   }
-  const ThreadSnapshot& total = snapshot.total;
-  return OtherCpuShare(before, after, cpus,
-                       total.user_cpu_seconds + total.system_cpu_seconds +
-                           total.io_worker_cpu_seconds,
+  if (!std::isfinite(own_cpu_seconds)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return OtherCpuShare(before, after, cpus, own_cpu_seconds,
                        static_cast<double>(sysconf(_SC_CLK_TCK)));
 }
 
@@ -122,13 +139,16 @@ int RunExperiment(bool json) {
       *plan, (*specs)[0].ramp_time, CpuFrequencyGovernor(),
       [&](int arm) -> absl::StatusOr<WorkloadSnapshot> {
         const absl::StatusOr<std::vector<CpuTicks>> before = ReadCpuTicks();
+        const double own_before = ProcessCpuSeconds();
         absl::StatusOr<WorkloadSnapshot> snapshot =
             arm != 0 ? RunLocally((*specs)[static_cast<size_t>(arm)])
                      : RunLocally((*specs)[0], &baseline_targets);
+        const double own_after = ProcessCpuSeconds();
         const absl::StatusOr<std::vector<CpuTicks>> after = ReadCpuTicks();
         last_other_cpu = std::numeric_limits<double>::quiet_NaN();
         if (snapshot.ok() && before.ok() && after.ok()) {
-          last_other_cpu = OtherCpuShareOf(*snapshot, *before, *after);
+          last_other_cpu = OtherCpuShareOf(*snapshot, *before, *after,
+                                           own_after - own_before);
         }
         if (arm == 0 && snapshot.ok()) baseline_round = *snapshot;
         return snapshot;

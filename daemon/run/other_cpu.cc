@@ -57,7 +57,8 @@ double OtherCpuShare(const std::vector<CpuTicks>& before,
   for (int cpu : cpus) {
     const size_t c = static_cast<size_t>(cpu);
     if (cpu < 0 || c >= before.size() || c >= after.size()) continue;
-    busy += static_cast<double>(after[c].busy - before[c].busy);
+    // Less the one tick the two readings can round this CPU's count by.
+    busy += static_cast<double>(after[c].busy - before[c].busy) - 1;
     total += static_cast<double>(after[c].total - before[c].total);
   }
   if (!(total > 0)) return std::numeric_limits<double>::quiet_NaN();

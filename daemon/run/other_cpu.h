@@ -30,9 +30,12 @@ struct CpuTicks {
 absl::StatusOr<std::vector<CpuTicks>> ParseCpuTicks(absl::string_view text);
 absl::StatusOr<std::vector<CpuTicks>> ReadCpuTicks();
 
-// Other processes' share (0 to 1) of `cpus`' time between the readings:
-// (busy - own_cpu_seconds x ticks per second) / total, at least 0. NaN
-// when `cpus` is empty or the CPUs' time did not advance.
+// Other processes' share (0 to 1) of `cpus`' time between the readings,
+// as a lower bound: (busy - one tick per CPU - own_cpu_seconds x ticks per
+// second) / total, at least 0. Each CPU's busy count is read to a tick at
+// either end (a 200 ms round on 2 CPUs is 40 ticks: one tick each is 5 %),
+// so only what is certainly more than the readings' resolution counts.
+// NaN when `cpus` is empty or the CPUs' time did not advance.
 double OtherCpuShare(const std::vector<CpuTicks>& before,
                      const std::vector<CpuTicks>& after,
                      const std::vector<int>& cpus, double own_cpu_seconds,

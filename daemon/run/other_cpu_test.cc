@@ -27,9 +27,11 @@ TEST(OtherCpuTest, BusyTicksLessTheRunsOwnOverTheCpusTime) {
   EXPECT_EQ((*after)[0].busy - (*before)[0].busy, 80u);
   EXPECT_EQ((*after)[0].total - (*before)[0].total, 100u);
   // The run took 0.5 s of cpu0 at 100 ticks/s: 50 of its 80 busy ticks.
-  EXPECT_DOUBLE_EQ(OtherCpuShare(*before, *after, {0}, 0.5, 100), 0.3);
-  // Both CPUs: 180 busy of 200, the run's 1.5 s = 150 ticks.
-  EXPECT_DOUBLE_EQ(OtherCpuShare(*before, *after, {0, 1}, 1.5, 100), 0.15);
+  // Less one tick for the readings' resolution: 29 of 100 certainly others'.
+  EXPECT_DOUBLE_EQ(OtherCpuShare(*before, *after, {0}, 0.5, 100), 0.29);
+  // Both CPUs: 180 busy of 200, less a tick each, the run's 1.5 s = 150
+  // ticks.
+  EXPECT_DOUBLE_EQ(OtherCpuShare(*before, *after, {0, 1}, 1.5, 100), 0.14);
   // More own time than busy ticks (a reading's rounding): 0, not negative.
   EXPECT_EQ(OtherCpuShare(*before, *after, {0}, 2, 100), 0);
   EXPECT_TRUE(std::isnan(OtherCpuShare(*before, *after, {}, 0, 100)));
