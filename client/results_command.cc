@@ -15,7 +15,9 @@
 #include "absl/time/time.h"
 #include "base/bounded_text.h"
 #include "base/units.h"
+#include "cli/output_format.h"
 #include "proto/blkperf.pb.h"
+#include "report/fio_json.h"
 #include "report/report.h"
 #include "store/results_store.h"
 #include "store/save_result.h"
@@ -173,10 +175,17 @@ absl::StatusOr<Decoded> Decode(const ResultRecord& r) {
   return d;
 }
 
+// A kept result as text, the JSON it was saved with, or fio's JSON
+// (--output_format=fio-json|fio-json+, --percentile_list), so a result read
+// back months later goes to fio's tools as the run's own output would.
 int Show(ResultsStore& store, const std::string& id, bool json) {
+  absl::StatusOr<OutputFormat> format = OutputFormatFromFlags(json);
+  if (!format.ok()) return Usage(std::string(format.status().message()));
+  absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
+  if (!percentiles.ok()) return Usage(std::string(percentiles.status().message()));
   absl::StatusOr<ResultRecord> r = store.Get(id);
   if (!r.ok()) return StoreError(r.status());
-  if (json) {
+  if (*format == OutputFormat::kJson) {
     std::cout << "{\"id\":" << Q(r->id) << ",\"created\":"
               << Q(TimeText(r->created_unix_ns)) << ",\"run_id\":"
               << Q(r->run_id) << ",\"source\":" << Q(r->source)
@@ -186,6 +195,13 @@ int Show(ResultsStore& store, const std::string& id, bool json) {
   }
   absl::StatusOr<Decoded> d = Decode(*r);
   if (!d.ok()) return StoreError(d.status());
+  if (IsFioFormat(*format)) {
+    std::cout << FormatFioJson(
+        d->spec, {}, d->snapshot,
+        FioJsonOptions{.plus = *format == OutputFormat::kFioJsonPlus,
+                       .percentiles = *percentiles});
+    return 0;
+  }
   std::cout << "result " << r->id << " (" << r->source << ", "
             << TimeText(r->created_unix_ns) << ")"
             << (r->tags.empty() ? "" : " tags " + TagsText(r->tags)) << "\n"

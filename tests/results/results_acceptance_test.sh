@@ -50,6 +50,24 @@ id=$(json "$dir/list.json" 'r["results"][0]["id"]')
 [[ $(json "$dir/show.json" 'r["report"]["series"] == json.load(open(sys.argv[1].replace("show","run")))["series"]') == True ]] ||
   fail "results show does not give back the run's series"
 "$blkperf" results show "$id" --results_db="$DB" | grep -q "^state: finished" || fail "results show text"
+# A kept result in fio's json+ (issue 40: the store's export in fio's
+# format): the run's read I/Os, and bins that add up to them.
+"$blkperf" results show "$id" --results_db="$DB" --output_format=fio-json+ \
+  --percentile_list=25:50:75:99 > "$dir/show_fio.json" || fail "results show --output_format=fio-json+"
+python3 - "$dir/show_fio.json" "$dir/run.json" <<'PY' || fail "results show fio-json+: $(head -c 400 "$dir/show_fio.json")"
+import json, sys
+fio = json.load(open(sys.argv[1]))
+run = json.load(open(sys.argv[2]))
+read = fio["jobs"][0]["read"]
+assert read["total_ios"] == run["total"]["read_ios"], (read["total_ios"], run["total"]["read_ios"])
+assert read["iops"] > 0, read["iops"]
+bins = read["clat_ns"]["bins"]
+assert sum(bins.values()) == read["clat_ns"]["N"], (sum(bins.values()), read["clat_ns"]["N"])
+assert sorted(read["clat_ns"]["percentile"]) == ["25.000000", "50.000000", "75.000000", "99.000000"], read["clat_ns"]["percentile"].keys()
+PY
+"$blkperf" results show "$id" --results_db="$DB" --output_format=ndjson 2> "$dir/show_bad.err" &&
+  fail "results show --output_format=ndjson accepted"
+grep -q "output_format" "$dir/show_bad.err" || fail "refusal does not name --output_format: $(cat "$dir/show_bad.err")"
 "$blkperf" results export --results_db="$DB" --output_format=ndjson > "$dir/export.ndjson"
 [[ $(wc -l < "$dir/export.ndjson") == 2 ]] || fail "export: one record per direction expected"
 python3 - "$dir/export.ndjson" "$dir/run.json" <<'PY' || fail "export records"
