@@ -575,7 +575,11 @@ class FlagRestorer {
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWithOverrides(
     const std::vector<std::pair<std::string, std::string>>& overrides) {
   FlagRestorer restorer;
-  for (const auto& [name, value] : overrides) {
+  for (const auto& override_flag : overrides) {
+    // Named, not a structured binding: clang 14 (the fuzz build) cannot
+    // capture a binding in a lambda.
+    const std::string& name = override_flag.first;
+    const std::string& value = override_flag.second;
     const auto bad = [&](absl::string_view why) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", name, "=", value, ": ", why));

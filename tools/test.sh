@@ -48,6 +48,7 @@ FUZZERS=(
   //daemon/engine/spec:spec_validation_fuzzer
   //model:split_strategy_fuzzer
   //daemon/service:blkperf_service_fuzzer
+  //daemon/security:certificate_names_fuzzer
 )
 FUZZ_SECONDS=${FUZZ_SECONDS:-45}
 

@@ -563,8 +563,9 @@ TEST_F(WorkloadTest, NopMapsNoBuffersForItsQueueDepth) {
   (*w)->Wait();
   EXPECT_GT((*w)->Snapshot().total.ios, 0u);
   // The rings (4096 SQEs and 8192 CQEs a thread), requests and stacks stay
-  // well under the 32 MiB of buffers.
-  EXPECT_LT(set_up - std::min(set_up, before), uint64_t{12} << 20)
+  // well under the 32 MiB of buffers: 8-10 MiB here, about 14 MiB under
+  // TSan (its shadow of every page touched); the buffers alone would be 32.
+  EXPECT_LT(set_up - std::min(set_up, before), uint64_t{24} << 20)
       << "resident memory grew from " << before << " to " << set_up;
 }
 
