@@ -9,27 +9,14 @@
 #include "base/bounded_text.h"
 #include "base/units.h"
 #include "experiment/design.h"
+#include "experiment/json_values.h"
 
 namespace blkperf {
 namespace {
 
-std::string Quote(absl::string_view text) {
-  std::string out = "\"";
-  AppendEscaped(text, &out);
-  out += '"';
-  return out;
-}
-
-std::string Number(double value) {
-  if (!std::isfinite(value)) return "null";
-  return absl::StrFormat("%.10g", value);
-}
-
-std::string Numbers(const std::vector<double>& values) {
-  std::vector<std::string> parts;
-  for (double v : values) parts.push_back(Number(v));
-  return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
-}
+using experiment_json::Number;
+using experiment_json::Numbers;
+using experiment_json::Quote;
 
 std::string MetricJson(const MetricResult& m) {
   std::string out = absl::StrCat("{\"samples\":", Numbers(m.samples),
