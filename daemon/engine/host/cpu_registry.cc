@@ -86,6 +86,17 @@ class Registry {
   std::map<int, std::string> holders_;  // CPUs others hold: their holder
 };
 
+// For thread `i` when every CPU of `placement` is held: the first one this
+// run has not taken yet (shared with another run, but not between two of
+// this run's threads, which the spec refuses), else the round-robin one.
+int SharedChoice(const std::vector<int>& placement,
+                 const std::vector<int>& taken, uint32_t i) {
+  for (int cpu : placement) {
+    if (std::find(taken.begin(), taken.end(), cpu) == taken.end()) return cpu;
+  }
+  return placement[i % placement.size()];
+}
+
 }  // namespace
 
 std::string CpuRegistryRoot() {
@@ -121,7 +132,7 @@ absl::StatusOr<CpuRegistration> RegisterCpus(const std::string& root,
         break;
       }
     }
-    if (chosen < 0) chosen = placement[i % placement.size()];
+    if (chosen < 0) chosen = SharedChoice(placement, reg.cpus, i);
     reg.cpus.push_back(chosen);
     if (status.ok()) status = registry.TryHold(chosen, &reg).status();
   }

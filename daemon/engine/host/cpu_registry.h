@@ -44,8 +44,10 @@ struct CpuRegistration {
 // Registers the CPUs of a run of `threads` submitter threads under `root`:
 // each entry of `requested` (the spec's `cpus`, kept as given), then for
 // each further thread the first CPU of `placement` that neither this run
-// nor another process holds; when none is left, placement[i %
-// placement.size()] as without a registry (the thread then shares).
+// nor another process holds; when none is left, the first CPU of
+// placement this run has not taken (the thread then shares it with another
+// run), and placement[i % placement.size()] only once this run has taken
+// them all.
 // A CPU another process holds is listed in `shared` and named in `note`;
 // with `refuse_sharing` that is a FailedPrecondition naming the CPU and its
 // holder instead. A registry that cannot be created or opened (no

@@ -52,6 +52,19 @@ TEST_F(CpuRegistryTest, ThreadsSpreadOverFreeCpusOnly) {
   EXPECT_THAT(b->shared, IsEmpty());
 }
 
+// CI: a test elsewhere held CPU 0, and a two-thread run without cpus got
+// {1, 1}, which the spec refuses ("cpus[1] 1 is listed twice"). A thread
+// with no free CPU shares another run's, not one of its own run's.
+TEST_F(CpuRegistryTest, ThreadsWithoutAFreeCpuShareAnotherRunsNotTheirOwn) {
+  absl::StatusOr<CpuRegistration> a = RegisterCpus(root_, {0, 1}, {}, 1, false);
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<CpuRegistration> b = RegisterCpus(root_, {0, 1}, {}, 2, false);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT(b->cpus, ElementsAre(1, 0));
+  EXPECT_THAT(b->shared, ElementsAre(0));
+  EXPECT_THAT(b->note, HasSubstr("CPU 0 (held by"));
+}
+
 TEST_F(CpuRegistryTest, RequestedCpuHeldElsewhereIsSharedOrRefused) {
   absl::StatusOr<CpuRegistration> a = RegisterCpus(root_, {0, 1}, {1}, 1, false);
   ASSERT_TRUE(a.ok()) << a.status();

@@ -236,6 +236,19 @@ absl::Status ValidateCpuFields(const WorkloadSpec& spec,
     return Invalid("threads", absl::StrCat(threads, " exceeds the limit ",
                                            limits.max_threads));
   }
+  // Threads without cpus go one per CPU of the placement; more would put
+  // two on one CPU, which `cpus` refuses ("listed twice") in words the user
+  // did not write.
+  if (spec.cpus.empty() && spec.groups.empty() &&
+      threads > cpus.placement.size()) {
+    return Invalid("threads",
+                   absl::StrCat(threads, " exceeds the ",
+                                cpus.placement.size(),
+                                " CPUs this daemon places submitters on (",
+                                CpuListText(cpus.placement),
+                                "): one submitter thread per CPU; list "
+                                "`cpus` to use other online CPUs"));
+  }
   return absl::OkStatus();
 }
 

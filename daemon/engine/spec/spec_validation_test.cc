@@ -232,6 +232,19 @@ TEST_F(SpecValidationTest, RejectsOfflineCpu) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "cpus[0]");
 }
 
+// More threads than CPUs to place them on is refused in the user's words
+// (threads), not as a duplicate of a `cpus` list they did not write.
+TEST_F(SpecValidationTest, RejectsMoreThreadsThanPlacementCpus) {
+  const size_t placement = CurrentHostCpus().placement.size();
+  spec_.threads = static_cast<uint32_t>(placement + 1);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "threads");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("one submitter thread per CPU"));
+  spec_.threads = static_cast<uint32_t>(placement);
+  EXPECT_TRUE(ResolveSpec(spec_, limits_).ok());
+}
+
 TEST_F(SpecValidationTest, RejectsThreadsNotMatchingCpus) {
   spec_.cpus = {OnlineCpus()[0]};
   spec_.threads = 2;
