@@ -14,6 +14,12 @@
 #                                          # device requests per SQE)
 #   bench/fidelity.sh --experiments identical_arms,...  # the pairing's noise
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/fidelity.sh ...
+#   bench/fidelity.sh --verdict [--quick] ...   # bench/fidelity_verdict.sh:
+#                       # fixed vs plain on a filled zram, blkperf's arms
+#                       # through the product (blkperfd run --vary, its
+#                       # ratio, interval and verdict) beside t/io_uring
+#                       # -B1 / -B0 in interleaved rounds, and whether the
+#                       # two agree in sign and size
 #
 # Experiments (A / B):
 #   identical_arms      the base arm twice, in both tools: the pairing's own
@@ -179,6 +185,7 @@ set -euo pipefail
 # Benchmarks keep no results in the user's store (docs/results.md).
 export BLKPERF_RESULTS_DB=${BLKPERF_RESULTS_DB:-none}
 cd "$(dirname "$0")/.."
+[[ ${1:-} == --verdict ]] && exec bench/fidelity_verdict.sh "${@:2}"
 
 targets=zram,file,loop
 sizes=4k,16k,64k,128k,1m

@@ -10,11 +10,16 @@ Fails (exit 1, naming each gap) when
   - a flag defined under cli/ (the spec flags every binary shares) is not
     named in docs/ (as `--name` or `name`);
   - README.md is longer than 200 lines or links a docs/ file that does not
-    exist.
+    exist;
+  - the commands docs/kernel-experiments.md shows between its
+    "kernel_experiments.sh: commands" markers are not exactly those
+    bench/kernel_experiments.sh runs (its --list), so no documented
+    experiment goes unrun and none runs undocumented.
 tools/test.sh runs it.
 """
 import os
 import re
+import subprocess
 import sys
 
 SPEC_MESSAGES = ("WorkloadSpec", "TargetSpec", "JobGroup", "SloSpec",
@@ -35,6 +40,34 @@ def message_fields(proto, name):
                 fields.append(f.group(1))
         depth += code.count("{") - code.count("}")
     return fields
+
+
+def kernel_experiment_errors(root):
+    """Differences between docs/kernel-experiments.md's commands block and
+    `bench/kernel_experiments.sh --list`, one message each."""
+    doc = open(os.path.join(root, "docs/kernel-experiments.md")).read()
+    m = re.search(r"\n<!-- kernel_experiments.sh: commands -->\n```sh\n(.*?)```\n"
+                  r"<!-- end kernel_experiments.sh: commands -->", doc, re.S)
+    if not m:
+        return ["docs/kernel-experiments.md has no ```sh block between its "
+                "'kernel_experiments.sh: commands' markers"]
+    listed = subprocess.run(
+        ["bash", os.path.join(root, "bench/kernel_experiments.sh"), "--list"],
+        capture_output=True, text=True)
+    if listed.returncode != 0 or not listed.stdout.strip():
+        return [f"bench/kernel_experiments.sh --list failed: {listed.stderr[-300:]}"]
+    documented = m.group(1).rstrip("\n").split("\n")
+    run = listed.stdout.rstrip("\n").split("\n")
+    errors = [f"docs/kernel-experiments.md shows '{line}', which "
+              "bench/kernel_experiments.sh does not run" for line in documented
+              if line not in run]
+    errors += [f"bench/kernel_experiments.sh runs '{line}', which "
+               "docs/kernel-experiments.md does not show" for line in run
+               if line not in documented]
+    if not errors and documented != run:
+        errors.append("docs/kernel-experiments.md's commands are in another order "
+                      "than bench/kernel_experiments.sh --list's")
+    return errors
 
 
 def main():
@@ -71,6 +104,7 @@ def main():
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         if not os.path.exists(os.path.join(root, link)):
             errors.append(f"README.md links {link}, which does not exist")
+    errors += kernel_experiment_errors(root)
     if n_fields < 40 or len(flags) < 30:
         errors.append(f"only {n_fields} spec fields and {len(flags)} flags "
                       "found: parser broken?")
@@ -79,7 +113,8 @@ def main():
     if errors:
         return 1
     print(f"PASS: {n_fields} spec fields and {len(flags)} spec flags "
-          "described in docs/")
+          "described in docs/; the kernel experiments' commands are the "
+          "script's")
     return 0
 
 

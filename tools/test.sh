@@ -134,7 +134,8 @@ check_skips() {
 
 # The package structure (docs/development.md, "Layout"): no client or
 # shared package includes daemon/ headers, no package cycle.
-# The reference in docs/ against the proto's spec fields and the spec flags.
+# The reference in docs/ against the proto's spec fields and the spec flags,
+# and docs/kernel-experiments.md's commands against bench/kernel_experiments.sh.
 for check in tools/check_architecture.py tools/check_docs.py; do
   echo "=== test.sh: ${check}" >&2
   if python3 "${check}" .; then

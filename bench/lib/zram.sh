@@ -24,3 +24,30 @@ reset_zram() {
   echo "could not reset /dev/$1: still busy after 5 s" >&2
   return 1
 }
+
+# zram0 is shared by every bench script and helper on the machine: take it
+# only under /tmp/blkperf-zram.lock (exclusive, held until the script
+# exits; build before taking it, since a bazel server started later would
+# inherit the descriptor and hold the lock).
+#
+#   zram_take 1G      # the lock, then zram0 set to 1 GiB and filled
+#   zram_give_back    # zram0 reset (disksize 0); the EXIT trap calls it
+zram_taken=0
+zram_take() {
+  exec {zram_lock_fd}> /tmp/blkperf-zram.lock
+  flock -x "$zram_lock_fd"
+  [[ -e /sys/block/zram0 ]] || modprobe zram num_devices=1 ||
+    { echo "no zram0 and modprobe zram failed" >&2; return 1; }
+  local size
+  size=$(cat /sys/block/zram0/disksize)
+  [[ $size == 0 ]] ||
+    { echo "zram0 is in use (disksize $size) though the lock was free: not touching it" >&2; return 1; }
+  echo "$1" > /sys/block/zram0/disksize
+  zram_taken=1
+  fill_zram /dev/zram0
+}
+zram_give_back() {
+  ((zram_taken)) || return 0
+  reset_zram zram0
+  zram_taken=0
+}
