@@ -4,7 +4,7 @@
 # as a markdown table.
 #
 #   bench/kernel_experiments.sh --list                 # the documented commands
-#   bench/kernel_experiments.sh                        # runs them, prints the table (about 4 min)
+#   bench/kernel_experiments.sh                        # runs them, prints the table (about 3 min)
 #   bench/kernel_experiments.sh --label quiet --write_doc   # ... and pastes it into the doc
 #   bench/kernel_experiments.sh --only fixed_buffers,split
 #   BLKPERFD=bazel-out/k8-opt/bin/daemon/blkperfd bench/kernel_experiments.sh ...
