@@ -71,7 +71,7 @@ struct ExperimentInput {
   std::vector<std::vector<CompactHistogram>> latency;
   // device_requests_per_sqe[arm][round]: the target devices' completed
   // requests per SQE in the round (DeviceCounters), NaN where unknown
-  // (tmpfs); empty: not recorded. A round well above its arm's quietest is
+  // (tmpfs); empty: not recorded. A round well above its arm's quiet rounds is
   // other I/O on the device.
   std::vector<std::vector<double>> device_requests_per_sqe;
   // other_cpu_share[arm][round]: the share of the submitter CPUs' time

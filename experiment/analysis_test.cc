@@ -173,6 +173,7 @@ TEST(AnalyzeTest, OtherIoOnTheDeviceIsSuspect) {
   EXPECT_FALSE(Tripped(Analyze(in), "device_io"));
   in.device_requests_per_sqe[1][4] = 1.3;  // other I/O in round 5
   in.device_requests_per_sqe[0][2] = std::nan("");  // unknown: no claim
+  in.device_requests_per_sqe[0][7] = 0.85;  // one round read low: no claim
   const ExperimentResult r = Analyze(in);
   EXPECT_TRUE(Tripped(r, "device_io"));
   EXPECT_TRUE(r.arms[1].suspect);
