@@ -124,7 +124,15 @@ Workload::Workload(ResolvedSpec spec)
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
     const WorkloadSpec& spec, const EngineLimits& limits) {
   // Field checks first, so a bad spec creates no file.
-  BLKPERF_RETURN_IF_ERROR(ValidateSpecFields(spec, limits));
+  BLKPERF_ASSIGN_OR_RETURN(ValidatedSpec validated, ValidateSpec(spec, limits));
+  return Arm(std::move(validated));
+}
+
+namespace {
+
+// Creates and pre-fills the file targets with create_size that the caller
+// did not open itself.
+absl::Status CreateFileTargets(const WorkloadSpec& spec) {
   for (size_t i = 0; i < spec.targets.size(); ++i) {
     const TargetSpec& target = spec.targets[i];
     if (target.create_size == 0 || target.fd >= 0) continue;
@@ -136,19 +144,34 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
                                        created.message()));
     }
   }
-  // The CPUs, registered host-wide before they are resolved: a spec
-  // without `cpus` takes CPUs no other blkperf run holds.
-  WorkloadSpec registered = spec;
+  return absl::OkStatus();
+}
+
+// The CPUs, registered host-wide before they are resolved: a spec without
+// `cpus` takes CPUs no other blkperf run holds.
+absl::StatusOr<CpuRegistration> RegisterSpecCpus(ValidatedSpec* validated) {
+  const WorkloadSpec& spec = validated->spec;
+  const std::vector<int> listed = SpecCpus(spec);
   BLKPERF_ASSIGN_OR_RETURN(
       CpuRegistration cpus,
-      RegisterCpus(CpuRegistryRoot(), CurrentHostCpus().placement,
-                   SpecCpus(spec),
+      RegisterCpus(CpuRegistryRoot(), validated->host_cpus.placement, listed,
                    spec.groups.empty() ? TopLevelThreads(spec)
-                                       : static_cast<uint32_t>(SpecCpus(spec).size()),
+                                       : static_cast<uint32_t>(listed.size()),
                    spec.refuse_shared_cpus));
-  if (spec.groups.empty()) registered.cpus = cpus.cpus;
-  BLKPERF_ASSIGN_OR_RETURN(ResolvedSpec resolved,
-                           ResolveSpec(registered, limits));
+  PlaceOnCpus(cpus.cpus, validated);
+  return cpus;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
+    ValidatedSpec validated, std::vector<TargetInfo> probed) {
+  BLKPERF_RETURN_IF_ERROR(CreateFileTargets(validated.spec));
+  BLKPERF_ASSIGN_OR_RETURN(CpuRegistration cpus,
+                           RegisterSpecCpus(&validated));
+  BLKPERF_ASSIGN_OR_RETURN(
+      ResolvedSpec resolved,
+      ResolveSpec(std::move(validated), std::move(probed)));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
   workload->environment_ = CollectEnvironment(
       workload->spec_.targets, ResolvedSpecBytes(workload->spec_.spec));
@@ -163,8 +186,14 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
 
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
     const WorkloadSpec& spec, const EngineLimits& limits) {
+  BLKPERF_ASSIGN_OR_RETURN(ValidatedSpec validated, ValidateSpec(spec, limits));
+  return Start(std::move(validated));
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
+    ValidatedSpec validated, std::vector<TargetInfo> probed) {
   BLKPERF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
-                           Arm(spec, limits));
+                           Arm(std::move(validated), std::move(probed)));
   {
     PiMutexLock lock(&workload->mu_);
     workload->released_ = true;

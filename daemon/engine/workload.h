@@ -67,6 +67,12 @@ class Workload {
   // error.
   static absl::StatusOr<std::unique_ptr<Workload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits);
+  // As above, for a spec already validated (ValidateSpec: its fields are
+  // not checked again). `probed`, when not empty, is each target as the
+  // caller probed it through the descriptor it opened (TargetSpec::fd):
+  // the engine then probes no target itself.
+  static absl::StatusOr<std::unique_ptr<Workload>> Start(
+      ValidatedSpec spec, std::vector<TargetInfo> probed = {});
 
   // Everything Start() does except releasing the submitters: files created
   // and pre-filled, targets open (and claimed), threads pinned, rings set up,
@@ -76,6 +82,8 @@ class Workload {
   // issued until Go(). Errors as Start()'s.
   static absl::StatusOr<std::unique_ptr<Workload>> Arm(
       const WorkloadSpec& spec, const EngineLimits& limits);
+  static absl::StatusOr<std::unique_ptr<Workload>> Arm(
+      ValidatedSpec spec, std::vector<TargetInfo> probed = {});
 
   // Releases an armed workload at `at_monotonic_ns` (CLOCK_MONOTONIC ns): a
   // control thread sleeps (absolute clock_nanosleep) until a few ms before

@@ -29,20 +29,22 @@ namespace {
 
 // Each arm's spec as this host runs it, every one checked before the first
 // round.
-absl::StatusOr<std::vector<WorkloadSpec>> LocalSpecs(
+absl::StatusOr<std::vector<ValidatedSpec>> LocalSpecs(
     const ExperimentPlan& plan) {
-  std::vector<WorkloadSpec> specs;
+  std::vector<ValidatedSpec> specs;
   for (size_t arm = 0; arm < plan.arms.size(); ++arm) {
     absl::StatusOr<WorkloadSpec> spec = RunSpecFromProto(plan.arms[arm]);
-    absl::Status valid = spec.ok() ? ValidateSpecFields(*spec, EngineLimits{})
-                                   : spec.status();
+    absl::StatusOr<ValidatedSpec> valid =
+        spec.ok() ? ValidateSpec(*spec, EngineLimits{})
+                  : absl::StatusOr<ValidatedSpec>(spec.status());
     if (!valid.ok()) {
       return absl::Status(
-          valid.code(), absl::StrCat(plan.live ? "live split arms"
-                                               : "arm " + plan.flags.arms[arm].name,
-                                     ": ", valid.message()));
+          valid.status().code(),
+          absl::StrCat(plan.live ? "live split arms"
+                                 : "arm " + plan.flags.arms[arm].name,
+                       ": ", valid.status().message()));
     }
-    specs.push_back(*std::move(spec));
+    specs.push_back(*std::move(valid));
   }
   return specs;
 }
@@ -51,9 +53,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> LocalSpecs(
 // (Ctrl-C stops it, and the experiment with it), its snapshot.
 // `targets`, when given, gets the resolved targets.
 absl::StatusOr<WorkloadSnapshot> RunLocally(
-    const WorkloadSpec& spec, std::vector<TargetInfo>* targets = nullptr) {
-  absl::StatusOr<std::unique_ptr<Workload>> workload =
-      Workload::Start(spec, EngineLimits{});
+    const ValidatedSpec& spec, std::vector<TargetInfo>* targets = nullptr) {
+  absl::StatusOr<std::unique_ptr<Workload>> workload = Workload::Start(spec);
   if (!workload.ok()) return workload.status();
   StopSignalHandler stop_on_signal(
       [](void* w) { static_cast<Workload*>(w)->RequestStopFromSignal(); },
@@ -119,9 +120,9 @@ bool ExperimentRequested() { return ExperimentGiven(); }
 
 int RunExperiment(bool json) {
   absl::StatusOr<ExperimentPlan> plan = PlanExperimentFromFlags();
-  absl::StatusOr<std::vector<WorkloadSpec>> specs =
+  absl::StatusOr<std::vector<ValidatedSpec>> specs =
       plan.ok() ? LocalSpecs(*plan)
-                : absl::StatusOr<std::vector<WorkloadSpec>>(plan.status());
+                : absl::StatusOr<std::vector<ValidatedSpec>>(plan.status());
   if (!specs.ok()) {
     std::fprintf(stderr, "blkperfd run: %s\n", specs.status().ToString().c_str());
     return kExitBadFlags;
@@ -131,12 +132,12 @@ int RunExperiment(bool json) {
     std::fprintf(stderr, "blkperfd run: %s\n", save.status().ToString().c_str());
     return kExitBadFlags;
   }
-  KeepControlThreadsOff((*specs)[0].cpus);
+  KeepControlThreadsOff((*specs)[0].spec.cpus);
   std::vector<TargetInfo> baseline_targets;
   WorkloadSnapshot baseline_round;
   double last_other_cpu = std::numeric_limits<double>::quiet_NaN();
   const ExperimentOutcome outcome = RunExperimentPlan(
-      *plan, (*specs)[0].ramp_time, CpuFrequencyGovernor(),
+      *plan, (*specs)[0].spec.ramp_time, CpuFrequencyGovernor(),
       [&](int arm) -> absl::StatusOr<WorkloadSnapshot> {
         const absl::StatusOr<std::vector<CpuTicks>> before = ReadCpuTicks();
         const double own_before = ProcessCpuSeconds();
@@ -162,7 +163,7 @@ int RunExperiment(bool json) {
                                 : FormatExperimentText(outcome.result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-  SaveResult(*save, ExperimentRecord((*specs)[0], baseline_targets,
+  SaveResult(*save, ExperimentRecord((*specs)[0].spec, baseline_targets,
                                      baseline_round, outcome.result,
                                      save->tags));
   return ExitCodeOf(*plan, outcome.result);

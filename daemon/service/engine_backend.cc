@@ -59,11 +59,18 @@ class EngineWorkload final : public RunningWorkload {
   std::vector<OpenedTarget> opened_;
 };
 
+// The targets as opened for a start: the descriptors the engine uses
+// (kept for Publish) and each one's probe through its descriptor.
+struct OpenedTargets {
+  std::vector<OpenedTarget> opened;
+  std::vector<TargetInfo> probed;
+};
+
 class EngineBackend final : public WorkloadBackend {
  public:
-  absl::Status ValidateFields(const WorkloadSpec& spec,
-                              const EngineLimits& limits) override {
-    return ValidateSpecFields(spec, limits);
+  absl::StatusOr<ValidatedSpec> Validate(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) override {
+    return ValidateSpec(spec, limits);
   }
 
   std::vector<int> DefaultCpus() override {
@@ -94,48 +101,69 @@ class EngineBackend final : public WorkloadBackend {
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target,
       FillProgress* fill) override {
-    return Launch(spec, limits, policy, default_target, fill,
+    return Launch(spec, checked, policy, default_target, fill,
                   /*armed=*/false);
   }
 
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target,
       FillProgress* fill) override {
-    return Launch(spec, limits, policy, default_target, fill, /*armed=*/true);
+    return Launch(spec, checked, policy, default_target, fill,
+                  /*armed=*/true);
   }
 
  private:
-  // Start or Arm: opens the targets once, then starts the engine on them.
+  // Start or Arm: opens and probes the targets once, then starts the engine
+  // on those descriptors and probes.
   static absl::StatusOr<std::unique_ptr<RunningWorkload>> Launch(
-      const WorkloadSpec& requested, const EngineLimits& limits,
+      const ValidatedSpec& validated, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target, FillProgress* fill,
       bool armed) {
-    WorkloadSpec spec = requested;
-    BLKPERF_ASSIGN_OR_RETURN(std::vector<OpenedTarget> opened,
-                             OpenTargets(spec, policy, default_target, fill));
+    ValidatedSpec spec = validated;
+    BLKPERF_ASSIGN_OR_RETURN(
+        OpenedTargets targets,
+        OpenTargets(spec.spec, checked, policy, default_target, fill));
     if (fill != nullptr && fill->cancel.load()) {
       return absl::CancelledError(
           "stopped while its target files were being created; nothing was "
           "started and the files were discarded");
     }
     absl::StatusOr<std::unique_ptr<Workload>> workload =
-        armed ? Workload::Arm(spec, limits) : Workload::Start(spec, limits);
+        armed ? Workload::Arm(std::move(spec), std::move(targets.probed))
+              : Workload::Start(std::move(spec), std::move(targets.probed));
     if (!workload.ok()) return workload.status();
     return std::make_unique<EngineWorkload>(*std::move(workload),
-                                            std::move(opened));
+                                            std::move(targets.opened));
   }
 
-  // Opens each target once; sets TargetSpec::fd so the engine uses exactly
-  // what was checked.
-  static absl::StatusOr<std::vector<OpenedTarget>> OpenTargets(
-      WorkloadSpec& spec, const AccessPolicy& policy, bool default_target,
-      FillProgress* fill) {
+  // Target `i` as opened must be the one the manager checked by path (a
+  // file Open just created had nothing to check).
+  static absl::Status CheckSameTarget(const std::string& field,
+                                      const OpenedTarget& opened,
+                                      const TargetInfo& info,
+                                      const std::vector<TargetInfo>& checked,
+                                      size_t i) {
+    if (opened.created.has_value() || i >= checked.size() ||
+        SameIdentity(checked[i], info)) {
+      return absl::OkStatus();
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        field, " ", info.path,
+        ": the target opened is not the one checked a moment before (it was "
+        "replaced in between); nothing was started"));
+  }
+
+  // Opens and probes each target once; sets TargetSpec::fd so the engine
+  // uses exactly what was checked.
+  static absl::StatusOr<OpenedTargets> OpenTargets(
+      WorkloadSpec& spec, const std::vector<TargetInfo>& checked,
+      const AccessPolicy& policy, bool default_target, FillProgress* fill) {
     const bool writes = SpecWrites(spec);
-    std::vector<OpenedTarget> opened;
+    OpenedTargets targets;
     for (size_t i = 0; i < spec.targets.size(); ++i) {
       TargetSpec& target = spec.targets[i];
       const std::string field = absl::StrCat("spec.targets[", i, "]");
@@ -146,15 +174,21 @@ class EngineBackend final : public WorkloadBackend {
                         .default_target = default_target};
       BLKPERF_ASSIGN_OR_RETURN(OpenedTarget t,
                                policy.Open(field, target.path, intent));
+      absl::StatusOr<TargetInfo> info = ProbeTargetFd(t.fd.get(), target.path);
+      if (!info.ok()) {
+        return absl::Status(info.status().code(),
+                            absl::StrCat(field, ".path: ",
+                                         info.status().message()));
+      }
+      BLKPERF_RETURN_IF_ERROR(CheckSameTarget(field, t, *info, checked, i));
       if (intent.write) {
-        BLKPERF_ASSIGN_OR_RETURN(TargetInfo info,
-                                 ProbeTargetFd(t.fd.get(), target.path));
-        BLKPERF_RETURN_IF_ERROR(policy.CheckWriteSafety(field, info));
+        BLKPERF_RETURN_IF_ERROR(policy.CheckWriteSafety(field, *info));
       }
       target.fd = t.fd.get();
-      opened.push_back(std::move(t));
+      targets.opened.push_back(std::move(t));
+      targets.probed.push_back(*std::move(info));
     }
-    return opened;
+    return targets;
   }
 };
 

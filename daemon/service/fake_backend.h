@@ -254,15 +254,15 @@ class FakeBackend final : public WorkloadBackend {
   }
 
   // Field checks of the engine that the manager relies on.
-  absl::Status ValidateFields(const WorkloadSpec& spec,
-                              const EngineLimits& limits) override {
+  absl::StatusOr<ValidatedSpec> Validate(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) override {
     if (spec.targets.empty()) {
       return absl::InvalidArgumentError("targets is empty");
     }
     if (spec.queue_depth == 0) {
       return absl::InvalidArgumentError("queue_depth must be > 0");
     }
-    return absl::OkStatus();
+    return ValidatedSpec{.spec = spec};
   }
 
   std::vector<int> DefaultCpus() override { return {0, 1, 2, 3, 4, 5, 6, 7}; }
@@ -292,11 +292,11 @@ class FakeBackend final : public WorkloadBackend {
   // are map entries, so `policy` (the binding open) is not consulted: the
   // manager's own checks by path are what these tests see.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target,
       FillProgress* fill) override {
     ResolvedSpec resolved;
-    resolved.spec = spec;
+    resolved.spec = spec.spec;
     WorkloadSpec& out = resolved.spec;
     if (out.threads == 0) out.threads = std::max<uint32_t>(1, out.cpus.size());
     if (out.cpus.empty()) {
@@ -335,11 +335,11 @@ class FakeBackend final : public WorkloadBackend {
 
   // As Start, the workload armed: Go releases it.
   absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target,
       FillProgress* fill) override {
     absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
-        Start(spec, limits, policy, default_target, fill);
+        Start(spec, checked, policy, default_target, fill);
     if (w.ok()) last()->Arm();
     return w;
   }

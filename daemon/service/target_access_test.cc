@@ -282,6 +282,47 @@ TEST_F(TargetAccessTest, ExistingSmallerFileIsNotUsedByCreate) {
 }
 
 // One file under two names (a hard link) is one target listed twice.
+// The manager checks a target by path (its claims and rules), then the
+// backend opens it: a file renamed over the path in between is refused,
+// not run under the checks of the one it replaced. (Probed once more
+// here, through the descriptor: the probe the engine then runs on.)
+TEST_F(TargetAccessTest, TargetReplacedBetweenCheckAndOpenIsRefused) {
+  WorkloadSpec spec;
+  spec.targets.push_back({.path = victim_});
+  spec.queue_depth = 1;
+  spec.direct = false;
+  spec.cpus = {OnlineCpus()[0]};
+  spec.runtime = absl::ZeroDuration();
+  spec.io_count = 1;
+  std::unique_ptr<WorkloadBackend> backend = NewEngineBackend();
+  absl::StatusOr<ValidatedSpec> validated = backend->Validate(spec, {});
+  ASSERT_TRUE(validated.ok()) << validated.status();
+  absl::StatusOr<TargetInfo> checked = backend->Probe(victim_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  const AccessPolicy policy =
+      AccessPolicy::Create({root_ + "/"}, {rw_ + "/"}, "");
+
+  const std::string other = root_ + "/other.dat";
+  WriteAll(other, std::string(kFileBytes, 'O'));
+  ASSERT_EQ(rename(other.c_str(), victim_.c_str()), 0);
+  absl::StatusOr<std::unique_ptr<RunningWorkload>> started = backend->Start(
+      *validated, {*checked}, policy, /*default_target=*/false, nullptr);
+  ASSERT_FALSE(started.ok()) << "ran a target other than the one checked";
+  EXPECT_EQ(started.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(started.status().message()),
+              HasSubstr("spec.targets[0]"));
+  EXPECT_THAT(std::string(started.status().message()), HasSubstr("replaced"));
+
+  // Checked again, the file now at the path runs, on that probe.
+  checked = backend->Probe(victim_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  started = backend->Start(*validated, {*checked}, policy, false, nullptr);
+  ASSERT_TRUE(started.ok()) << started.status();
+  ASSERT_TRUE((*started)->WaitFor(absl::Seconds(20)));
+  ASSERT_EQ((*started)->resolved().targets.size(), 1u);
+  EXPECT_EQ((*started)->resolved().targets[0].st_ino, checked->st_ino);
+}
+
 TEST_F(TargetAccessTest, HardLinkedTargetsAreRefused) {
   WriteAll(rw_ + "/a.dat", std::string(kFileBytes, 'A'));
   ASSERT_EQ(link((rw_ + "/a.dat").c_str(), (rw_ + "/b.dat").c_str()), 0);

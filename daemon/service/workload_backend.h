@@ -3,9 +3,10 @@
 // fake in unit tests. Production code uses NewEngineBackend().
 //
 //   std::unique_ptr<WorkloadBackend> backend = NewEngineBackend();
-//   BLKPERF_RETURN_IF_ERROR(backend->ValidateFields(spec, limits));
+//   BLKPERF_ASSIGN_OR_RETURN(ValidatedSpec valid, backend->Validate(spec, limits));
+//   ... probe each target by path (Probe), check it, reserve its claims ...
 //   absl::StatusOr<std::unique_ptr<RunningWorkload>> w =
-//       backend->Start(spec, limits);
+//       backend->Start(valid, checked, policy, /*default_target=*/false, fill);
 #ifndef BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 #define BLKPERF_DAEMON_SERVICE_WORKLOAD_BACKEND_H_
 
@@ -54,10 +55,10 @@ class RunningWorkload {
 class WorkloadBackend {
  public:
   virtual ~WorkloadBackend() = default;
-  // ValidateSpecFields: the checks that need no target (InvalidArgument
-  // naming the field).
-  virtual absl::Status ValidateFields(const WorkloadSpec& spec,
-                                      const EngineLimits& limits) = 0;
+  // ValidateSpec: the checks that need no target (InvalidArgument naming
+  // the field), done once: Start and Arm take its result on unchecked.
+  virtual absl::StatusOr<ValidatedSpec> Validate(
+      const WorkloadSpec& spec, const EngineLimits& limits) = 0;
   // Where threads without a WorkloadSpec::cpus entry go, round-robin
   // (CurrentHostCpus().placement: the online CPUs in the daemon's
   // affinity mask).
@@ -75,18 +76,21 @@ class WorkloadBackend {
   virtual absl::Status ProbeExclusive(absl::string_view path) = 0;
   // Opens every target once through `policy` (AccessPolicy::Open: the
   // binding allow-list check, on the opened inode; files with create_size
-  // created unnamed), refuses unsafe writes on what was opened, then
-  // Workload::Start on those descriptors. Created files stay unnamed until
+  // created unnamed) and probes each once through its descriptor; refuses a
+  // target that is not the one `checked` (the manager's probe by path,
+  // one per target, before the open) describes (FailedPrecondition: it was
+  // replaced in between), and unsafe writes on what was opened; then
+  // Workload::Start on those descriptors and probes. Created files stay unnamed until
   // RunningWorkload::Publish; a refused or failed start leaves no file
   // behind. `default_target`: the spec's single target is the daemon's own.
   // `fill` (may be null) follows the create_size fills: Cancelled when its
   // cancel flag is set before the workload starts.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Start(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target, FillProgress* fill) = 0;
   // Workload::Arm: as Start, but the workload waits (armed, no I/O) for Go.
   virtual absl::StatusOr<std::unique_ptr<RunningWorkload>> Arm(
-      const WorkloadSpec& spec, const EngineLimits& limits,
+      const ValidatedSpec& spec, const std::vector<TargetInfo>& checked,
       const AccessPolicy& policy, bool default_target, FillProgress* fill) = 0;
 };
 

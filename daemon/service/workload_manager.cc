@@ -474,7 +474,8 @@ absl::StatusOr<WorkloadManager::LaunchPlan> WorkloadManager::PlanLaunch(
   plan.writes = SpecWrites(spec);
   BLKPERF_RETURN_IF_ERROR(CheckAllowLists(plan));
   // The engine's field checks, buffer memory at the daemon's limit included.
-  BLKPERF_RETURN_IF_ERROR(backend_->ValidateFields(spec, engine_limits_));
+  BLKPERF_ASSIGN_OR_RETURN(plan.validated,
+                           backend_->Validate(spec, engine_limits_));
   BLKPERF_ASSIGN_OR_RETURN(plan.infos, ProbeTargets(spec));
   BLKPERF_RETURN_IF_ERROR(CheckAccess(plan));
   plan.wanted = WantedClaims(spec, plan.infos);
@@ -602,9 +603,9 @@ WorkloadManager::StartNumbered(const LaunchPlan& plan, const LaunchMode& mode,
     if (shutting_down_) fill->cancel.store(true);
   }
   absl::StatusOr<std::unique_ptr<RunningWorkload>> started =
-      mode.arm ? backend_->Arm(plan.spec, engine_limits_, policy_,
+      mode.arm ? backend_->Arm(plan.validated, plan.infos, policy_,
                                plan.default_target, fill.get())
-               : backend_->Start(plan.spec, engine_limits_, policy_,
+               : backend_->Start(plan.validated, plan.infos, policy_,
                                  plan.default_target, fill.get());
   if (started.ok() || !absl::IsCancelled(started.status())) return started;
   absl::MutexLock lock(&mu_);

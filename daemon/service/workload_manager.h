@@ -275,7 +275,11 @@ class WorkloadManager {
     bool default_target = false;
     bool runtime_capped = false;
     bool writes = false;
-    std::vector<TargetInfo> infos;  // one per spec.targets entry
+    // `spec` as the engine validated it, once (WorkloadBackend::Validate).
+    ValidatedSpec validated;
+    // One per spec.targets entry, probed by path before the open (a file
+    // still to be created: PreliminaryInfo).
+    std::vector<TargetInfo> infos;
     Reservation wanted;             // its CPUs and targets
   };
 

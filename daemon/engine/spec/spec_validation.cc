@@ -444,10 +444,26 @@ absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
   return absl::OkStatus();
 }
 
+absl::StatusOr<ValidatedSpec> ValidateSpec(const WorkloadSpec& spec,
+                                           const EngineLimits& limits) {
+  ValidatedSpec validated{.spec = spec, .host_cpus = CurrentHostCpus()};
+  // The groups are resolved once, from the spec as given (a group's unset
+  // batches follow its own depth), while the fields are validated.
+  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, validated.host_cpus,
+                                         &validated.groups));
+  return validated;
+}
+
 absl::Status ValidateSpecFields(const WorkloadSpec& spec,
                                 const EngineLimits& limits) {
-  std::vector<GroupShape> groups;
-  return ValidateFields(spec, limits, CurrentHostCpus(), &groups);
+  return ValidateSpec(spec, limits).status();
+}
+
+void PlaceOnCpus(const std::vector<int>& cpus, ValidatedSpec* validated) {
+  if (!validated->spec.groups.empty()) return;
+  validated->spec.cpus = cpus;
+  // A spec without groups is one group of its own fields.
+  for (GroupShape& group : validated->groups) group.cpus = cpus;
 }
 
 namespace {
@@ -491,56 +507,62 @@ void SummarizeGroups(ResolvedSpec* resolved) {
   }
 }
 
-// Target `i` probed (through its opened descriptor when it has one) and
-// checked: write permission, existence, create_size, the spec against its
-// limits, and not a second name of an earlier target.
-absl::StatusOr<TargetInfo> ProbeAndCheckTarget(const ResolvedSpec& resolved,
-                                               size_t i) {
+// Writing target `i` must be allowed when any group writes.
+absl::Status CheckWriteAllowed(const ResolvedSpec& resolved, size_t i) {
   const WorkloadSpec& out = resolved.spec;
   const TargetSpec& t = out.targets[i];
-  if (resolved.writes && !t.allow_write) {
-    Op writer = out.op;
-    for (const GroupShape& g : resolved.groups) {
-      if (g.writes) {
-        writer = g.op;
-        break;
-      }
+  if (!resolved.writes || t.allow_write) return absl::OkStatus();
+  Op writer = out.op;
+  for (const GroupShape& g : resolved.groups) {
+    if (g.writes) {
+      writer = g.op;
+      break;
     }
-    return absl::PermissionDeniedError(absl::StrCat(
-        "targets[", i, "] ", t.path, ": op ", OpName(writer),
-        " writes, and writing this target was not allowed (allow_write)"));
   }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "targets[", i, "] ", t.path, ": op ", OpName(writer),
+      " writes, and writing this target was not allowed (allow_write)"));
+}
+
+// Target `i` probed, through its opened descriptor when it has one.
+absl::StatusOr<TargetInfo> ProbeSpecTarget(const TargetSpec& t, size_t i) {
   absl::StatusOr<TargetInfo> info =
       t.fd >= 0 ? ProbeTargetFd(t.fd, t.path) : ProbeTarget(t.path);
-  if (!info.ok()) {
-    if (absl::IsNotFound(info.status())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("targets[", i, "].path ", t.path,
-                       " does not exist (set create_size to create a file)"));
-    }
-    return absl::Status(
-        info.status().code(),
-        absl::StrCat("targets[", i, "].path: ", info.status().message()));
+  if (info.ok()) return info;
+  if (absl::IsNotFound(info.status())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("targets[", i, "].path ", t.path,
+                     " does not exist (set create_size to create a file)"));
   }
-  if (t.create_size != 0 && info->kind != TargetKind::kRegularFile) {
+  return absl::Status(
+      info.status().code(),
+      absl::StrCat("targets[", i, "].path: ", info.status().message()));
+}
+
+// Target `i` as probed, checked: create_size, the spec against its limits,
+// and not a second name of an earlier target.
+absl::Status CheckProbedTarget(const ResolvedSpec& resolved, size_t i,
+                               const TargetInfo& info) {
+  const WorkloadSpec& out = resolved.spec;
+  const TargetSpec& t = out.targets[i];
+  if (t.create_size != 0 && info.kind != TargetKind::kRegularFile) {
     return Invalid(absl::StrCat("targets[", i, "].create_size"),
                    absl::StrCat("applies to regular files only; ", t.path,
                                 " is a block device"));
   }
-  BLKPERF_RETURN_IF_ERROR(
-      ValidateAgainstTarget(out, resolved.groups, i, *info));
+  BLKPERF_RETURN_IF_ERROR(ValidateAgainstTarget(out, resolved.groups, i, info));
   for (size_t k = 0; k < resolved.targets.size(); ++k) {
-    if (SameIdentity(resolved.targets[k], *info)) {
+    if (SameIdentity(resolved.targets[k], info)) {
       return Invalid(
           absl::StrCat("targets[", i, "].path"),
           absl::StrCat(t.path, " is the same ",
-                       info->kind == TargetKind::kBlockDevice ? "device"
-                                                              : "file (inode)",
+                       info.kind == TargetKind::kBlockDevice ? "device"
+                                                             : "file (inode)",
                        " as targets[", k, "] ", out.targets[k].path,
                        " (a hard link or a second name)"));
     }
   }
-  return info;
+  return absl::OkStatus();
 }
 
 // Trims discard on devices and punch holes in files: one kind per run.
@@ -588,18 +610,27 @@ absl::Status ApplyTargetSizes(ResolvedSpec* resolved) {
 
 }  // namespace
 
-absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
-                                         const EngineLimits& limits) {
-  const HostCpus cpus = CurrentHostCpus();
+absl::StatusOr<ResolvedSpec> ResolveSpec(ValidatedSpec validated,
+                                         std::vector<TargetInfo> probed) {
   ResolvedSpec resolved;
-  // The groups are resolved once, from the spec as given (a group's unset
-  // batches follow its own depth), while the fields are validated.
-  BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, cpus, &resolved.groups));
-  resolved.spec = WithDefaults(spec, cpus);
+  resolved.groups = std::move(validated.groups);
+  resolved.spec = WithDefaults(validated.spec, validated.host_cpus);
   SummarizeGroups(&resolved);
+  if (!probed.empty() && probed.size() != resolved.spec.targets.size()) {
+    return absl::InternalError(
+        absl::StrCat(probed.size(), " probed targets for ",
+                     resolved.spec.targets.size(), " targets"));
+  }
+  const bool given = !probed.empty();
   for (size_t i = 0; i < resolved.spec.targets.size(); ++i) {
-    BLKPERF_ASSIGN_OR_RETURN(TargetInfo info, ProbeAndCheckTarget(resolved, i));
-    resolved.targets.push_back(std::move(info));
+    BLKPERF_RETURN_IF_ERROR(CheckWriteAllowed(resolved, i));
+    if (!given) {
+      BLKPERF_ASSIGN_OR_RETURN(TargetInfo info,
+                               ProbeSpecTarget(resolved.spec.targets[i], i));
+      probed.push_back(std::move(info));
+    }
+    BLKPERF_RETURN_IF_ERROR(CheckProbedTarget(resolved, i, probed[i]));
+    resolved.targets.push_back(std::move(probed[i]));
   }
   if (resolved.spec.nop) {
     resolved.spec.targets = {TargetSpec{.path = "nop"}};
@@ -608,6 +639,12 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
   BLKPERF_RETURN_IF_ERROR(CheckTrimTargets(resolved));
   BLKPERF_RETURN_IF_ERROR(ApplyTargetSizes(&resolved));
   return resolved;
+}
+
+absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
+                                         const EngineLimits& limits) {
+  BLKPERF_ASSIGN_OR_RETURN(ValidatedSpec validated, ValidateSpec(spec, limits));
+  return ResolveSpec(std::move(validated));
 }
 
 }  // namespace blkperf

@@ -52,14 +52,39 @@ struct ResolvedSpec {
   bool shaped = false;
 };
 
+// A spec whose fields passed every check that needs no target, with its
+// job groups resolved: what ValidateSpec returns and ResolveSpec takes on
+// without checking the fields again (a spec is validated once).
+struct ValidatedSpec {
+  WorkloadSpec spec;
+  std::vector<GroupShape> groups;  // as ResolvedSpec::groups
+  HostCpus host_cpus;              // what it was validated against
+};
+
 // The checks that need no target (ranges, batches, CPUs, times, permission
-// to create files). ResolveSpec runs them first.
+// to create files). InvalidArgument naming the field otherwise.
+absl::StatusOr<ValidatedSpec> ValidateSpec(const WorkloadSpec& spec,
+                                           const EngineLimits& limits);
+
+// ValidateSpec's verdict alone (checking a spec well before its run).
 absl::Status ValidateSpecFields(const WorkloadSpec& spec,
                                 const EngineLimits& limits);
 
-// Validates without touching any target's data. Every target must exist:
-// Workload::Start creates file targets with create_size (after
-// ValidateSpecFields) before it calls this.
+// A spec without groups placed on `cpus`: the host-wide CPU registry's
+// pick (RegisterCpus), one distinct placement CPU per thread, so already
+// valid for it. Specs with groups keep their own.
+void PlaceOnCpus(const std::vector<int>& cpus, ValidatedSpec* validated);
+
+// Probes each target once and checks the spec against it, without touching
+// any target's data. Every target must exist: Workload::Arm creates file
+// targets with create_size (after ValidateSpec) before it calls this.
+// `probed`, when not empty, holds one TargetInfo per target, already probed
+// through the descriptor the caller opened (TargetSpec::fd): those targets
+// are not probed again.
+absl::StatusOr<ResolvedSpec> ResolveSpec(ValidatedSpec validated,
+                                         std::vector<TargetInfo> probed = {});
+
+// ValidateSpec, then ResolveSpec.
 absl::StatusOr<ResolvedSpec> ResolveSpec(const WorkloadSpec& spec,
                                          const EngineLimits& limits);
 

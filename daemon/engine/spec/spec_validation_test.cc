@@ -155,6 +155,43 @@ TEST_F(SpecValidationTest, RejectsHardLinkToATargetListed) {
   unlink(hard_link.c_str());
 }
 
+// Validated once, resolved once: ResolveSpec takes the caller's probe of
+// each target (made through the descriptor it opened) instead of probing
+// the path again, and checks the spec against that probe.
+TEST_F(SpecValidationTest, ResolvesAgainstTheProbeItIsGiven) {
+  absl::StatusOr<ValidatedSpec> validated = ValidateSpec(spec_, limits_);
+  ASSERT_TRUE(validated.ok()) << validated.status();
+  absl::StatusOr<TargetInfo> probed = ProbeTarget(path_);
+  ASSERT_TRUE(probed.ok()) << probed.status();
+  ASSERT_EQ(probed->size_bytes, uint64_t{1} << 20);
+  // What the opened descriptor showed: the file as it is now, 64 KiB.
+  probed->size_bytes = 64 << 10;
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(*validated, {*probed});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->targets.size(), 1u);
+  EXPECT_EQ(r->targets[0].size_bytes, uint64_t{64} << 10);
+  EXPECT_EQ(r->min_target_bytes, uint64_t{64} << 10);
+  // And refuses what does not fit that probe, though the path's 1 MiB file
+  // would take a 4 KiB block.
+  probed->size_bytes = 2048;
+  r = ResolveSpec(*validated, {*probed});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("larger than"));
+}
+
+// The CPU registry's pick reaches the spec and its one group alike.
+TEST_F(SpecValidationTest, PlacedCpusReachTheSpecAndItsGroup) {
+  absl::StatusOr<ValidatedSpec> validated = ValidateSpec(spec_, limits_);
+  ASSERT_TRUE(validated.ok()) << validated.status();
+  const int cpu = validated->host_cpus.placement.back();
+  PlaceOnCpus({cpu}, &*validated);
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(*std::move(validated));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->spec.cpus, std::vector<int>{cpu});
+  ASSERT_EQ(r->groups.size(), 1u);
+  EXPECT_EQ(r->groups[0].cpus, std::vector<int>{cpu});
+}
+
 TEST_F(SpecValidationTest, RejectsDuplicateCpus) {
   spec_.cpus = {OnlineCpus()[0], OnlineCpus()[0]};
   ExpectRejected(absl::StatusCode::kInvalidArgument, "cpus[1]");
