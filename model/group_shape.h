@@ -55,6 +55,15 @@ struct GroupShape {
   bool operator==(const GroupShape&) const = default;
 };
 
+// The one buffer-bytes rule: a submitter thread of `group` maps one slot of
+// the largest block per queue entry (queue_depth x max_block_size). The
+// buffer limit sums it over every thread; one_region needs it to fit one
+// registration; SubmitterThread::AllocateBuffers maps exactly this (a NOP
+// maps one page instead, and is bounded by neither).
+inline uint64_t ThreadBufferBytes(const GroupShape& group) {
+  return uint64_t{group.queue_depth} * group.max_block_size;
+}
+
 }  // namespace blkperf
 
 #endif  // BLKPERF_MODEL_GROUP_SHAPE_H_

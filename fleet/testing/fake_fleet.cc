@@ -9,16 +9,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/clock.h"
 #include "wire/merge.h"
 
 namespace blkperf::fleet::testing {
 namespace {
-
-int64_t Now(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
 
 uint64_t Lower(uint32_t index) {
   if (index < 128) return index;
@@ -123,7 +118,7 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
   absl::MutexLock lock(&mu_);
   const FakeHostState& s = states_[index];
   const FakeHostConfig& config = configs_[index];
-  const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
+  const int64_t now = MonotonicNowNs() + config.clock_offset_ns;
   v1::Workload w;
   w.set_workload_id("w1");
   w.set_run_id(s.run_id);
@@ -157,7 +152,7 @@ v1::Workload FakeFleet::WorkloadOf(size_t index) const {
     start->set_first_submit_monotonic_ns(s.go_host_ns);
     start->set_last_thread_first_submit_monotonic_ns(s.go_host_ns);
     start->set_measure_start_monotonic_ns(s.go_host_ns);
-    start->set_first_submit_realtime_ns(Now(CLOCK_REALTIME) - (now - s.go_host_ns));
+    start->set_first_submit_realtime_ns(RealtimeNowNs() - (now - s.go_host_ns));
   }
   v1::Snapshot* snapshot = w.mutable_snapshot();
   snapshot->mutable_elapsed()->set_seconds(elapsed / 1000000000);
@@ -239,7 +234,7 @@ class FakeService final : public v1::Blkperf::Service {
         s.spec = q->spec();
         s.armed = true;
         s.armed_host_ns =
-            Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns;
+            MonotonicNowNs() + fleet_->configs_[i].clock_offset_ns;
       }
       if (s.calls["ArmWorkload"] <=
           fleet_->configs_[i].lose_first_arm_answers) {
@@ -258,8 +253,8 @@ class FakeService final : public v1::Blkperf::Service {
     size_t i;
     if (grpc::Status s = Enter(ctx, "GetClock", i); !s.ok()) return s;
     r->set_api_version(v1::API_VERSION_CURRENT);
-    r->set_monotonic_ns(Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns);
-    r->set_realtime_ns(Now(CLOCK_REALTIME));
+    r->set_monotonic_ns(MonotonicNowNs() + fleet_->configs_[i].clock_offset_ns);
+    r->set_realtime_ns(RealtimeNowNs());
     return grpc::Status::OK;
   }
 
@@ -299,7 +294,7 @@ class FakeService final : public v1::Blkperf::Service {
           before.state() == v1::WORKLOAD_STATE_RUNNING) {
         s.aborted = true;
         s.aborted_host_ns =
-            Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns;
+            MonotonicNowNs() + fleet_->configs_[i].clock_offset_ns;
         s.abort_reason = q->reason();
       }
     }
@@ -364,7 +359,7 @@ class FakeService final : public v1::Blkperf::Service {
   }
   bool Lost(size_t i) const {
     absl::MutexLock lock(&fleet_->mu_);
-    return LostAt(i, Now(CLOCK_MONOTONIC) + fleet_->configs_[i].clock_offset_ns);
+    return LostAt(i, MonotonicNowNs() + fleet_->configs_[i].clock_offset_ns);
   }
 
   // Finds the host by the port the call came to, counts the call and
@@ -384,7 +379,7 @@ class FakeService final : public v1::Blkperf::Service {
     const FakeHostConfig& config = fleet_->configs_[index];
     FakeHostState& s = fleet_->states_[index];
     const int n = ++s.calls[method];
-    const int64_t now = Now(CLOCK_MONOTONIC) + config.clock_offset_ns;
+    const int64_t now = MonotonicNowNs() + config.clock_offset_ns;
     const bool new_run = !arm_run_id.empty() && arm_run_id != s.run_id;
     if (!new_run && LostAt(index, now)) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "host gone");

@@ -11,15 +11,10 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "base/clock.h"
 
 namespace blkperf::testing {
 namespace {
-
-int64_t Now(clockid_t clock) {
-  timespec t;
-  clock_gettime(clock, &t);
-  return t.tv_sec * 1'000'000'000LL + t.tv_nsec;
-}
 
 int64_t Overlap(const MachinePause& p, int64_t from_ns, int64_t to_ns) {
   return std::max<int64_t>(0, std::min(p.woke_monotonic_ns, to_ns) -
@@ -70,15 +65,15 @@ void PauseWitness::Watch(int cpu, std::latch* started) {
   }
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   sched_yield();  // on its CPU now
-  int64_t due = Now(CLOCK_MONOTONIC);
+  int64_t due = MonotonicNowNs();
   started->count_down();
   while (!stop_.load(std::memory_order_relaxed)) {
     due += absl::ToInt64Nanoseconds(kStep);
     const timespec until = {.tv_sec = due / 1'000'000'000,
                             .tv_nsec = due % 1'000'000'000};
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
-    const int64_t woke = Now(CLOCK_MONOTONIC);
-    const int64_t woke_realtime = Now(CLOCK_REALTIME);
+    const int64_t woke = MonotonicNowNs();
+    const int64_t woke_realtime = RealtimeNowNs();
     if (woke - due <= threshold_ns_) continue;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -92,7 +87,7 @@ void PauseWitness::Watch(int cpu, std::latch* started) {
   }
 }
 
-int64_t PauseWitness::MonotonicNowNs() { return Now(CLOCK_MONOTONIC); }
+int64_t PauseWitness::MonotonicNowNs() { return ::blkperf::MonotonicNowNs(); }
 
 absl::Status PauseWitness::status() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -455,7 +455,7 @@ absl::Status ValidateGroupsAgainstTarget(const WorkloadSpec& spec,
 uint64_t GroupBufferBytes(const std::vector<GroupShape>& groups) {
   uint64_t bytes = 0;
   for (const GroupShape& g : groups) {
-    bytes += uint64_t{g.threads} * g.queue_depth * g.max_block_size;
+    bytes += g.threads * ThreadBufferBytes(g);
   }
   return bytes;
 }

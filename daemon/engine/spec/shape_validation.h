@@ -39,8 +39,8 @@ absl::Status ValidateGroupsAgainstTarget(const WorkloadSpec& spec,
                                          const std::vector<GroupShape>& groups,
                                          size_t index, const TargetInfo& info);
 
-// Bytes of I/O buffers: threads x queue_depth x largest block, summed over
-// the groups.
+// Bytes of I/O buffers: threads x ThreadBufferBytes (queue_depth x largest
+// block), summed over the groups.
 uint64_t GroupBufferBytes(const std::vector<GroupShape>& groups);
 
 // "" without groups, else "groups[<i>].": the prefix of a group's fields.

@@ -32,26 +32,31 @@ bool Contains(const std::vector<int>& values, int value) {
   return std::find(values.begin(), values.end(), value) != values.end();
 }
 
-// How I/Os address their buffers: vectored, buffer_layout.
-absl::Status ValidateBufferFields(const WorkloadSpec& spec) {
+// How I/Os address their buffers: vectored, buffer_layout (each thread's
+// buffers, ThreadBufferBytes, as one registration).
+absl::Status ValidateBufferFields(const WorkloadSpec& spec,
+                                  const std::vector<GroupShape>& groups) {
   if (spec.vectored && spec.fixed_buffers) {
     return Invalid("vectored",
                    "needs fixed_buffers off: vectored I/O is READV/WRITEV on "
                    "user addresses (blkperf does not issue READV_FIXED)");
   }
-  if (spec.buffer_layout == BufferLayout::kOneRegion) {
-    if (!spec.fixed_buffers) {
-      return Invalid("buffer_layout",
-                     "one_region only applies to registered buffers and "
-                     "fixed_buffers is off");
-    }
-    const uint64_t region = uint64_t{spec.queue_depth} * spec.block_size;
+  if (spec.buffer_layout != BufferLayout::kOneRegion) return absl::OkStatus();
+  if (!spec.fixed_buffers) {
+    return Invalid("buffer_layout",
+                   "one_region only applies to registered buffers and "
+                   "fixed_buffers is off");
+  }
+  for (size_t g = 0; g < groups.size() && !spec.nop; ++g) {
+    const uint64_t region = ThreadBufferBytes(groups[g]);
     if (region > kMaxRegisteredBufferBytes) {
-      return Invalid("buffer_layout",
-                     absl::StrCat("one_region: queue_depth x block_size = ",
-                                  region, " bytes exceeds the kernel's ",
-                                  kMaxRegisteredBufferBytes,
-                                  "-byte limit on one registered buffer"));
+      return Invalid(
+          "buffer_layout",
+          absl::StrCat("one_region: ", internal::GroupFieldPrefix(spec, g),
+                       "queue_depth x largest block = ", region,
+                       " bytes exceeds the kernel's ",
+                       kMaxRegisteredBufferBytes,
+                       "-byte limit on one registered buffer"));
     }
   }
   return absl::OkStatus();
@@ -409,7 +414,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   BLKPERF_RETURN_IF_ERROR(ValidateTimeFields(spec, limits));
   BLKPERF_RETURN_IF_ERROR(ValidateRingFields(spec, cpus));
   BLKPERF_RETURN_IF_ERROR(ValidateGroupResources(spec, limits, cpus, groups));
-  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec, *groups));
   BLKPERF_RETURN_IF_ERROR(ValidateAbFields(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateAlignmentAndTimeout(spec));
   return ValidateVerifyFields(spec);

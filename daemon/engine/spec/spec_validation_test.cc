@@ -488,4 +488,20 @@ TEST_F(SpecValidationTest, OneRegionNeedsFixedBuffersAndFitsOneRegistration) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "buffer_layout");
 }
 
+// One buffer-bytes rule: a size mix's largest block is the slot size, for
+// one_region as for the buffer limit (the region was queue_depth x
+// block_size, 1024 x 4 KiB here, and the kernel refused 1 GiB slots later).
+TEST_F(SpecValidationTest, OneRegionCountsTheLargestBlockOfAMix) {
+  spec_.buffer_layout = BufferLayout::kOneRegion;
+  spec_.fixed_buffers = true;
+  spec_.queue_depth = 2048;
+  spec_.read_bssplit = {{.block_size = 4096, .percent = 50},
+                        {.block_size = 1 << 20, .percent = 50}};
+  limits_.max_buffer_bytes = uint64_t{8} << 30;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "buffer_layout");
+  absl::StatusOr<ResolvedSpec> r = ResolveSpec(spec_, limits_);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr(absl::StrCat(uint64_t{2048} << 20)));
+}
+
 }  // namespace blkperf
