@@ -26,22 +26,6 @@ ABSL_FLAG(std::string, tag, "",
 namespace blkperf {
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
-
-// $XDG_DATA_HOME/blkperf or $HOME/.local/share/blkperf; "" without either.
-std::string DataHome() {
-  if (std::string xdg = Env("XDG_DATA_HOME"); !xdg.empty()) {
-    return absl::StrCat(xdg, "/blkperf");
-  }
-  if (std::string home = Env("HOME"); !home.empty()) {
-    return absl::StrCat(home, "/.local/share/blkperf");
-  }
-  return "";
-}
-
 template <typename Message>
 std::string Deterministic(const Message& m) {
   std::string bytes;
@@ -55,19 +39,6 @@ std::string Deterministic(const Message& m) {
 }
 
 }  // namespace
-
-std::string DefaultResultsDb() {
-  if (std::string env = Env("BLKPERF_RESULTS_DB"); !env.empty()) return env;
-  const std::string home = DataHome();
-  return home.empty() ? "none" : absl::StrCat(home, "/results.sqlite");
-}
-
-std::string SpoolDirFor(const std::string& location) {
-  if (std::string env = Env("BLKPERF_SPOOL_DIR"); !env.empty()) return env;
-  if (!absl::StrContains(location, "://")) return location + ".spool";
-  const std::string home = DataHome();
-  return home.empty() ? "/tmp/blkperf-spool" : absl::StrCat(home, "/spool");
-}
 
 absl::StatusOr<SaveSettings> SaveSettingsFromFlags() {
   SaveSettings s;

@@ -16,6 +16,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+#include "base/data_paths.h"
 #include "model/snapshot.h"
 #include "model/target_info.h"
 #include "model/workload_spec.h"
@@ -34,14 +35,8 @@ struct SaveSettings {
   Tags tags;
 };
 
-// Where results go when --results_db is not given: $BLKPERF_RESULTS_DB
-// (a path or "none"), else $XDG_DATA_HOME/blkperf/results.sqlite, else
-// $HOME/.local/share/blkperf/results.sqlite; "none" without a HOME.
-std::string DefaultResultsDb();
-
-// The spool beside the user's data: $BLKPERF_SPOOL_DIR, else
-// <location>.spool for a path, else <data home>/blkperf/spool.
-std::string SpoolDirFor(const std::string& location);
+// Where results go when --results_db is not given (DefaultResultsDb) and
+// their spool (SpoolDirFor) are base/data_paths.h's.
 
 // --results_db and --tag checked (InvalidArgument naming the flag).
 absl::StatusOr<SaveSettings> SaveSettingsFromFlags();

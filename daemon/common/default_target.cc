@@ -11,22 +11,13 @@
 
 ABSL_FLAG(std::string, data_dir, "",
           "The daemon's data directory, home of the default target file. "
-          "Empty: /var/lib/blkperf as root, else $HOME/.local/share/blkperf.");
+          "Empty: /var/lib/blkperf as root, else $XDG_DATA_HOME/blkperf or "
+          "$HOME/.local/share/blkperf (docs/deployment.md).");
 
 namespace blkperf {
 
 std::string DataDirectory() {
-  std::string dir = absl::GetFlag(FLAGS_data_dir);
-  if (!dir.empty()) return dir;
-  const char* home = std::getenv("HOME");
-  if (geteuid() == 0 || home == nullptr || *home == '\0') {
-    return "/var/lib/blkperf";
-  }
-  return absl::StrCat(home, "/.local/share/blkperf");
-}
-
-std::string VerifyStateDirectory(absl::string_view data_dir) {
-  return absl::StrCat(data_dir, "/verify");
+  return DaemonDataDirectory(absl::GetFlag(FLAGS_data_dir));
 }
 
 absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir) {
@@ -38,7 +29,7 @@ absl::StatusOr<TargetSpec> DefaultTarget(absl::string_view data_dir) {
         "data directory ", dir, " for the default target cannot be created "
         "or written", error ? absl::StrCat(": ", error.message()) : ""));
   }
-  return TargetSpec{.path = absl::StrCat(dir, "/", kDefaultTargetName),
+  return TargetSpec{.path = DefaultTargetPath(dir),
                     .create_size = kDefaultTargetBytes,
                     .allow_write = true,
                     .refill_for_verify = true};

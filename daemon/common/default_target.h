@@ -1,5 +1,5 @@
-// The daemon's data directory (--data_dir) and the embedded default target
-// in it: the file `blkperfd run` and a spec without targets use.
+// The daemon's --data_dir flag and the embedded default target in its data
+// directory (base/data_paths.h computes the paths): the file `blkperfd run` and a spec without targets use.
 //
 //   absl::StatusOr<TargetSpec> target = DefaultTarget(DataDirectory());
 //   spec.targets.push_back(*target);   // 1 GiB, created and pre-filled once
@@ -11,20 +11,15 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/data_paths.h"  // VerifyStateDirectory, DefaultTargetPath
 #include "model/workload_spec.h"
 
 namespace blkperf {
 
 inline constexpr uint64_t kDefaultTargetBytes = uint64_t{1} << 30;
-inline constexpr char kDefaultTargetName[] = "default-target.dat";
 
-// --data_dir, or when empty /var/lib/blkperf as root, else
-// $HOME/.local/share/blkperf.
+// DaemonDataDirectory (base/data_paths.h) of this process's --data_dir.
 std::string DataDirectory();
-
-// <data_dir>/verify: where verify keeps its per-target state
-// (WorkloadSpec::verify_state_dir).
-std::string VerifyStateDirectory(absl::string_view data_dir);
 
 // <data_dir>/default-target.dat, kDefaultTargetBytes, writable: blkperf's own
 // file, whose creation and filling (and re-filling before a verify read

@@ -224,7 +224,7 @@ AccessPolicy AccessPolicy::Create(const std::vector<std::string>& allow_read,
   }
   if (!data_dir.empty()) {
     policy.own_.push_back(
-        MakeRule(absl::StrCat(data_dir, "/", kDefaultTargetName)));
+        MakeRule(DefaultTargetPath(data_dir)));
     policy.own_.back().rdev.reset();  // the daemon's file, never a device
   }
   return policy;

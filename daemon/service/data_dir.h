@@ -25,13 +25,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/data_paths.h"  // the names of what it holds
 #include "base/unique_fd.h"
 
 namespace blkperf {
 
-inline constexpr char kDataDirLockName[] = "blkperfd.lock";
-inline constexpr char kWorkloadIdsName[] = "workload-ids";
-inline constexpr char kVerifyDirName[] = "verify";
 
 class DataDir {
  public:

@@ -14,8 +14,8 @@
 //   --shutdown_timeout=5s      drain time on SIGTERM/SIGINT
 //
 // The data directory is --data_dir, which blkperfd's `run` flags define; it
-// is read by name when the binary has it (empty or absent: /var/lib/blkperf
-// as root, else $HOME/.local/share/blkperf). The allow lists are not called
+// is read by name when the binary has it (empty or absent:
+// DaemonDataDirectory, base/data_paths.h). The allow lists are not called
 // --allow_write/--allow_read because `run` has a bool --allow_write.
 //
 //   int main(int argc, char** argv) {

@@ -99,11 +99,6 @@ int SharedChoice(const std::vector<int>& placement,
 
 }  // namespace
 
-std::string CpuRegistryRoot() {
-  const char* env = std::getenv("BLKPERF_CPU_REGISTRY");
-  return env != nullptr && *env != '\0' ? env : "/run/blkperf";
-}
-
 absl::StatusOr<CpuRegistration> RegisterCpus(const std::string& root,
                                              const std::vector<int>& placement,
                                              const std::vector<int>& requested,

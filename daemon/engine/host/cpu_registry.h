@@ -21,13 +21,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/data_paths.h"  // CpuRegistryRoot
 #include "base/unique_fd.h"
 
 namespace blkperf {
 
-// The registry's root: $BLKPERF_CPU_REGISTRY when set and not empty (tests
-// give each run of theirs a private one), else /run/blkperf.
-std::string CpuRegistryRoot();
+// The registry's root is CpuRegistryRoot() (base/data_paths.h):
+// $BLKPERF_CPU_REGISTRY when set and not empty, else /run/blkperf.
 
 // What a run holds. Movable; the locks are released when it is destroyed.
 struct CpuRegistration {

@@ -105,13 +105,5 @@ TEST_F(CpuRegistryTest, UnusableRegistryPlacesAsBeforeAndSaysSo) {
   EXPECT_THAT(a->locks, IsEmpty());
 }
 
-TEST(CpuRegistryRootTest, EnvironmentOverridesRun) {
-  unsetenv("BLKPERF_CPU_REGISTRY");
-  EXPECT_EQ(CpuRegistryRoot(), "/run/blkperf");
-  setenv("BLKPERF_CPU_REGISTRY", "/tmp/x", 1);
-  EXPECT_EQ(CpuRegistryRoot(), "/tmp/x");
-  unsetenv("BLKPERF_CPU_REGISTRY");
-}
-
 }  // namespace
 }  // namespace blkperf
