@@ -20,18 +20,6 @@ size_t CompleteIntervals(const Series& s) {
   return n;
 }
 
-void AddPoint(const SeriesPoint& p, SeriesPoint& sum) {
-  sum.read_ios += p.read_ios;
-  sum.write_ios += p.write_ios;
-  sum.read_bytes += p.read_bytes;
-  sum.write_bytes += p.write_bytes;
-  sum.errors += p.errors;
-  sum.user_cpu_seconds += p.user_cpu_seconds;
-  sum.system_cpu_seconds += p.system_cpu_seconds;
-  sum.latency_buckets = MergeSparseBuckets(sum.latency_buckets, p.latency_buckets);
-  sum.latency_sum_ns += p.latency_sum_ns;
-}
-
 }  // namespace
 
 void SeriesMerger::Add(const std::string& host, v1::Series& proto) {
@@ -64,7 +52,7 @@ void SeriesMerger::Add(const std::string& host, v1::Series& proto) {
   complete_ = std::min(complete_, CompleteIntervals(s));
   points_.resize(complete_);
   for (size_t k = 0; k < complete_; ++k) {
-    AddPoint(s.points[k], points_[k].sum);
+    AddSeriesCounts(s.points[k], &points_[k].sum);
     points_[k].start_seconds += absl::ToDoubleSeconds(s.points[k].start);
     points_[k].length_seconds += absl::ToDoubleSeconds(s.points[k].length);
   }

@@ -40,6 +40,19 @@ std::vector<std::pair<int, uint64_t>> MergeSparseBuckets(
   return merged;
 }
 
+void AddSeriesCounts(const SeriesPoint& from, SeriesPoint* into) {
+  into->read_ios += from.read_ios;
+  into->write_ios += from.write_ios;
+  into->read_bytes += from.read_bytes;
+  into->write_bytes += from.write_bytes;
+  into->errors += from.errors;
+  into->user_cpu_seconds += from.user_cpu_seconds;
+  into->system_cpu_seconds += from.system_cpu_seconds;
+  into->latency_buckets =
+      MergeSparseBuckets(into->latency_buckets, from.latency_buckets);
+  into->latency_sum_ns += from.latency_sum_ns;
+}
+
 void FillSeriesPercentiles(SeriesPoint* point) {
   FillPercentiles(point->latency_buckets, point);
 }
@@ -77,16 +90,8 @@ void SeriesBuilder::MergeInto(const Pending& later, Pending* into) {
   SeriesPoint& a = into->point;
   const SeriesPoint& b = later.point;
   a.length = b.start + b.length - a.start;
-  a.read_ios += b.read_ios;
-  a.write_ios += b.write_ios;
-  a.read_bytes += b.read_bytes;
-  a.write_bytes += b.write_bytes;
-  a.errors += b.errors;
-  a.user_cpu_seconds += b.user_cpu_seconds;
-  a.system_cpu_seconds += b.system_cpu_seconds;
-  a.latency_sum_ns += b.latency_sum_ns;
+  AddSeriesCounts(b, &a);
   into->ticks += later.ticks;
-  a.latency_buckets = MergeSparseBuckets(a.latency_buckets, b.latency_buckets);
   FillPercentiles(a.latency_buckets, &a);
 }
 

@@ -28,6 +28,12 @@ std::vector<std::pair<int, uint64_t>> MergeSparseBuckets(
     const std::vector<std::pair<int, uint64_t>>& a,
     const std::vector<std::pair<int, uint64_t>>& b);
 
+// Adds `from`'s counts, CPU times and latency histogram (buckets and sum)
+// into `into`: an exact merge of two intervals' measurements, whether
+// adjacent (downsampling) or the same interval of two hosts (a fleet's
+// series). Times and percentiles are the caller's.
+void AddSeriesCounts(const SeriesPoint& from, SeriesPoint* into);
+
 // Sets point's p50/p99/p99.9 from its latency_buckets.
 void FillSeriesPercentiles(SeriesPoint* point);
 
