@@ -690,12 +690,11 @@ void FilteredGrpcLog(gpr_log_func_args* args) {
                args->message);
 }
 
-int Main(int argc, char** argv) {
-  gpr_set_log_function(FilteredGrpcLog);
+// --help lists the flags of the client, its spec, fio and fleet flags (Abseil
+// lists only those of a file named like the program by default, and says
+// "No flags matched").
+void ConfigureFlagsUsage() {
   absl::SetProgramUsageMessage(kUsage);
-  // --help lists the flags of the client, its spec, fio and fleet flags (Abseil
-  // lists only those of a file named like the program by default, and
-  // says "No flags matched").
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
     for (absl::string_view dir :
@@ -706,50 +705,52 @@ int Main(int argc, char** argv) {
   };
   usage.contains_helpshort_flags = usage.contains_help_flags;
   absl::SetFlagsUsageConfig(usage);
-  // Abseil's parser exits 1 on a flag error; a usage error exits 2.
-  if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {
-    return Usage(std::string(s.message()));
-  }
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() < 2) return Usage("no command given");
-  const std::string command = args[1];
-  std::vector<std::string> rest(args.begin() + 2, args.end());
+}
+
+// Flags that only some commands take: "" when `command` may have them, else
+// the usage error.
+std::string MisplacedFlags(const std::string& command) {
   if (ExperimentGiven() && command != "run" && command != "fleet") {
-    return Usage("--vary or a --spec_file's experiment.arms[]: experiments "
-                 "run on `blkperfd run`, `blkperf run` and `blkperf fleet "
-                 "run` (docs/experiments.md)");
+    return "--vary or a --spec_file's experiment.arms[]: experiments run on "
+           "`blkperfd run`, `blkperf run` and `blkperf fleet run` "
+           "(docs/experiments.md)";
   }
   if (FioLogFlagsGiven() && (command != "run" || VaryGiven())) {
-    return Usage("fio's log options are for `blkperf run` without --vary "
-                 "(the client writes the logs of the one workload it "
-                 "watches)");
+    return "fio's log options are for `blkperf run` without --vary (the "
+           "client writes the logs of the one workload it watches)";
   }
-  if (command == "fleet") {
-    fleet::ClientSettings settings;
-    settings.json = ReportJson();
-    settings.api_json = ApiJson();
-    settings.quiet = absl::GetFlag(FLAGS_quiet);
-    settings.interval = absl::GetFlag(FLAGS_interval);
-    settings.connect_timeout = absl::GetFlag(FLAGS_connect_timeout);
-    settings.channel = ChannelOptionsFromFlags();
-    settings.spec = [] { return SpecFromFlagsAndFioJob(); };
-    return fleet::RunFleetCommand(rest, settings);
-  }
-  if (command == "results") return RunResultsCommand(rest, Json());
-  const std::map<std::string, size_t> arity = {
+  return "";
+}
+
+int RunFleet(const std::vector<std::string>& rest) {
+  fleet::ClientSettings settings;
+  settings.json = ReportJson();
+  settings.api_json = ApiJson();
+  settings.quiet = absl::GetFlag(FLAGS_quiet);
+  settings.interval = absl::GetFlag(FLAGS_interval);
+  settings.connect_timeout = absl::GetFlag(FLAGS_connect_timeout);
+  settings.channel = ChannelOptionsFromFlags();
+  settings.spec = [] { return SpecFromFlagsAndFioJob(); };
+  return fleet::RunFleetCommand(rest, settings);
+}
+
+// A command and its argument count checked: "" or the usage error.
+std::string ArityError(const std::string& command, size_t arguments) {
+  static const auto* const kArity = new std::map<std::string, size_t>{
       {"caps", 0}, {"probe", 1}, {"start", 0}, {"stop", 1}, {"status", 1},
       {"list", 0}, {"watch", 1}, {"split", 2}, {"run", 0},  {"health", 0},
       {"compare", 2}, {"import-fio", 1}};
-  auto it = arity.find(command);
-  if (it == arity.end()) return Usage("unknown command \"" + command + "\"");
-  if (rest.size() != it->second) {
-    return Usage(absl::StrCat(command, " takes ", it->second,
-                              " argument(s), got ", rest.size()));
-  }
-  if (command == "health") return Health();
-  if (command == "compare") return CompareCommand(rest[0], rest[1]);
-  if (command == "import-fio") return ImportFio(rest[0]);
-  // Output flags are checked before connecting: a bad value is a usage error.
+  auto it = kArity->find(command);
+  if (it == kArity->end()) return "unknown command \"" + command + "\"";
+  if (arguments == it->second) return "";
+  return absl::StrCat(command, " takes ", it->second, " argument(s), got ",
+                      arguments);
+}
+
+// The commands that talk to one daemon, connected once the output flags
+// are checked (a bad value is a usage error, before connecting).
+int RunOnDaemon(const std::string& command,
+                const std::vector<std::string>& rest) {
   if (absl::Status format = OutputFormatFromFlags(ReportJson()).status();
       !format.ok()) {
     return Usage(std::string(format.message()));
@@ -757,7 +758,6 @@ int Main(int argc, char** argv) {
   if (absl::Status list = PercentileListFromFlags().status(); !list.ok()) {
     return Usage(std::string(list.message()));
   }
-
   // `run` handles SIGINT/SIGTERM on a thread of its own; block them before
   // gRPC starts threads so that every thread inherits the mask.
   sigset_t signals;
@@ -780,6 +780,31 @@ int Main(int argc, char** argv) {
   if (command == "split") return Split(c, rest[0], rest[1]);
   if (ExperimentGiven()) return RunExperimentRemotely(c);
   return Run(c, signals);
+}
+
+int Main(int argc, char** argv) {
+  gpr_set_log_function(FilteredGrpcLog);
+  ConfigureFlagsUsage();
+  // Abseil's parser exits 1 on a flag error; a usage error exits 2.
+  if (absl::Status s = CheckCommandLineFlags(argc, argv); !s.ok()) {
+    return Usage(std::string(s.message()));
+  }
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() < 2) return Usage("no command given");
+  const std::string command = args[1];
+  std::vector<std::string> rest(args.begin() + 2, args.end());
+  if (std::string error = MisplacedFlags(command); !error.empty()) {
+    return Usage(error);
+  }
+  if (command == "fleet") return RunFleet(rest);
+  if (command == "results") return RunResultsCommand(rest, Json());
+  if (std::string error = ArityError(command, rest.size()); !error.empty()) {
+    return Usage(error);
+  }
+  if (command == "health") return Health();
+  if (command == "compare") return CompareCommand(rest[0], rest[1]);
+  if (command == "import-fio") return ImportFio(rest[0]);
+  return RunOnDaemon(command, rest);
 }
 
 }  // namespace

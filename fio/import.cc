@@ -325,12 +325,12 @@ absl::Status ApplyRate(const FioOption& o, bool iops, Job* job) {
   return absl::OkStatus();
 }
 
-// One option onto `job`; Refuse for what blkperf cannot honour exactly.
-absl::Status ApplyOption(const FioOption& o, Job* job) {
+// The I/O itself: direction, mix, sizes, alignment.
+// std::nullopt when `o` is none of them.
+std::optional<absl::Status> ApplyShapeOption(const FioOption& o, Job* job) {
   const std::string& k = o.key;
   v1::WorkloadSpec& s = job->spec;
   auto count = [&]() { return ParseCount(o); };
-  if (k == "name") { job->name = o.value; return absl::OkStatus(); }
   if (k == "rw" || k == "readwrite") return ApplyOp(o, job);
   if (k == "rwmixread" || k == "rwmixwrite") {
     absl::StatusOr<uint64_t> n = count();
@@ -360,6 +360,15 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
     s.set_alignment(static_cast<uint32_t>(*a));
     return absl::OkStatus();
   }
+  return std::nullopt;
+}
+
+// Queue depth, batches, jobs and their CPUs.
+// std::nullopt when `o` is none of them.
+std::optional<absl::Status> ApplyDepthOption(const FioOption& o, Job* job) {
+  const std::string& k = o.key;
+  v1::WorkloadSpec& s = job->spec;
+  auto count = [&]() { return ParseCount(o); };
   if (k == "iodepth" || k == "iodepth_batch" || k == "iodepth_batch_submit" ||
       k == "iodepth_batch_complete" || k == "iodepth_batch_complete_min") {
     absl::StatusOr<uint64_t> n = count();
@@ -390,6 +399,14 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
     job->cpus_split = o.value == "split";
     return absl::OkStatus();
   }
+  return std::nullopt;
+}
+
+// How long, and over what: times, sizes, offset, files.
+// std::nullopt when `o` is none of them.
+std::optional<absl::Status> ApplyTimeAndRegionOption(const FioOption& o, Job* job) {
+  const std::string& k = o.key;
+  v1::WorkloadSpec& s = job->spec;
   if (k == "runtime" || k == "ramp_time") {
     absl::StatusOr<absl::Duration> d = ParseTime(o);
     if (!d.ok()) return d.status();
@@ -425,6 +442,15 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
     return absl::OkStatus();
   }
   if (k == "directory") { job->directory = o.value; return absl::OkStatus(); }
+  return std::nullopt;
+}
+
+// How I/O is issued: direct, the engine, io_uring's switches.
+// std::nullopt when `o` is none of them.
+std::optional<absl::Status> ApplyEngineOption(const FioOption& o, Job* job) {
+  const std::string& k = o.key;
+  v1::WorkloadSpec& s = job->spec;
+  auto count = [&]() { return ParseCount(o); };
   if (k == "direct" || k == "buffered") {
     absl::StatusOr<bool> b = ParseBool(o);
     if (!b.ok()) return b.status();
@@ -457,6 +483,15 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
     s.set_sqpoll_cpu(static_cast<int32_t>(*n));
     return absl::OkStatus();
   }
+  return std::nullopt;
+}
+
+// Offsets, rates, syncs and fio's verify.
+// std::nullopt when `o` is none of them.
+std::optional<absl::Status> ApplyPacingOption(const FioOption& o, Job* job) {
+  const std::string& k = o.key;
+  v1::WorkloadSpec& s = job->spec;
+  auto count = [&]() { return ParseCount(o); };
   if (k == "random_distribution") {
     if (o.value != "random") {
       return Refuse(o, "only random (uniform) is mapped: fio's zipf, pareto, "
@@ -486,6 +521,20 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
     return Refuse(o, "fio's verify (checksums written, then read back) is not "
                      "blkperf's verify (a header per block, checked on every "
                      "read); use blkperf's --verify");
+  }
+  return std::nullopt;
+}
+
+// One option onto `job`; Refuse for what blkperf cannot honour exactly.
+absl::Status ApplyOption(const FioOption& o, Job* job) {
+  if (o.key == "name") {
+    job->name = o.value;
+    return absl::OkStatus();
+  }
+  for (auto apply : {ApplyShapeOption, ApplyDepthOption,
+                     ApplyTimeAndRegionOption, ApplyEngineOption,
+                     ApplyPacingOption}) {
+    if (std::optional<absl::Status> applied = apply(o, job)) return *applied;
   }
   return Refuse(o, "is not supported by blkperf");
 }

@@ -488,6 +488,49 @@ absl::StatusOr<const v1::ArmWorkloadRequest*> RequestFor(
   return &own;
 }
 
+// An earlier run with this id that got further here than arming (it was
+// released, or it ended) is refused: Go could not start it at this run's
+// instant.
+absl::StatusOr<v1::ArmWorkloadResponse> RefuseEarlierRun(
+    v1::ArmWorkloadResponse r, const std::string& run_id) {
+  if (!r.existing() || r.workload().state() == v1::WORKLOAD_STATE_ARMED) {
+    return r;
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "run id ", run_id, " is already ",
+      absl::AsciiStrToLower(absl::StripPrefix(
+          v1::WorkloadState_Name(r.workload().state()), "WORKLOAD_STATE_")),
+      " here (workload ", r.workload_id(), "): give this run a new --run_id"));
+}
+
+// A host's arm answer onto it: armed, or failed saying why (interrupted,
+// refused, or armed only after --arm_timeout).
+void RecordArm(const absl::StatusOr<v1::ArmWorkloadResponse>& r,
+               bool cancelled, absl::Time deadline, absl::Duration timeout,
+               HostRun& host) {
+  if (!r.ok() && cancelled) {
+    host.state = HostState::kArmFailed;
+    host.error = "not armed: interrupted";
+  } else if (!r.ok()) {
+    host.state = HostState::kArmFailed;
+    host.error = std::string(r.status().message());
+    if (absl::IsUnimplemented(r.status())) {
+      absl::StrAppend(&host.error, " (this blkperfd is too old for fleet "
+                                   "runs: upgrade it)");
+    }
+  } else if (absl::Now() > deadline) {
+    host.state = HostState::kArmFailed;
+    host.workload_id = r->workload_id();
+    host.error = absl::StrCat("armed after --arm_timeout (",
+                              absl::FormatDuration(timeout), ")");
+  } else {
+    host.state = HostState::kArmed;
+    host.armed_local_ns = MonotonicNowNs();
+    host.workload_id = r->workload_id();
+    host.workload = r->workload();
+  }
+}
+
 }  // namespace
 
 void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
@@ -534,40 +577,8 @@ void Orchestrator::ArmAll(const v1::WorkloadSpec& spec) {
             return host.connection->ArmWorkload(**arm, policy.budget());
           });
     }
-    if (r.ok() && r->existing() &&
-        r->workload().state() != v1::WORKLOAD_STATE_ARMED) {
-      // An earlier run with this id got further here than arming (it was
-      // released, or it ended): Go could not start it at this run's instant.
-      r = absl::FailedPreconditionError(absl::StrCat(
-          "run id ", run_.run_id, " is already ",
-          absl::AsciiStrToLower(absl::StripPrefix(
-              v1::WorkloadState_Name(r->workload().state()),
-              "WORKLOAD_STATE_")),
-          " here (workload ", r->workload_id(),
-          "): give this run a new --run_id"));
-    }
-    if (!r.ok() && cancel.cancelled()) {
-      host.state = HostState::kArmFailed;
-      host.error = "not armed: interrupted";
-    } else if (!r.ok()) {
-      host.state = HostState::kArmFailed;
-      host.error = std::string(r.status().message());
-      if (absl::IsUnimplemented(r.status())) {
-        absl::StrAppend(&host.error, " (this blkperfd is too old for fleet "
-                                     "runs: upgrade it)");
-      }
-    } else if (absl::Now() > deadline) {
-      host.state = HostState::kArmFailed;
-      host.workload_id = r->workload_id();
-      host.error = absl::StrCat("armed after --arm_timeout (",
-                                absl::FormatDuration(options_.arm_timeout),
-                                ")");
-    } else {
-      host.state = HostState::kArmed;
-      host.armed_local_ns = MonotonicNowNs();
-      host.workload_id = r->workload_id();
-      host.workload = r->workload();
-    }
+    if (r.ok()) r = RefuseEarlierRun(*std::move(r), run_.run_id);
+    RecordArm(r, cancel.cancelled(), deadline, options_.arm_timeout, host);
   });
   arming.store(false);
   watch.join();

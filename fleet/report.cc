@@ -402,9 +402,8 @@ std::string ShapeAndGroupsText(const v1::Workload& merged) {
   return out;
 }
 
-}  // namespace
-
-std::string FormatReportText(const FleetReport& r) {
+// The run's outcome, host counts and step times.
+std::string RunHeaderText(const FleetReport& r) {
   std::string out = absl::StrCat("fleet run ", r.run_id, ": ", r.outcome);
   if (!r.abort_reason.empty()) absl::StrAppend(&out, " (", r.abort_reason, ")");
   absl::StrAppend(&out, "\nhosts: requested=", r.requested, " armed=", r.armed,
@@ -417,6 +416,12 @@ std::string FormatReportText(const FleetReport& r) {
       "steps: arm %.3fs, read clocks %.3fs, go %.3fs, collect %.3fs\n",
       absl::ToDoubleSeconds(r.arm_time), absl::ToDoubleSeconds(r.clock_time),
       absl::ToDoubleSeconds(r.go_time), absl::ToDoubleSeconds(r.collect_time)));
+  return out;
+}
+
+// The merged result over the overlap window, and the per-host heading.
+std::string MergedText(const FleetReport& r) {
+  std::string out;
   if (!r.hosts.empty()) {
     const v1::ThreadStats& t = r.merged.snapshot().total();
     absl::StrAppend(
@@ -437,6 +442,12 @@ std::string FormatReportText(const FleetReport& r) {
         "per host (own window; median IOPS %.1f, MAD %.1f; outlier: IOPS %s):\n",
         r.outliers.median, r.outliers.mad, r.outliers.rule));
   }
+  return out;
+}
+
+// One line per host, with who it is.
+std::string HostsText(const FleetReport& r) {
+  std::string out;
   for (const HostRow& h : r.hosts) {
     absl::StrAppend(
         &out, absl::StrFormat(
@@ -454,6 +465,11 @@ std::string FormatReportText(const FleetReport& r) {
       absl::StrAppend(&out, "    ", who, "\n");
     }
   }
+  return out;
+}
+
+std::string CohortsText(const FleetReport& r) {
+  std::string out;
   for (const Cohort& c : r.cohorts) {
     const v1::ThreadStats& t = c.merged.snapshot().total();
     absl::StrAppend(
@@ -464,6 +480,11 @@ std::string FormatReportText(const FleetReport& r) {
         " p99=", Latency(t.latency().p99_ns()),
         " p99.9=", Latency(t.latency().p99_9_ns()), "\n");
   }
+  return out;
+}
+
+std::string ExcludedText(const FleetReport& r) {
+  std::string out;
   // Hosts excluded for the same reason (the host's own address taken out)
   // share one line: a bad spec refused by every host reads once. Causes in
   // order of first appearance, each with the indexes of its hosts.
@@ -495,6 +516,13 @@ std::string FormatReportText(const FleetReport& r) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string FormatReportText(const FleetReport& r) {
+  return absl::StrCat(RunHeaderText(r), MergedText(r), HostsText(r),
+                      CohortsText(r), ExcludedText(r));
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "wire/context_convert.h"
@@ -416,6 +417,77 @@ absl::StatusOr<SloSummary> SloFromProto(const v1::SloResult& proto) {
   return slo;
 }
 
+void RingToProto(const RingSetup& r, v1::RingSetup* ring) {
+  for (const std::string& flag : r.setup_flags) ring->add_setup_flags(flag);
+  ring->set_registered_ring_fd(r.registered_ring_fd);
+  ring->set_fixed_buffers(r.fixed_buffers);
+  ring->set_registered_files(r.registered_files);
+  ring->set_polled(r.polled);
+  ring->set_sqpoll(r.sqpoll);
+  ring->set_huge_pages(r.huge_pages);
+  ring->set_sq_entries(r.sq_entries);
+  ring->set_cq_entries(r.cq_entries);
+  ring->set_pieces_per_io(r.pieces_per_io);
+  ring->set_buffer_layout(r.buffer_layout);
+  ring->set_io_mode(r.io_mode);
+  ring->set_wait_bound(r.wait_bound);
+  ring->set_clock(r.clock);
+}
+
+void PhaseToProto(const PhaseSnapshot& phase, bool with_histogram,
+                  v1::Phase* out) {
+  out->set_index(static_cast<uint32_t>(phase.index));
+  out->set_strategy(phase.strategy);
+  DurationToProto(phase.start, out->mutable_start());
+  DurationToProto(phase.end, out->mutable_end());
+  DurationToProto(phase.elapsed, out->mutable_elapsed());
+  ThreadToProto(phase.total, phase.elapsed, with_histogram,
+                out->mutable_total());
+  out->set_pieces_per_io(phase.PiecesPerIo());
+  DeviceCountersToProto(phase.device, out->mutable_device());
+}
+
+void AbToProto(const AbStrategyResult& r, v1::AbResult* out) {
+  out->set_strategy(r.strategy);
+  out->set_slices(static_cast<uint32_t>(r.slices));
+  out->set_median_iops(r.median_iops);
+  out->set_median_bytes_per_second(r.median_bytes_per_second);
+  out->set_ratio_to_first(r.ratio_to_first);
+  out->set_note(r.note);
+  out->set_paired_ratio(r.paired_ratio);
+  out->set_paired_ratio_ci_low(r.paired_ratio_ci_low);
+  out->set_paired_ratio_ci_high(r.paired_ratio_ci_high);
+  out->set_pairs(static_cast<uint32_t>(r.pairs));
+  out->set_verdict(r.verdict);
+}
+
+// The errors: the first (or fatal) one and where each errno happened.
+void ErrorsToProto(const WorkloadSnapshot& s, v1::Snapshot* proto) {
+  if (s.has_error) {
+    v1::FirstError* error = proto->mutable_error();
+    error->set_errno_value(s.error.errno_value);
+    error->set_target(s.error.target);
+    error->set_offset(s.error.offset);
+    error->set_message(s.error.message);
+  }
+  for (const ErrorSite& site : s.error_sites) {
+    v1::ErrorSite* out = proto->add_error_sites();
+    out->set_errno_value(site.errno_value);
+    out->set_target(site.target);
+    out->set_offset(site.offset);
+  }
+}
+
+void GroupToProto(const GroupSnapshot& g, absl::Duration elapsed,
+                  v1::GroupResult* out) {
+  out->set_name(g.name);
+  for (int t : g.threads) out->add_threads(static_cast<uint32_t>(t));
+  ThreadToProto(g.total, elapsed, /*with_histogram=*/true,
+                out->mutable_total());
+  out->mutable_total()->set_thread_index(-1);
+  out->mutable_total()->set_cpu(-1);
+}
+
 }  // namespace
 
 void SnapshotToProto(const WorkloadSnapshot& s,
@@ -431,30 +503,9 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     ThreadToProto(t, s.elapsed, options.thread_histograms,
                   proto->add_threads());
   }
-  v1::RingSetup* ring = proto->mutable_ring();
-  for (const std::string& flag : s.ring.setup_flags)
-    ring->add_setup_flags(flag);
-  ring->set_registered_ring_fd(s.ring.registered_ring_fd);
-  ring->set_fixed_buffers(s.ring.fixed_buffers);
-  ring->set_registered_files(s.ring.registered_files);
-  ring->set_polled(s.ring.polled);
-  ring->set_sqpoll(s.ring.sqpoll);
-  ring->set_huge_pages(s.ring.huge_pages);
-  ring->set_sq_entries(s.ring.sq_entries);
-  ring->set_cq_entries(s.ring.cq_entries);
-  ring->set_pieces_per_io(s.ring.pieces_per_io);
-  ring->set_buffer_layout(s.ring.buffer_layout);
-  ring->set_io_mode(s.ring.io_mode);
-  ring->set_wait_bound(s.ring.wait_bound);
-  ring->set_clock(s.ring.clock);
+  RingToProto(s.ring, proto->mutable_ring());
   for (const std::string& note : s.notes) proto->add_notes(note);
-  if (s.has_error) {
-    v1::FirstError* error = proto->mutable_error();
-    error->set_errno_value(s.error.errno_value);
-    error->set_target(s.error.target);
-    error->set_offset(s.error.offset);
-    error->set_message(s.error.message);
-  }
+  ErrorsToProto(s, proto);
   proto->set_split_strategy(s.split_strategy);
   DeviceCountersToProto(s.device, proto->mutable_device());
   if (s.buffer_placement.read || !s.buffer_placement.unreadable.empty()) {
@@ -465,46 +516,12 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     placement->set_adjacent_share(s.buffer_placement.adjacent_share);
   }
   for (const PhaseSnapshot& phase : s.phases) {
-    v1::Phase* out = proto->add_phases();
-    out->set_index(static_cast<uint32_t>(phase.index));
-    out->set_strategy(phase.strategy);
-    DurationToProto(phase.start, out->mutable_start());
-    DurationToProto(phase.end, out->mutable_end());
-    DurationToProto(phase.elapsed, out->mutable_elapsed());
-    ThreadToProto(phase.total, phase.elapsed, options.phase_histograms,
-                  out->mutable_total());
-    out->set_pieces_per_io(phase.PiecesPerIo());
-    DeviceCountersToProto(phase.device, out->mutable_device());
+    PhaseToProto(phase, options.phase_histograms, proto->add_phases());
   }
-  for (const AbStrategyResult& r : s.ab) {
-    v1::AbResult* out = proto->add_ab();
-    out->set_strategy(r.strategy);
-    out->set_slices(static_cast<uint32_t>(r.slices));
-    out->set_median_iops(r.median_iops);
-    out->set_median_bytes_per_second(r.median_bytes_per_second);
-    out->set_ratio_to_first(r.ratio_to_first);
-    out->set_note(r.note);
-    out->set_paired_ratio(r.paired_ratio);
-    out->set_paired_ratio_ci_low(r.paired_ratio_ci_low);
-    out->set_paired_ratio_ci_high(r.paired_ratio_ci_high);
-    out->set_pairs(static_cast<uint32_t>(r.pairs));
-    out->set_verdict(r.verdict);
-  }
-  for (const ErrorSite& site : s.error_sites) {
-    v1::ErrorSite* out = proto->add_error_sites();
-    out->set_errno_value(site.errno_value);
-    out->set_target(site.target);
-    out->set_offset(site.offset);
-  }
+  for (const AbStrategyResult& r : s.ab) AbToProto(r, proto->add_ab());
   if (s.verify.enabled) VerifyToProto(s.verify, proto->mutable_verify());
   for (const GroupSnapshot& g : s.groups) {
-    v1::GroupResult* out = proto->add_groups();
-    out->set_name(g.name);
-    for (int t : g.threads) out->add_threads(static_cast<uint32_t>(t));
-    ThreadToProto(g.total, s.elapsed, /*with_histogram=*/true,
-                  out->mutable_total());
-    out->mutable_total()->set_thread_index(-1);
-    out->mutable_total()->set_cpu(-1);
+    GroupToProto(g, s.elapsed, proto->add_groups());
   }
   if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
   EnvironmentToProto(s.environment, proto->mutable_environment());
@@ -589,102 +606,134 @@ absl::StatusOr<ThreadSnapshot> ThreadFromProto(const v1::ThreadStats& proto,
   return t;
 }
 
-absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
-  WorkloadSnapshot s;
-  s.taken = TimeFromProto(proto.taken());
-  s.elapsed = DurationFromProto(proto.elapsed());
-  absl::StatusOr<ThreadSnapshot> total =
-      ThreadFromProto(proto.total(), "snapshot.total");
-  if (!total.ok()) return total.status();
-  s.total = *std::move(total);
-  for (int i = 0; i < proto.threads_size(); ++i) {
-    absl::StatusOr<ThreadSnapshot> thread = ThreadFromProto(
-        proto.threads(i), absl::StrCat("snapshot.threads[", i, "]"));
-    if (!thread.ok()) return thread.status();
-    s.threads.push_back(*std::move(thread));
+namespace {
+
+RingSetup RingFromProto(const v1::RingSetup& ring) {
+  RingSetup r;
+  r.setup_flags.assign(ring.setup_flags().begin(), ring.setup_flags().end());
+  r.registered_ring_fd = ring.registered_ring_fd();
+  r.fixed_buffers = ring.fixed_buffers();
+  r.registered_files = ring.registered_files();
+  r.polled = ring.polled();
+  r.sqpoll = ring.sqpoll();
+  r.huge_pages = ring.huge_pages();
+  r.sq_entries = ring.sq_entries();
+  r.cq_entries = ring.cq_entries();
+  r.pieces_per_io = ring.pieces_per_io();
+  r.buffer_layout = ring.buffer_layout();
+  r.io_mode = ring.io_mode();
+  r.wait_bound = ring.wait_bound();
+  r.clock = ring.clock();
+  return r;
+}
+
+// The errors: the first (or fatal) one and where each errno happened.
+void ErrorsFromProto(const v1::Snapshot& proto, WorkloadSnapshot* s) {
+  s->has_error = proto.has_error();
+  if (s->has_error) {
+    s->error.errno_value = proto.error().errno_value();
+    s->error.target = proto.error().target();
+    s->error.offset = proto.error().offset();
+    s->error.message = proto.error().message();
   }
-  const v1::RingSetup& ring = proto.ring();
-  s.ring.setup_flags.assign(ring.setup_flags().begin(),
-                            ring.setup_flags().end());
-  s.ring.registered_ring_fd = ring.registered_ring_fd();
-  s.ring.fixed_buffers = ring.fixed_buffers();
-  s.ring.registered_files = ring.registered_files();
-  s.ring.polled = ring.polled();
-  s.ring.sqpoll = ring.sqpoll();
-  s.ring.huge_pages = ring.huge_pages();
-  s.ring.sq_entries = ring.sq_entries();
-  s.ring.cq_entries = ring.cq_entries();
-  s.ring.pieces_per_io = ring.pieces_per_io();
-  s.ring.buffer_layout = ring.buffer_layout();
-  s.ring.io_mode = ring.io_mode();
-  s.ring.wait_bound = ring.wait_bound();
-  s.ring.clock = ring.clock();
-  s.notes.assign(proto.notes().begin(), proto.notes().end());
-  s.has_error = proto.has_error();
-  if (s.has_error) {
-    s.error.errno_value = proto.error().errno_value();
-    s.error.target = proto.error().target();
-    s.error.offset = proto.error().offset();
-    s.error.message = proto.error().message();
+  for (const v1::ErrorSite& in : proto.error_sites()) {
+    s->error_sites.push_back({.errno_value = in.errno_value(),
+                              .target = in.target(),
+                              .offset = in.offset()});
   }
-  s.split_strategy = proto.split_strategy();
-  s.device = DeviceCountersFromProto(proto.device());
-  const v1::BufferPlacement& placement = proto.buffer_placement();
+}
+
+absl::StatusOr<BufferPlacement> PlacementFromProto(
+    const v1::BufferPlacement& placement) {
   // A share outside 0-1 (or NaN) would print as a figure it is not.
   if (!(placement.adjacent_share() >= 0 && placement.adjacent_share() <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "snapshot.buffer_placement.adjacent_share: ",
         placement.adjacent_share(), " is not a share between 0 and 1"));
   }
-  s.buffer_placement = {.read = placement.read(),
-                        .unreadable = placement.unreadable(),
-                        .pages_present = placement.pages_present(),
-                        .adjacent_share = placement.adjacent_share()};
+  return BufferPlacement{.read = placement.read(),
+                         .unreadable = placement.unreadable(),
+                         .pages_present = placement.pages_present(),
+                         .adjacent_share = placement.adjacent_share()};
+}
+
+absl::StatusOr<PhaseSnapshot> PhaseFromProto(const v1::Phase& in, int i) {
+  PhaseSnapshot phase;
+  phase.index = static_cast<int>(in.index());
+  phase.strategy = in.strategy();
+  phase.start = DurationFromProto(in.start());
+  phase.end = DurationFromProto(in.end());
+  phase.elapsed = DurationFromProto(in.elapsed());
+  BLKPERF_ASSIGN_OR_RETURN(
+      phase.total,
+      ThreadFromProto(in.total(), absl::StrCat("snapshot.phases[", i, "].total")));
+  phase.device = DeviceCountersFromProto(in.device());
+  return phase;
+}
+
+AbStrategyResult AbFromProto(const v1::AbResult& in) {
+  return {.strategy = in.strategy(),
+          .slices = static_cast<int>(in.slices()),
+          .median_iops = in.median_iops(),
+          .median_bytes_per_second = in.median_bytes_per_second(),
+          .ratio_to_first = in.ratio_to_first(),
+          .note = in.note(),
+          .paired_ratio = in.paired_ratio(),
+          .paired_ratio_ci_low = in.paired_ratio_ci_low(),
+          .paired_ratio_ci_high = in.paired_ratio_ci_high(),
+          .pairs = static_cast<int>(in.pairs()),
+          .verdict = in.verdict()};
+}
+
+absl::StatusOr<GroupSnapshot> GroupFromProto(const v1::GroupResult& in, int i) {
+  GroupSnapshot g;
+  g.name = in.name();
+  for (uint32_t t : in.threads()) g.threads.push_back(static_cast<int>(t));
+  BLKPERF_ASSIGN_OR_RETURN(
+      g.total,
+      ThreadFromProto(in.total(), absl::StrCat("snapshot.groups[", i, "].total")));
+  return g;
+}
+
+// The parts made of thread counters: total, threads, phases and groups.
+absl::Status CountersFromProto(const v1::Snapshot& proto, WorkloadSnapshot* s) {
+  BLKPERF_ASSIGN_OR_RETURN(s->total,
+                           ThreadFromProto(proto.total(), "snapshot.total"));
+  for (int i = 0; i < proto.threads_size(); ++i) {
+    BLKPERF_ASSIGN_OR_RETURN(
+        ThreadSnapshot thread,
+        ThreadFromProto(proto.threads(i),
+                        absl::StrCat("snapshot.threads[", i, "]")));
+    s->threads.push_back(std::move(thread));
+  }
   for (int i = 0; i < proto.phases_size(); ++i) {
-    const v1::Phase& in = proto.phases(i);
-    PhaseSnapshot phase;
-    phase.index = static_cast<int>(in.index());
-    phase.strategy = in.strategy();
-    phase.start = DurationFromProto(in.start());
-    phase.end = DurationFromProto(in.end());
-    phase.elapsed = DurationFromProto(in.elapsed());
-    absl::StatusOr<ThreadSnapshot> phase_total = ThreadFromProto(
-        in.total(), absl::StrCat("snapshot.phases[", i, "].total"));
-    if (!phase_total.ok()) return phase_total.status();
-    phase.total = *std::move(phase_total);
-    phase.device = DeviceCountersFromProto(in.device());
-    s.phases.push_back(std::move(phase));
+    BLKPERF_ASSIGN_OR_RETURN(PhaseSnapshot phase,
+                             PhaseFromProto(proto.phases(i), i));
+    s->phases.push_back(std::move(phase));
   }
-  for (const v1::AbResult& in : proto.ab()) {
-    s.ab.push_back({.strategy = in.strategy(),
-                    .slices = static_cast<int>(in.slices()),
-                    .median_iops = in.median_iops(),
-                    .median_bytes_per_second = in.median_bytes_per_second(),
-                    .ratio_to_first = in.ratio_to_first(),
-                    .note = in.note(),
-                    .paired_ratio = in.paired_ratio(),
-                    .paired_ratio_ci_low = in.paired_ratio_ci_low(),
-                    .paired_ratio_ci_high = in.paired_ratio_ci_high(),
-                    .pairs = static_cast<int>(in.pairs()),
-                    .verdict = in.verdict()});
-  }
-  for (const v1::ErrorSite& in : proto.error_sites()) {
-    s.error_sites.push_back({.errno_value = in.errno_value(),
-                             .target = in.target(),
-                             .offset = in.offset()});
-  }
-  if (proto.has_verify()) s.verify = VerifyFromProto(proto.verify());
   for (int i = 0; i < proto.groups_size(); ++i) {
-    const v1::GroupResult& in = proto.groups(i);
-    GroupSnapshot g;
-    g.name = in.name();
-    for (uint32_t t : in.threads()) g.threads.push_back(static_cast<int>(t));
-    absl::StatusOr<ThreadSnapshot> total = ThreadFromProto(
-        in.total(), absl::StrCat("snapshot.groups[", i, "].total"));
-    if (!total.ok()) return total.status();
-    g.total = *std::move(total);
-    s.groups.push_back(std::move(g));
+    BLKPERF_ASSIGN_OR_RETURN(GroupSnapshot g, GroupFromProto(proto.groups(i), i));
+    s->groups.push_back(std::move(g));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
+  WorkloadSnapshot s;
+  s.taken = TimeFromProto(proto.taken());
+  s.elapsed = DurationFromProto(proto.elapsed());
+  BLKPERF_RETURN_IF_ERROR(CountersFromProto(proto, &s));
+  s.ring = RingFromProto(proto.ring());
+  s.notes.assign(proto.notes().begin(), proto.notes().end());
+  ErrorsFromProto(proto, &s);
+  s.split_strategy = proto.split_strategy();
+  s.device = DeviceCountersFromProto(proto.device());
+  BLKPERF_ASSIGN_OR_RETURN(s.buffer_placement,
+                           PlacementFromProto(proto.buffer_placement()));
+  for (const v1::AbResult& in : proto.ab()) s.ab.push_back(AbFromProto(in));
+  if (proto.has_verify()) s.verify = VerifyFromProto(proto.verify());
   if (proto.has_slo()) {
     absl::StatusOr<SloSummary> slo = SloFromProto(proto.slo());
     if (!slo.ok()) return slo.status();

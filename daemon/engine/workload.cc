@@ -1214,6 +1214,83 @@ StartTimes Workload::StartTimesNow() const {
   return start;
 }
 
+Workload::LockedState Workload::ReadLockedState(
+    WorkloadSnapshot* snapshot) const {
+  LockedState locked;
+  PiMutexLock lock(&mu_);
+  locked.stopped_by_user = stopped_by_user_.load();
+  locked.aborted = aborted_;
+  locked.phases = phases_;
+  locked.ab_wait_note = ab_wait_note_;
+  snapshot->slo = slo_;
+  locked.device_now = have_final_device_ ? final_device_ : ReadDevices();
+  snapshot->split_strategy = SplitStrategyName(
+      control_.split_strategies[control_.split_generation.load()]);
+  return locked;
+}
+
+int64_t Workload::FillThreads(WorkloadSnapshot* snapshot) const {
+  int64_t last_reap = 0;
+  SampleIoWorkers();
+  for (const auto& submitter : submitters_) {
+    ThreadSnapshot thread;
+    submitter->Snapshot(&thread);
+    snapshot->total.Merge(thread);
+    snapshot->threads.push_back(std::move(thread));
+    last_reap = std::max(last_reap, submitter->last_reap_ns());
+  }
+  if (!submitters_.empty()) snapshot->ring = submitters_[0]->ring_setup();
+  return last_reap;
+}
+
+bool Workload::FillError(WorkloadSnapshot* snapshot) const {
+  const bool fatal = control_.fatal_published.load(std::memory_order_acquire);
+  if (fatal) {
+    snapshot->has_error = true;
+    snapshot->error = control_.fatal_error;
+  } else if (control_.first_error_published.load(std::memory_order_acquire)) {
+    snapshot->has_error = true;
+    snapshot->error = control_.first_error;
+  }
+  return fatal;
+}
+
+void Workload::FillVerify(WorkloadSnapshot* snapshot) const {
+  if (!spec_.spec.verify) return;
+  for (const auto& submitter : submitters_) {
+    submitter->AddVerify(&snapshot->verify);
+  }
+  for (const auto& state : verify_states_) {
+    snapshot->verify.state_files.push_back(state->path());
+  }
+}
+
+WorkloadState Workload::StateOf(const WorkloadSnapshot& snapshot,
+                                const LockedState& locked, bool finished,
+                                bool started, bool fatal, int64_t now) const {
+  if (finished) {
+    if (locked.aborted) return WorkloadState::kAborted;
+    if (fatal || (snapshot.has_error && !spec_.spec.continue_on_error)) {
+      return WorkloadState::kFailed;
+    }
+    if (locked.stopped_by_user) return WorkloadState::kStopped;
+    if (snapshot.total.ErrorTotal() != 0) {
+      return WorkloadState::kFinishedWithErrors;
+    }
+    return WorkloadState::kFinished;
+  }
+  if (!started || now < control_.start_at_ns) {
+    return locked.stopped_by_user || locked.aborted ? WorkloadState::kStopping
+                                                    : WorkloadState::kArmed;
+  }
+  if (control_.stop.load() ||
+      (control_.end_ns != 0 && now >= control_.end_ns)) {
+    return WorkloadState::kStopping;
+  }
+  if (now < control_.measure_start_ns) return WorkloadState::kRamping;
+  return WorkloadState::kRunning;
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
@@ -1224,55 +1301,26 @@ WorkloadSnapshot Workload::Snapshot() const {
   // copied was marked before those counters are read, so the last phase
   // never ends before it starts and the phases add up to the totals while
   // running too. A switch after the copy shows in the next snapshot.
-  bool stopped_by_user, aborted;
-  PhaseBoundaries phases;
-  DeviceCounters device_now;
-  std::string ab_wait_note;
-  {
-    PiMutexLock lock(&mu_);
-    stopped_by_user = stopped_by_user_.load();
-    aborted = aborted_;
-    phases = phases_;
-    ab_wait_note = ab_wait_note_;
-    snapshot.slo = slo_;
-    device_now = have_final_device_ ? final_device_ : ReadDevices();
-    snapshot.split_strategy = SplitStrategyName(
-        control_.split_strategies[control_.split_generation.load()]);
-  }
+  const LockedState locked = ReadLockedState(&snapshot);
   const int64_t now = MonotonicNowNs();
-  int64_t last_reap = 0;
-  SampleIoWorkers();
-  for (const auto& submitter : submitters_) {
-    ThreadSnapshot thread;
-    submitter->Snapshot(&thread);
-    snapshot.total.Merge(thread);
-    snapshot.threads.push_back(std::move(thread));
-    last_reap = std::max(last_reap, submitter->last_reap_ns());
-  }
-  if (!submitters_.empty()) snapshot.ring = submitters_[0]->ring_setup();
+  const int64_t last_reap = FillThreads(&snapshot);
   if (finished) FillBufferPlacement(&snapshot.buffer_placement);
   FillGroups(&snapshot);
   snapshot.notes = notes_;
-  const std::string late_take_up_note = LateTakeUpNote(phases);
+  const std::string late_take_up_note = LateTakeUpNote(locked.phases);
   if (!late_take_up_note.empty()) snapshot.notes.push_back(late_take_up_note);
-  if (!ab_wait_note.empty()) snapshot.notes.push_back(ab_wait_note);
+  if (!locked.ab_wait_note.empty()) {
+    snapshot.notes.push_back(locked.ab_wait_note);
+  }
   snapshot.start = StartTimesNow();
   const int64_t end = finished ? last_reap : now;
   if (started) {
     snapshot.elapsed = absl::Nanoseconds(
         std::max<int64_t>(0, end - control_.measure_start_ns));
   }
-  const bool fatal =
-      control_.fatal_published.load(std::memory_order_acquire);
-  if (fatal) {
-    snapshot.has_error = true;
-    snapshot.error = control_.fatal_error;
-  } else if (control_.first_error_published.load(std::memory_order_acquire)) {
-    snapshot.has_error = true;
-    snapshot.error = control_.first_error;
-  }
+  const bool fatal = FillError(&snapshot);
   FillErrorSites(&snapshot);
-  if (started) FillPhases(phases, device_now, end, &snapshot);
+  if (started) FillPhases(locked.phases, locked.device_now, end, &snapshot);
   snapshot.environment = environment_;
   snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);
   if (started) {
@@ -1281,37 +1329,8 @@ WorkloadSnapshot Workload::Snapshot() const {
   } else {
     snapshot.series.interval = spec_.spec.series_interval;
   }
-  if (spec_.spec.verify) {
-    for (const auto& submitter : submitters_) {
-      submitter->AddVerify(&snapshot.verify);
-    }
-    for (const auto& state : verify_states_) {
-      snapshot.verify.state_files.push_back(state->path());
-    }
-  }
-  if (finished) {
-    if (aborted) {
-      snapshot.state = WorkloadState::kAborted;
-    } else if (fatal || (snapshot.has_error && !spec_.spec.continue_on_error)) {
-      snapshot.state = WorkloadState::kFailed;
-    } else if (stopped_by_user) {
-      snapshot.state = WorkloadState::kStopped;
-    } else if (snapshot.total.ErrorTotal() != 0) {
-      snapshot.state = WorkloadState::kFinishedWithErrors;
-    } else {
-      snapshot.state = WorkloadState::kFinished;
-    }
-  } else if (!started || now < control_.start_at_ns) {
-    snapshot.state = stopped_by_user || aborted ? WorkloadState::kStopping
-                                                : WorkloadState::kArmed;
-  } else if (control_.stop.load() ||
-             (control_.end_ns != 0 && now >= control_.end_ns)) {
-    snapshot.state = WorkloadState::kStopping;
-  } else if (now < control_.measure_start_ns) {
-    snapshot.state = WorkloadState::kRamping;
-  } else {
-    snapshot.state = WorkloadState::kRunning;
-  }
+  FillVerify(&snapshot);
+  snapshot.state = StateOf(snapshot, locked, finished, started, fatal, now);
   return snapshot;
 }
 

@@ -249,6 +249,27 @@ class Workload {
   void MarkCpuBaselines();
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
+  // Snapshot()'s steps. What it reads under mu_ (the split strategy and
+  // SLO go straight into `snapshot`).
+  struct LockedState {
+    bool stopped_by_user = false;
+    bool aborted = false;
+    PhaseBoundaries phases;
+    DeviceCounters device_now;
+    std::string ab_wait_note;
+  };
+  LockedState ReadLockedState(WorkloadSnapshot* snapshot) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Every submitter's counters, their total and the ring; returns the
+  // latest reap (CLOCK_MONOTONIC ns).
+  int64_t FillThreads(WorkloadSnapshot* snapshot) const;
+  // The fatal error, else the first error; returns whether one was fatal.
+  bool FillError(WorkloadSnapshot* snapshot) const;
+  void FillVerify(WorkloadSnapshot* snapshot) const;
+  // The state at `now`, from a snapshot filled but for its state.
+  WorkloadState StateOf(const WorkloadSnapshot& snapshot,
+                        const LockedState& locked, bool finished, bool started,
+                        bool fatal, int64_t now) const;
   // A/B: every strategy's full slices paired with the first strategy's, in
   // order, into its paired ratio, interval and verdict.
   void PairAbSlices(const std::vector<PhaseRate>& rates,

@@ -99,50 +99,91 @@ absl::StatusOr<WorkloadSpec> RunSpecFromProto(v1::WorkloadSpec proto,
   return spec;
 }
 
-int RunCommand() {
-  if (ExperimentRequested()) return RunExperiment(absl::GetFlag(FLAGS_json));
-  absl::StatusOr<OutputFormat> format =
-      OutputFormatFromFlags(absl::GetFlag(FLAGS_json));
-  absl::StatusOr<std::vector<double>> percentiles = PercentileListFromFlags();
-  absl::StatusOr<std::optional<FioImport>> fio_job = FioJobFromFlags();
-  for (const absl::Status& s :
-       {format.status(), percentiles.status(), fio_job.status()}) {
-    if (s.ok()) continue;
-    std::fprintf(stderr, "blkperfd run: %s\n", s.ToString().c_str());
-    return 2;
-  }
-  if (*fio_job) {
-    PrintFioImportNotes(**fio_job, stderr);
+namespace {
+
+// What the run's flags (and fio job file) ask for, checked.
+struct RunSettings {
+  OutputFormat format = OutputFormat::kText;
+  std::vector<double> percentiles;
+  std::optional<FioImport> fio_job;
+  WorkloadSpec spec;
+  SaveSettings save;
+  std::optional<FioLogPlan> log_plan;
+};
+
+absl::StatusOr<RunSettings> RunSettingsFromFlags() {
+  RunSettings run;
+  BLKPERF_ASSIGN_OR_RETURN(run.format,
+                           OutputFormatFromFlags(absl::GetFlag(FLAGS_json)));
+  BLKPERF_ASSIGN_OR_RETURN(run.percentiles, PercentileListFromFlags());
+  BLKPERF_ASSIGN_OR_RETURN(run.fio_job, FioJobFromFlags());
+  if (run.fio_job) {
+    PrintFioImportNotes(*run.fio_job, stderr);
     // The job file's percentile_list, unless --percentile_list says otherwise.
-    if (!(*fio_job)->percentiles.empty() && !PercentileListFlagGiven()) {
-      *percentiles = (*fio_job)->percentiles;
+    if (!run.fio_job->percentiles.empty() && !PercentileListFlagGiven()) {
+      run.percentiles = run.fio_job->percentiles;
     }
   }
-  absl::StatusOr<WorkloadSpec> spec =
-      SpecFromRunFlags(*format, *fio_job ? &**fio_job : nullptr);
-  if (!spec.ok()) {
-    std::fprintf(stderr, "blkperfd run: %s\n", spec.status().ToString().c_str());
-    return 2;
+  BLKPERF_ASSIGN_OR_RETURN(
+      run.spec,
+      SpecFromRunFlags(run.format, run.fio_job ? &*run.fio_job : nullptr));
+  BLKPERF_ASSIGN_OR_RETURN(run.save, SaveSettingsFromFlags());
+  BLKPERF_ASSIGN_OR_RETURN(
+      run.log_plan,
+      FioLogPlanFromFlags(run.spec,
+                          run.fio_job ? run.fio_job->logs : FioLogOptions{}));
+  return run;
+}
+
+// Until the workload ends: fio's logs, window by window, when asked for;
+// else a live status line on a terminal every --status_interval.
+void FollowWorkload(Workload& workload, const RunSettings& run,
+                    FioLogWriter* logs) {
+  const absl::Duration interval = absl::GetFlag(FLAGS_status_interval);
+  const bool live = interval > absl::ZeroDuration() && isatty(STDERR_FILENO);
+  if (logs != nullptr) {  // fio's logs: this thread snapshots each window
+    if (absl::Status s = RecordFioLogs(workload, *run.log_plan, logs);
+        !s.ok()) {
+      std::fprintf(stderr, "blkperfd run: %s\n", s.ToString().c_str());
+    }
+  } else if (live) {
+    WorkloadSnapshot previous = workload.Snapshot();
+    while (!workload.WaitFor(interval)) {
+      WorkloadSnapshot current = workload.Snapshot();
+      std::fprintf(stderr, "\r%s   ",
+                   FormatStatusLine(previous, current).c_str());
+      previous = std::move(current);
+    }
+    std::fprintf(stderr, "\n");
   }
-  const absl::StatusOr<SaveSettings> save = SaveSettingsFromFlags();
-  if (!save.ok()) {
-    std::fprintf(stderr, "blkperfd run: %s\n", save.status().ToString().c_str());
-    return 2;
+  workload.Wait();
+}
+
+int ExitCodeOf(WorkloadState state) {
+  if (state == WorkloadState::kFailed) return kExitFailed;
+  if (state == WorkloadState::kFinishedWithErrors) {
+    return kExitFinishedWithErrors;
   }
-  absl::StatusOr<std::optional<FioLogPlan>> log_plan = FioLogPlanFromFlags(
-      *spec, *fio_job ? (*fio_job)->logs : FioLogOptions{});
+  return 0;
+}
+
+}  // namespace
+
+int RunCommand() {
+  if (ExperimentRequested()) return RunExperiment(absl::GetFlag(FLAGS_json));
+  absl::StatusOr<RunSettings> run = RunSettingsFromFlags();
   std::optional<FioLogWriter> logs;
-  if (log_plan.ok() && *log_plan) {
-    absl::StatusOr<FioLogWriter> opened = FioLogWriter::Open((*log_plan)->settings);
-    if (!opened.ok()) log_plan = opened.status();
+  if (run.ok() && run->log_plan) {
+    absl::StatusOr<FioLogWriter> opened = FioLogWriter::Open(run->log_plan->settings);
+    if (!opened.ok()) run = opened.status();
     else logs.emplace(*std::move(opened));
   }
-  if (!log_plan.ok()) {
-    std::fprintf(stderr, "blkperfd run: %s\n", log_plan.status().ToString().c_str());
+  if (!run.ok()) {
+    std::fprintf(stderr, "blkperfd run: %s\n", run.status().ToString().c_str());
     return 2;
   }
   absl::StatusOr<std::unique_ptr<Workload>> workload =
-      Workload::Start(*spec, EngineLimits{});
+      Workload::Start(run->spec, EngineLimits{});
   if (!workload.ok()) {
     std::fprintf(stderr, "blkperfd run: %s\n",
                  workload.status().ToString().c_str());
@@ -155,38 +196,19 @@ int RunCommand() {
       workload->get());
   // This thread's status lines stay off the submitters' CPUs.
   KeepControlThreadsOff((*workload)->spec().spec.cpus);
-
-  const absl::Duration interval = absl::GetFlag(FLAGS_status_interval);
-  const bool live = interval > absl::ZeroDuration() && isatty(STDERR_FILENO);
-  if (logs) {  // fio's logs: this thread snapshots each window instead
-    if (absl::Status s = RecordFioLogs(**workload, **log_plan, &*logs); !s.ok()) {
-      std::fprintf(stderr, "blkperfd run: %s\n", s.ToString().c_str());
-    }
-  } else if (live) {
-    WorkloadSnapshot previous = (*workload)->Snapshot();
-    while (!(*workload)->WaitFor(interval)) {
-      WorkloadSnapshot current = (*workload)->Snapshot();
-      std::fprintf(stderr, "\r%s   ", FormatStatusLine(previous, current).c_str());
-      previous = std::move(current);
-    }
-    std::fprintf(stderr, "\n");
-  }
-  (*workload)->Wait();
+  FollowWorkload(**workload, *run, logs ? &*logs : nullptr);
   const WorkloadSnapshot result = (*workload)->Snapshot();
   const ResolvedSpec& resolved = (*workload)->spec();
   const std::string text =
-      FormatResult(*format, *percentiles, resolved, result);
+      FormatResult(run->format, run->percentiles, resolved, result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   // After the report: a store that is down or locked costs the run nothing
   // (the record waits in the spool; store/spool.h).
-  SaveResult(*save, MakeResultRecord(resolved.spec, resolved.targets, result,
-                                     /*run_id=*/"", "blkperfd run", save->tags));
-  if (result.state == WorkloadState::kFailed) return kExitFailed;
-  if (result.state == WorkloadState::kFinishedWithErrors) {
-    return kExitFinishedWithErrors;
-  }
-  return 0;
+  SaveResult(run->save,
+             MakeResultRecord(resolved.spec, resolved.targets, result,
+                              /*run_id=*/"", "blkperfd run", run->save.tags));
+  return ExitCodeOf(result.state);
 }
 
 }  // namespace blkperf

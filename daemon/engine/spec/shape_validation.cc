@@ -99,11 +99,9 @@ absl::Status ValidateMix(const std::string& field,
   return absl::OkStatus();
 }
 
-// Checks one resolved group (or the workload's own fields) on its own.
-absl::Status ValidateGroup(const std::string& p, const GroupShape& g,
-                           const WorkloadSpec& spec,
-                           const EngineLimits& limits) {
-  const std::string op = std::string(OpName(g.op));
+// A group's queue depth against the limit and its batches.
+absl::Status ValidateGroupDepth(const std::string& p, const GroupShape& g,
+                                const EngineLimits& limits) {
   if (g.queue_depth == 0) return Invalid(p + "queue_depth", "must be > 0");
   if (g.queue_depth > limits.max_queue_depth) {
     return Invalid(p + "queue_depth",
@@ -121,6 +119,13 @@ absl::Status ValidateGroup(const std::string& p, const GroupShape& g,
                    absl::StrCat(g.queue_depth, " is below complete_batch ",
                                 g.complete_batch));
   }
+  return absl::OkStatus();
+}
+
+// A group's I/O shape: read share, block size, distribution, mixes.
+absl::Status ValidateGroupShape(const std::string& p, const GroupShape& g,
+                                const EngineLimits& limits) {
+  const std::string op = std::string(OpName(g.op));
   if (!p.empty() && g.read_percent > 100) {
     return Invalid(p + "read_percent",
                    absl::StrCat(g.read_percent, " is not in 0..100"));
@@ -145,6 +150,13 @@ absl::Status ValidateGroup(const std::string& p, const GroupShape& g,
   BLKPERF_RETURN_IF_ERROR(ValidateMix(p + "read_bssplit", g.read_bssplit, limits));
   BLKPERF_RETURN_IF_ERROR(
       ValidateMix(p + "write_bssplit", g.write_bssplit, limits));
+  return absl::OkStatus();
+}
+
+// A group's rates, syncs, trims and sequential alignment.
+absl::Status ValidateGroupPacing(const std::string& p, const GroupShape& g,
+                                 const WorkloadSpec& spec) {
+  const std::string op = std::string(OpName(g.op));
   if (g.rate_iops != 0 && g.rate_bw != 0) {
     return Invalid(p + "rate_bw",
                    "and rate_iops are both set: give one rate");
@@ -183,6 +195,15 @@ absl::Status ValidateGroup(const std::string& p, const GroupShape& g,
     }
   }
   return absl::OkStatus();
+}
+
+// Checks one resolved group (or the workload's own fields) on its own.
+absl::Status ValidateGroup(const std::string& p, const GroupShape& g,
+                           const WorkloadSpec& spec,
+                           const EngineLimits& limits) {
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupDepth(p, g, limits));
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupShape(p, g, limits));
+  return ValidateGroupPacing(p, g, spec);
 }
 
 // One group's fields, resolved against the workload's.
@@ -267,10 +288,9 @@ absl::Status ValidateAsGiven(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
-                                  const EngineLimits& limits,
-                                  const std::vector<int>& online) {
-  BLKPERF_RETURN_IF_ERROR(ValidateAsGiven(spec));
+// The groups' own list: how many, what the top level may not set beside
+// them.
+absl::Status ValidateGroupList(const WorkloadSpec& spec) {
   if (spec.groups.size() > kMaxJobGroups) {
     return Invalid("groups", absl::StrCat("has ", spec.groups.size(),
                                           " entries, more than ",
@@ -288,6 +308,13 @@ absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
                      "(groups[i].rate_iops or rate_bw)");
     }
   }
+  return absl::OkStatus();
+}
+
+// Each group's name (valid, unique) and CPUs (online, each once over all
+// groups).
+absl::Status ValidateGroupNamesAndCpus(const WorkloadSpec& spec,
+                                       const std::vector<int>& online) {
   std::set<std::string> names;
   std::set<int> cpus;
   for (size_t i = 0; i < spec.groups.size(); ++i) {
@@ -319,6 +346,12 @@ absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// The SLO search: what it excludes, its precision, step and settle, and
+// its steps within max_runtime.
+absl::Status ValidateSlo(const WorkloadSpec& spec, const EngineLimits& limits) {
   if (!spec.slo.enabled) return absl::OkStatus();
   const SloSpec& slo = spec.slo;
   if (!spec.groups.empty()) {
@@ -357,6 +390,16 @@ absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
                                 absl::FormatDuration(limits.max_runtime)));
   }
   return absl::OkStatus();
+}
+
+
+absl::Status ValidateGroupsAndSlo(const WorkloadSpec& spec,
+                                  const EngineLimits& limits,
+                                  const std::vector<int>& online) {
+  BLKPERF_RETURN_IF_ERROR(ValidateAsGiven(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupList(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateGroupNamesAndCpus(spec, online));
+  return ValidateSlo(spec, limits);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "daemon/engine/verify/verify_block.h"
 
 namespace blkperf {
@@ -66,6 +67,97 @@ bool VerifyStateFile::Discard(absl::string_view state_dir,
   return unlink(FilePath(state_dir, key).c_str()) == 0;
 }
 
+namespace {
+
+// The state file at `path` opened read-write (created in `dir`, within
+// kMaxVerifyStates, when missing and `mode` allows): its descriptor.
+absl::StatusOr<int> OpenStateFile(const std::string& dir,
+                                  const std::string& path,
+                                  absl::string_view target_path,
+                                  VerifyStateFile::Mode mode) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "verify state directory ", dir, " cannot be created: ",
+        error.message()));
+  }
+  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+  int fd = open(path.c_str(), flags);
+  if (fd < 0 && errno == ENOENT && mode == VerifyStateFile::kCreateOrLoad) {
+    if (CountStates(dir) >= kMaxVerifyStates) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "verify: ", dir, " holds ", kMaxVerifyStates,
+          " verify states already (the limit); no new one for ", target_path,
+          ": remove states of targets no longer verified"));
+    }
+    fd = open(path.c_str(), flags | O_CREAT, 0600);
+  }
+  if (fd >= 0) return fd;
+  if (errno == ENOENT) {
+    return absl::NotFoundError(absl::StrCat(
+        "verify: no verify state for ", target_path, " (", path,
+        "): write the target with verify first"));
+  }
+  return absl::ErrnoToStatus(errno, absl::StrCat("verify state ", path));
+}
+
+// One run at a time per state: held until Unlock or the object goes, so a
+// pass cannot read a table a live writer is changing, and a write found in
+// flight on load is one whose run has really ended. On an open file of its
+// own (the same inode, reopened through /proc, not by name again): the
+// mapping keeps `fd`'s open file alive after close, and with it any flock
+// on it. Returns the locked descriptor.
+absl::StatusOr<int> LockStateFile(int fd, const std::string& path,
+                                  absl::string_view target_path) {
+  const int lock_fd = open(absl::StrCat("/proc/self/fd/", fd).c_str(),
+                           O_RDONLY | O_CLOEXEC);
+  if (lock_fd < 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("open verify state ", path));
+  }
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) == 0) return lock_fd;
+  const int error_number = errno;
+  close(lock_fd);
+  if (error_number == EWOULDBLOCK) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "verify: the verify state of ", target_path, " (", path,
+        ") is held by another run writing or verifying it now: wait for "
+        "that run to end"));
+  }
+  return absl::ErrnoToStatus(error_number,
+                             absl::StrCat("lock verify state ", path));
+}
+
+// Whether the file `fd` (`file_bytes` long) holds a state of this layout;
+// `header` gets its header. Loading one of another layout is refused.
+absl::StatusOr<bool> StateCompatible(int fd, uint64_t file_bytes,
+                                     const std::string& path,
+                                     absl::string_view target_path,
+                                     uint32_t block_size, uint64_t blocks,
+                                     VerifyStateFile::Mode mode,
+                                     StateHeader* header) {
+  const uint64_t want = kVerifyStateHeaderBytes + blocks * sizeof(uint32_t);
+  bool compatible = false;
+  if (pread(fd, header, sizeof(*header), 0) ==
+      static_cast<ssize_t>(sizeof(*header))) {
+    compatible = file_bytes == want && header->magic == kStateMagic &&
+                 header->version == kStateVersion &&
+                 header->block_size == block_size && header->blocks == blocks;
+  }
+  if (compatible || mode != VerifyStateFile::kLoad) return compatible;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "verify: the verify state of ", target_path, " (", path,
+      ") was written for ",
+      header->magic == kStateMagic
+          ? absl::StrCat("block_size ", header->block_size, " and ",
+                         header->blocks, " blocks")
+          : "another layout",
+      "; this run has block_size ", block_size, " and ", blocks,
+      " blocks: use the same block_size"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
     absl::string_view state_dir, const VerifyStateKey& key,
     absl::string_view target_path, uint32_t block_size, uint64_t blocks,
@@ -90,85 +182,24 @@ absl::StatusOr<std::unique_ptr<VerifyStateFile>> VerifyStateFile::Open(
     if (!mapped.ok()) return mapped;
     return state;
   }
-  const std::string dir(state_dir);
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "verify state directory ", dir, " cannot be created: ",
-        error.message()));
-  }
   state->path_ = FilePath(state_dir, key);
-  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
-  int fd = open(state->path_.c_str(), flags);
-  if (fd < 0 && errno == ENOENT && mode == kCreateOrLoad) {
-    if (CountStates(dir) >= kMaxVerifyStates) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "verify: ", dir, " holds ", kMaxVerifyStates,
-          " verify states already (the limit); no new one for ", target_path,
-          ": remove states of targets no longer verified"));
-    }
-    fd = open(state->path_.c_str(), flags | O_CREAT, 0600);
-  }
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(
-          "verify: no verify state for ", target_path, " (", state->path_,
-          "): write the target with verify first"));
-    }
-    return absl::ErrnoToStatus(errno, absl::StrCat("verify state ",
-                                                   state->path_));
-  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      const int fd,
+      OpenStateFile(std::string(state_dir), state->path_, target_path, mode));
   absl::Cleanup close_fd = [fd] { close(fd); };
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "verify state ", state->path_, " is not a regular file"));
   }
-  // One run at a time per state: held until Unlock or the object goes, so a
-  // pass cannot read a table a live writer is changing, and a write found in
-  // flight on load is one whose run has really ended. On an open file of
-  // its own (the same inode, reopened through /proc, not by name again): the
-  // mapping keeps `fd`'s open file alive after close, and with it any flock
-  // on it.
-  const int lock_fd = open(absl::StrCat("/proc/self/fd/", fd).c_str(),
-                           O_RDONLY | O_CLOEXEC);
-  if (lock_fd < 0) {
-    return absl::ErrnoToStatus(errno,
-                               absl::StrCat("open verify state ", state->path_));
-  }
+  BLKPERF_ASSIGN_OR_RETURN(const int lock_fd,
+                           LockStateFile(fd, state->path_, target_path));
   absl::Cleanup close_lock = [lock_fd] { close(lock_fd); };
-  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "verify: the verify state of ", target_path, " (", state->path_,
-          ") is held by another run writing or verifying it now: wait for "
-          "that run to end"));
-    }
-    return absl::ErrnoToStatus(errno,
-                               absl::StrCat("lock verify state ", state->path_));
-  }
-  const uint64_t want = kVerifyStateHeaderBytes + blocks * sizeof(uint32_t);
-  bool compatible = false;
   StateHeader header{};
-  if (pread(fd, &header, sizeof(header), 0) ==
-      static_cast<ssize_t>(sizeof(header))) {
-    compatible = static_cast<uint64_t>(st.st_size) == want &&
-                 header.magic == kStateMagic &&
-                 header.version == kStateVersion &&
-                 header.block_size == block_size && header.blocks == blocks;
-  }
-  if (!compatible && mode == kLoad) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "verify: the verify state of ", target_path, " (", state->path_,
-        ") was written for ",
-        header.magic == kStateMagic
-            ? absl::StrCat("block_size ", header.block_size, " and ",
-                           header.blocks, " blocks")
-            : "another layout",
-        "; this run has block_size ", block_size, " and ", blocks,
-        " blocks: use the same block_size"));
-  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      const bool compatible,
+      StateCompatible(fd, static_cast<uint64_t>(st.st_size), state->path_,
+                      target_path, block_size, blocks, mode, &header));
   if (!compatible && st.st_size != 0) {
     state->note_ = absl::StrCat("verify: started a new verify state for ",
                                 target_path,
