@@ -19,21 +19,17 @@ bool FlagGiven(absl::string_view name) {
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
 
-// The spec flags an experiment cannot take beside --vary.
+// The spec flags an experiment cannot take beside --vary (or --ab).
 absl::Status CheckRunFlags() {
+  const std::string arms = ArmsFlagName();
   if (FlagGiven("runtime")) {
-    return absl::InvalidArgumentError(
-        "--runtime with --vary: an experiment's time is --rounds x arms x "
-        "(--ramp + --round); give --round instead of --runtime");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runtime with ", arms, ": an experiment's time is --rounds x arms "
+        "x (--ramp + --round); give --round instead of --runtime"));
   }
   if (FlagGiven("io_count")) {
-    return absl::InvalidArgumentError(
-        "--io_count with --vary: experiment rounds are timed (--round)");
-  }
-  if (FlagGiven("ab")) {
-    return absl::InvalidArgumentError(
-        "--ab with --vary: give one of them (--vary=split=A,B runs the "
-        "strategies as arms)");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--io_count with ", arms, ": experiment rounds are timed (--round)"));
   }
   return absl::OkStatus();
 }

@@ -42,8 +42,8 @@ struct ExperimentPlan {
   bool live = false;
 };
 
-// InvalidArgument naming the flags for --runtime, --io_count or --ab next
-// to --vary, A/B strategies in a spec file, bad experiment flags, a field
+// InvalidArgument naming the flags for --runtime or --io_count next to
+// --vary or --ab (--ab=A,B is --vary=split=A,B), A/B strategies in a spec file, bad experiment flags, a field
 // that is not a spec flag or a value it cannot parse (an arm from a spec
 // file: named "experiment.arms[i] (NAME)"). REQUIRES: ExperimentGiven().
 // `live_arms` false: split arms run in rounds too (a fleet experiment,
