@@ -70,7 +70,9 @@ struct ExperimentOutcome {
 using RunArm = std::function<absl::StatusOr<WorkloadSnapshot>(int arm)>;
 // Optional, called after each run_arm: the share (0 to 1) of the submitter
 // CPUs' time that other processes took during that run, NaN when unknown
-// (blkperfd run measures it; a remote daemon does not report it).
+// (blkperfd run measures it around each round). Without it the round's
+// snapshot's other_cpu_share (the daemon's, over the measured window) is
+// the round's.
 using OtherCpuShareOfLastRun = std::function<double()>;
 ExperimentOutcome RunExperimentPlan(
     const ExperimentPlan& plan, absl::Duration ramp,

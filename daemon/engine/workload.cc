@@ -736,8 +736,10 @@ void Workload::Drive() {
     std::shared_ptr<PhaseBoundary> first = FirstPhaseBoundary(start);
     WaitForInstant(start);
     MarkCpuBaselines();
+    std::vector<CpuTicks> ticks = CpuTicksNow();
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
+    start_cpu_ticks_ = std::move(ticks);
     // The engine's counters are zero at this moment.
     OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
@@ -785,9 +787,11 @@ void Workload::RecordSeries() {
 
 void Workload::RecordFinalDevices() {
   const DeviceCounters device = ReadDevices();
+  std::vector<CpuTicks> ticks = CpuTicksNow();
   PiMutexLock lock(&mu_);
   final_device_ = device;
   have_final_device_ = true;
+  final_cpu_ticks_ = std::move(ticks);
 }
 
 void Workload::RunAbSchedule() {
@@ -974,6 +978,7 @@ bool Workload::Release(const DeviceCounters& device_baseline,
     // I/O cover the same I/O (not the setup; a start at an instant adds
     // the threads' last poll for it, kStartSpinWindowNs at most).
     MarkCpuBaselines();
+    start_cpu_ticks_ = CpuTicksNow();
     OpenFirstPhaseLocked(FirstPhaseBoundary(control_.measure_start_ns),
                          device_baseline);
   }
@@ -1185,6 +1190,35 @@ StartTimes Workload::StartTimesNow() const {
   return start;
 }
 
+namespace {
+
+// Snapshot.other_cpu_share: the submitters' CPUs' busy time between the
+// readings (other_cpu.h's rule) less the workload's own threads' CPU time
+// over its measured window (submitters and io-wq workers, from their
+// baselines at the window's start).
+double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
+                       const std::vector<CpuTicks>& start,
+                       const std::vector<CpuTicks>& end) {
+  std::vector<int> cpus;
+  for (const ThreadSnapshot& t : snapshot.threads) {
+    if (t.cpu >= 0 && std::find(cpus.begin(), cpus.end(), t.cpu) == cpus.end()) {
+      cpus.push_back(t.cpu);
+    }
+  }
+  const ThreadSnapshot& own = snapshot.total;
+  return OtherCpuShare(
+      start, end, cpus,
+      own.user_cpu_seconds + own.system_cpu_seconds + own.io_worker_cpu_seconds,
+      static_cast<double>(sysconf(_SC_CLK_TCK)));
+}
+
+}  // namespace
+
+std::vector<CpuTicks> Workload::CpuTicksNow() {
+  absl::StatusOr<std::vector<CpuTicks>> ticks = ReadCpuTicks();
+  return ticks.ok() ? *std::move(ticks) : std::vector<CpuTicks>();
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
@@ -1199,6 +1233,7 @@ WorkloadSnapshot Workload::Snapshot() const {
   PhaseBoundaries phases;
   DeviceCounters device_now;
   std::string ab_wait_note;
+  std::vector<CpuTicks> start_ticks, end_ticks;
   {
     PiMutexLock lock(&mu_);
     stopped_by_user = stopped_by_user_.load();
@@ -1207,6 +1242,8 @@ WorkloadSnapshot Workload::Snapshot() const {
     ab_wait_note = ab_wait_note_;
     snapshot.slo = slo_;
     device_now = have_final_device_ ? final_device_ : ReadDevices();
+    start_ticks = start_cpu_ticks_;
+    end_ticks = final_cpu_ticks_;
     snapshot.split_strategy = SplitStrategyName(
         control_.split_strategies[control_.split_generation.load()]);
   }
@@ -1244,6 +1281,10 @@ WorkloadSnapshot Workload::Snapshot() const {
   }
   FillErrorSites(&snapshot);
   if (started) FillPhases(phases, device_now, end, &snapshot);
+  if (started && !start_ticks.empty()) {
+    if (end_ticks.empty()) end_ticks = CpuTicksNow();  // still running
+    snapshot.other_cpu_share = OtherCpuShareOf(snapshot, start_ticks, end_ticks);
+  }
   snapshot.environment = environment_;
   snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);
   if (started) {
