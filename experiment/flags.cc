@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -25,9 +24,9 @@ ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
 ABSL_FLAG(int32_t, rounds, 10,
           "experiment: rounds; each runs every arm once (fewer than 9 "
           "makes every verdict suspect)");
-ABSL_FLAG(absl::Duration, round, absl::Seconds(1),
+ABSL_FLAG(std::optional<absl::Duration>, round, std::nullopt,
           "experiment: one arm's measured time in a round (each arm's ramp, "
-          "--ramp, comes before it and is discarded)");
+          "--ramp, comes before it and is discarded; default 1s)");
 ABSL_FLAG(double, margin, 0.02,
           "experiment: the smallest relative difference that matters");
 ABSL_FLAG(double, confidence, 0.95, "experiment: the intervals' confidence");
@@ -124,13 +123,13 @@ absl::Status ArmsFromFlags(ExperimentFlags* flags) {
 // --round, or --ab_slice (its old name); both given is refused.
 absl::Status RoundFromFlags(ExperimentFlags* flags) {
   const std::optional<absl::Duration> slice = absl::GetFlag(FLAGS_ab_slice);
-  const absl::CommandLineFlag* round = absl::FindCommandLineFlag("round");
-  if (slice && round->CurrentValue() != round->DefaultValue()) {
+  const std::optional<absl::Duration> round = absl::GetFlag(FLAGS_round);
+  if (slice && round) {
     return absl::InvalidArgumentError(
         "--ab_slice with --round: --ab_slice is --round's old name; give "
         "--round");
   }
-  flags->round = slice ? *slice : absl::GetFlag(FLAGS_round);
+  flags->round = slice ? *slice : round.value_or(flags->round);
   const char* name = slice ? "--ab_slice=" : "--round=";
   if (flags->round <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
