@@ -166,6 +166,16 @@ for arm in rate_iops=20000 rate_iops=25000; do
   grep -q "^blkperf_ios_total{workload=\"w[0-9]*\",arm=\"$arm\",.*} [1-9]" "$dir/metrics.txt" \
     || fail "metrics: no I/O counted under arm=\"$arm\""
 done
+# An arm whose name is no label value (over 64 characters) is labelled by
+# its letter, and stderr says so.
+long=$dir/$(printf 'l%.0s' $(seq 70)).dat
+ln -f "$target" "$long"
+"$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --nodirect \
+  --vary=target="$target,$long" --rounds=1 --round=100ms --json > /dev/null 2> "$dir/long.err"
+grep -q "arm B's name is not 1 to 64 characters" "$dir/long.err" || fail "long arm name: $(cat "$dir/long.err")"
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+  "http://127.0.0.1:$mport/metrics" > "$dir/metrics.txt"
+grep -q '^blkperf_workload_info{workload="w[0-9]*",arm="B",' "$dir/metrics.txt" || fail "long arm name: no arm=\"B\""
 # A CPU hog on the submitter CPU: the daemon measures other processes' share
 # of it (Snapshot.other_cpu_share, in the report JSON) and the client's
 # analysis marks every arm suspect with reason other_cpu.
