@@ -38,10 +38,12 @@ heap_in_use() {  # keep_finished -> bytes
   srv=127.0.0.1:$(cat "$dir/port")
   "$client" --server="$srv" run --target="$dir/rw/t.dat" --create_size=16m \
     --allow_write --runtime=1s --qd=1 >/dev/null 2>&1
+  # The API's A/B schedule from a spec file (--ab is an experiment).
+  echo '{"ab_strategies": ["none", "limits"], "ab_slice": "0.010s"}' > "$dir/ab.json"
   for _ in $(seq "$n"); do
     # 1024 slices of 10 ms (the shortest slice): 1024 phases.
-    "$client" --server="$srv" run --target="$dir/rw/t.dat" --ab=none,limits \
-      --ab_slice=10ms --runtime=10230ms --qd=1 >/dev/null 2>&1
+    "$client" --server="$srv" run --target="$dir/rw/t.dat" \
+      --spec_file="$dir/ab.json" --runtime=10230ms --qd=1 >/dev/null 2>&1
   done
   "$client" --server="$srv" list >/dev/null
   gdb -p "$pid" -batch -ex 'call (void)malloc_stats()' >/dev/null 2>&1

@@ -1,8 +1,8 @@
 #!/bin/bash
 # What a daemon holds for a RUNNING workload's phases: heap bytes in use
 # (glibc's malloc_stats, called through gdb) near the end of a one-thread
-# A/B workload of 1024 phases (--ab=none,limits --ab_slice=10ms
-# --runtime=10230ms), minus the same near the end of a workload of the same
+# A/B workload of 1024 phases (a spec file's ab_strategies none,limits and
+# ab_slice 10ms, --runtime=10230ms), minus the same near the end of a workload of the same
 # length without switches. Before phases were bounded every boundary kept
 # five histograms (~92 KiB); now the first 64 do
 # (daemon/engine/phase/phase_report.h).
@@ -47,7 +47,10 @@ heap_near_end() {  # extra client flags... -> bytes in use 9.8 s into the run
   rm -rf "$dir"
 }
 
-ab=$(heap_near_end --ab=none,limits --ab_slice=10ms)
+ab_spec=$(mktemp /tmp/blkperf_phase_memory_ab.XXXXXX.json)
+trap 'rm -f "$ab_spec"' EXIT
+echo '{"ab_strategies": ["none", "limits"], "ab_slice": "0.010s"}' > "$ab_spec"
+ab=$(heap_near_end --spec_file="$ab_spec")
 plain=$(heap_near_end)
 echo "daemon=$daemon heap_in_use ab1024=$ab plain=$plain" \
      "phases_bytes=$(( ab - plain ))"

@@ -106,11 +106,6 @@ ABSL_FLAG(std::optional<std::string>, split, std::nullopt,
           "split: none, limits or fixed:<bytes> (default none)");
 ABSL_FLAG(bool, force_async, false,
           "force_async: IOSQE_ASYNC on every SQE, straight to io-wq workers");
-ABSL_FLAG(std::vector<std::string>, ab, {},
-          "ab_strategies: A/B mode, two or more split strategies to "
-          "alternate in equal slices, e.g. none,limits");
-ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
-          "ab_slice: A/B mode, the length of one slice (default 1s)");
 
 namespace blkperf {
 namespace {
@@ -494,7 +489,7 @@ absl::Status ApplyRingFlags(v1::WorkloadSpec* spec) {
   return absl::OkStatus();
 }
 
-// Checks and strategies: --io_timeout to --ab_slice.
+// Checks and strategies: --io_timeout to --force_async.
 absl::Status ApplyCheckFlags(v1::WorkloadSpec* spec) {
   if (auto v = absl::GetFlag(FLAGS_io_timeout)) {
     if (*v < absl::ZeroDuration()) {
@@ -517,20 +512,8 @@ absl::Status ApplyCheckFlags(v1::WorkloadSpec* spec) {
   if (BoolChanged("force_async")) {
     spec->set_force_async(absl::GetFlag(FLAGS_force_async));
   }
-  // Strategies are checked by the daemon (INVALID_ARGUMENT naming
-  // spec.ab_strategies[i]); the client passes them on as written.
-  if (const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
-      !ab.empty()) {
-    spec->clear_ab_strategies();
-    for (const std::string& strategy : ab) spec->add_ab_strategies(strategy);
-  }
-  if (auto v = absl::GetFlag(FLAGS_ab_slice)) {
-    if (*v < absl::ZeroDuration()) {
-      return BadFlag("ab_slice", absl::FormatDuration(*v),
-                     "must not be negative");
-    }
-    SetDuration(*v, spec->mutable_ab_slice());
-  }
+  // --ab and --ab_slice are experiment flags (experiment/flags.h): an
+  // A/B schedule in a spec comes from the --spec_file's ab_strategies.
   return absl::OkStatus();
 }
 
@@ -592,7 +575,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWithOverrides(
          absl::EndsWith(flag->Filename(), "cli/shape_flags.cc"));
     if (!spec_flag) return bad("not a spec flag");
     for (absl::string_view own :
-         {"runtime", "io_count", "ramp", "spec_file", "ab", "ab_slice"}) {
+         {"runtime", "io_count", "ramp", "spec_file"}) {
       if (name == own) return bad("an experiment sets this field itself");
     }
     restorer.Save(flag);

@@ -35,7 +35,7 @@ absl::StatusOr<v1::WorkloadSpec> SpecFromFlags();
 // flag counts as given even where `value` is its default (a bool's "true"
 // overrides a spec file's false). The flags are as before on return.
 // InvalidArgument naming --vary for a flag that is not a spec flag, one an
-// experiment sets itself (runtime, io_count, ramp, spec_file, ab, ab_slice),
+// experiment sets itself (runtime, io_count, ramp, spec_file),
 // or a value the flag cannot parse. Not thread-safe (flags are global).
 absl::StatusOr<v1::WorkloadSpec> SpecFromFlagsWith(absl::string_view flag,
                                                    absl::string_view value);

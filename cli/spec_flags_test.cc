@@ -9,6 +9,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -31,8 +32,6 @@ ABSL_DECLARE_FLAG(std::optional<std::string>, buffer_layout);
 ABSL_DECLARE_FLAG(std::optional<std::string>, huge_pages);
 ABSL_DECLARE_FLAG(std::optional<uint64_t>, io_count);
 ABSL_DECLARE_FLAG(bool, force_async);
-ABSL_DECLARE_FLAG(std::vector<std::string>, ab);
-ABSL_DECLARE_FLAG(std::optional<absl::Duration>, ab_slice);
 ABSL_DECLARE_FLAG(std::optional<std::string>, latency_mode);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, io_timeout);
 ABSL_DECLARE_FLAG(std::optional<std::string>, request_cache);
@@ -126,32 +125,22 @@ TEST(SpecFromFlagsTest, IoCountAloneRunsUntilDone) {
   absl::SetFlag(&FLAGS_runtime, std::nullopt);
 }
 
-TEST(SpecFromFlagsTest, AbAndForceAsync) {
+TEST(SpecFromFlagsTest, ForceAsyncAndNoAbSchedule) {
   absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_FALSE(spec->has_force_async());
-  EXPECT_EQ(spec->ab_strategies_size(), 0);
-  EXPECT_FALSE(spec->has_ab_slice());
-
   absl::SetFlag(&FLAGS_force_async, true);
-  absl::SetFlag(&FLAGS_ab, {"none", "limits", "fixed:128k"});
-  absl::SetFlag(&FLAGS_ab_slice, absl::Milliseconds(500));
   spec = SpecFromFlags();
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_TRUE(spec->has_force_async());
   EXPECT_TRUE(spec->force_async());
-  EXPECT_THAT(spec->ab_strategies(),
-              ::testing::ElementsAre("none", "limits", "fixed:128k"));
-  EXPECT_EQ(spec->ab_slice().seconds(), 0);
-  EXPECT_EQ(spec->ab_slice().nanos(), 500000000);
-
-  absl::SetFlag(&FLAGS_ab_slice, absl::Seconds(-1));
-  absl::Status bad = SpecFromFlags().status();
-  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(bad.message()), HasSubstr("--ab_slice"));
+  // --ab and --ab_slice are experiment flags (experiment/flags.h), not
+  // spec flags: an A/B schedule comes only from a spec file.
+  EXPECT_EQ(absl::FindCommandLineFlag("ab"), nullptr);
+  EXPECT_EQ(absl::FindCommandLineFlag("ab_slice"), nullptr);
+  EXPECT_EQ(spec->ab_strategies_size(), 0);
+  EXPECT_FALSE(spec->has_ab_slice());
   absl::SetFlag(&FLAGS_force_async, false);
-  absl::SetFlag(&FLAGS_ab, {});
-  absl::SetFlag(&FLAGS_ab_slice, std::nullopt);
 }
 
 TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {

@@ -136,12 +136,15 @@ constexpr char kUsage[] =
     "  --registered_files --polled --sqpoll --sqpoll_cpu --request_cache\n"
     "  --read_percent --verify --continue_on_error --latency_tracking\n"
     "  --allow_write --create_size --split --alignment --submit_batch\n"
-    "  --complete_batch --force_async --ab=none,limits --ab_slice=1s,\n"
+    "  --complete_batch --force_async,\n"
     "  --distribution=zipf:1.2 --random_percent --bssplit=4k/70:64k/30\n"
     "  --rate_iops --rate_bw --arrivals=poisson --fsync --fdatasync\n"
     "  --groups=\"NAME: op=... cpus=...; ...\" --slo=p99<1ms --slo_precision\n"
     "  --slo_step --slo_settle --series_interval, or --spec_file=spec.json\n"
     "  (protobuf JSON), or --fio_job=JOB.fio [--fio_job_lenient] (docs/fio.md)\n"
+    "experiments (run, fleet run; docs/experiments.md): --vary=FIELD=V1,V2\n"
+    "  or --ab=none,limits (--vary=split=none,limits) --rounds --round\n"
+    "  --margin --confidence --metric --fail_on=slower --until=decided\n"
     "output: text, --json (the report schema, as `blkperfd run --json`),\n"
     "  --output_format=text|json|fio-json|fio-json+ (fio 3.x layouts,\n"
     "  docs/fio.md; --percentile_list) or --api_json (the API's protobuf JSON)";
@@ -711,9 +714,9 @@ void ConfigureFlagsUsage() {
 // the usage error.
 std::string MisplacedFlags(const std::string& command) {
   if (ExperimentGiven() && command != "run" && command != "fleet") {
-    return "--vary or a --spec_file's experiment.arms[]: experiments run on "
-           "`blkperfd run`, `blkperf run` and `blkperf fleet run` "
-           "(docs/experiments.md)";
+    return "--vary, --ab, --ab_slice or a --spec_file's experiment.arms[]: "
+           "experiments run on `blkperfd run`, `blkperf run` and `blkperf "
+           "fleet run` (docs/experiments.md)";
   }
   if (FioLogFlagsGiven() && (command != "run" || VaryGiven())) {
     return "fio's log options are for `blkperf run` without --vary (the "

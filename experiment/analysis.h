@@ -76,8 +76,8 @@ struct ExperimentInput {
   std::vector<std::vector<double>> device_requests_per_sqe;
   // other_cpu_share[arm][round]: the share of the submitter CPUs' time
   // other processes (and a hypervisor's steal) took in the round, NaN
-  // where unknown; empty: not measured (remote daemons, live arms). A
-  // round over the margin marks the arm suspect.
+  // where unknown; empty: not measured (live arms). A round over the
+  // margin marks the arm suspect.
   std::vector<std::vector<double>> other_cpu_share;
   // Live arms (one workload switching them, runner.h): each switch's
   // lateness against its instant.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
+#include "model/workload_spec.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace blkperf {
@@ -86,13 +87,6 @@ absl::StatusOr<std::string> OverrideValue(const Value& v,
   }
 }
 
-bool GoodName(absl::string_view name) {
-  constexpr absl::string_view kAllowed =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:=,/+-";
-  return !name.empty() && name.size() <= kMaxArmNameBytes &&
-         name.find_first_not_of(kAllowed) == absl::string_view::npos;
-}
-
 absl::StatusOr<ArmDesign> ArmOf(const Value& v, size_t index,
                                 const std::vector<ArmDesign>& before) {
   const std::string where = absl::StrCat("experiment.arms[", index, "]");
@@ -122,7 +116,7 @@ absl::StatusOr<ArmDesign> ArmOf(const Value& v, size_t index,
                      "unknown (an arm has name and overrides)");
     }
   }
-  if (!GoodName(arm.name)) {
+  if (!IsExperimentArmName(arm.name)) {
     return BadArms(where + ".name",
                    absl::StrCat("give a name of 1 to ", kMaxArmNameBytes,
                                 " characters of A-Z a-z 0-9 _.:=,/+-"));

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 
@@ -51,8 +52,9 @@ struct ArmDesign {
 // The arms of --vary: named "qd=32", each setting the one field.
 std::vector<ArmDesign> ArmsOf(const Vary& vary);
 
-// The longest arm name a spec file may give.
-inline constexpr size_t kMaxArmNameBytes = 64;
+// The longest arm name a spec file may give: the metrics label's bound
+// (model/workload_spec.h IsExperimentArmName).
+inline constexpr size_t kMaxArmNameBytes = kMaxExperimentArmBytes;
 
 // The arms of a spec file's "experiment" object (its JSON text, from
 // cli/spec_flags.h SpecFileExperimentJson):

@@ -2,21 +2,31 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "cli/spec_flags.h"
 
 ABSL_FLAG(std::string, vary, "",
           "experiment: FIELD=V1,V2[,...], one spec flag varied over values, "
           "one arm per value (the first the baseline; identical values: an "
           "A/A calibration)");
+ABSL_FLAG(std::vector<std::string>, ab, {},
+          "experiment: A,B[,C...], shorthand for --vary=split=A,B[,C...]: "
+          "split strategies as arms, switched live in slices of --round "
+          "(a spec file's ab_strategies is the API's A/B schedule)");
+ABSL_FLAG(std::optional<absl::Duration>, ab_slice, std::nullopt,
+          "experiment: --round's old name (one arm's slice); not with "
+          "--round");
 ABSL_FLAG(int32_t, rounds, 10,
           "experiment: rounds; each runs every arm once (fewer than 9 "
           "makes every verdict suspect)");
-ABSL_FLAG(absl::Duration, round, absl::Seconds(1),
+ABSL_FLAG(std::optional<absl::Duration>, round, std::nullopt,
           "experiment: one arm's measured time in a round (each arm's ramp, "
-          "--ramp, comes before it and is discarded)");
+          "--ramp, comes before it and is discarded; default 1s)");
 ABSL_FLAG(double, margin, 0.02,
           "experiment: the smallest relative difference that matters");
 ABSL_FLAG(double, confidence, 0.95, "experiment: the intervals' confidence");
@@ -42,10 +52,16 @@ ABSL_FLAG(std::string, fail_on, "",
 
 namespace blkperf {
 
-bool VaryGiven() { return !absl::GetFlag(FLAGS_vary).empty(); }
+bool VaryGiven() {
+  return !absl::GetFlag(FLAGS_vary).empty() || !absl::GetFlag(FLAGS_ab).empty();
+}
+
+std::string ArmsFlagName() {
+  return absl::GetFlag(FLAGS_ab).empty() ? "--vary" : "--ab";
+}
 
 bool ExperimentGiven() {
-  if (VaryGiven()) return true;
+  if (VaryGiven() || absl::GetFlag(FLAGS_ab_slice).has_value()) return true;
   // A file that cannot be read is an error SpecFromFlags reports.
   absl::StatusOr<std::string> experiment = SpecFileExperimentJson();
   return experiment.ok() && !experiment->empty();
@@ -53,16 +69,45 @@ bool ExperimentGiven() {
 
 namespace {
 
+// --vary's text, or --ab's as --vary=split=... (errors then name --ab).
+absl::StatusOr<Vary> VaryFromFlags() {
+  const std::vector<std::string> ab = absl::GetFlag(FLAGS_ab);
+  if (ab.empty()) return ParseVary(absl::GetFlag(FLAGS_vary));
+  if (!absl::GetFlag(FLAGS_vary).empty()) {
+    return absl::InvalidArgumentError(
+        "--ab with --vary: give one of them (--ab=A,B is "
+        "--vary=split=A,B)");
+  }
+  const std::string values = absl::StrJoin(ab, ",");
+  absl::StatusOr<Vary> vary = ParseVary(absl::StrCat("split=", values));
+  const std::string as_vary = absl::StrCat("--vary=split=", values);
+  if (!vary.ok() && absl::StartsWith(vary.status().message(), as_vary)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ab=", values,
+                     vary.status().message().substr(as_vary.size())));
+  }
+  return vary;
+}
+
 absl::Status ArmsFromFlags(ExperimentFlags* flags) {
   absl::StatusOr<std::string> experiment = SpecFileExperimentJson();
   if (!experiment.ok()) return experiment.status();
   if (VaryGiven() && !experiment->empty()) {
-    return absl::InvalidArgumentError(
-        "--vary with a --spec_file holding experiment.arms[]: give one of "
-        "them");
+    return absl::InvalidArgumentError(absl::StrCat(
+        ArmsFlagName(), " with a --spec_file holding experiment.arms[]: give "
+        "one of them"));
+  }
+  if (absl::GetFlag(FLAGS_ab_slice).has_value() && !VaryGiven() &&
+      experiment->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ab_slice=",
+        absl::FormatDuration(absl::GetFlag(FLAGS_ab_slice).value_or(
+            absl::ZeroDuration())),
+        " without --ab or --vary: it is --round's old name (a spec file's "
+        "A/B schedule takes its slice from its ab_slice field)"));
   }
   if (VaryGiven()) {
-    absl::StatusOr<Vary> vary = ParseVary(absl::GetFlag(FLAGS_vary));
+    absl::StatusOr<Vary> vary = VaryFromFlags();
     if (!vary.ok()) return vary.status();
     flags->field = vary->field;
     flags->arms = ArmsOf(*vary);
@@ -71,6 +116,24 @@ absl::Status ArmsFromFlags(ExperimentFlags* flags) {
         ParseExperimentArms(*experiment);
     if (!arms.ok()) return arms.status();
     flags->arms = *std::move(arms);
+  }
+  return absl::OkStatus();
+}
+
+// --round, or --ab_slice (its old name); both given is refused.
+absl::Status RoundFromFlags(ExperimentFlags* flags) {
+  const std::optional<absl::Duration> slice = absl::GetFlag(FLAGS_ab_slice);
+  const std::optional<absl::Duration> round = absl::GetFlag(FLAGS_round);
+  if (slice && round) {
+    return absl::InvalidArgumentError(
+        "--ab_slice with --round: --ab_slice is --round's old name; give "
+        "--round");
+  }
+  flags->round = slice ? *slice : round.value_or(flags->round);
+  const char* name = slice ? "--ab_slice=" : "--round=";
+  if (flags->round <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, absl::FormatDuration(flags->round), ": must be positive"));
   }
   return absl::OkStatus();
 }
@@ -110,11 +173,7 @@ absl::StatusOr<ExperimentFlags> ExperimentFlagsFromFlags() {
     return absl::InvalidArgumentError(absl::StrCat(
         "--rounds=", flags.rounds, ": must be 1 to ", kMaxRounds));
   }
-  flags.round = absl::GetFlag(FLAGS_round);
-  if (flags.round <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--round=", absl::FormatDuration(flags.round), ": must be positive"));
-  }
+  if (absl::Status round = RoundFromFlags(&flags); !round.ok()) return round;
   flags.margin = absl::GetFlag(FLAGS_margin);
   if (!(flags.margin >= 0 && flags.margin < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -38,15 +38,20 @@ struct ExperimentFlags {
   int max_rounds = 0;
 };
 
-// True when --vary is given.
+// True when --vary or --ab (shorthand for --vary=split=...) is given.
 bool VaryGiven();
 
-// True when --vary is given or the --spec_file holds an "experiment" object
-// (experiment.arms[]): the command runs an experiment.
+// "--ab" when --ab is given, else "--vary": the flag errors name.
+std::string ArmsFlagName();
+
+// True when --vary, --ab or --ab_slice is given or the --spec_file holds an
+// "experiment" object (experiment.arms[]): the command runs an experiment
+// (--ab_slice alone is then refused by ExperimentFlagsFromFlags).
 bool ExperimentGiven();
 
 // The flags, checked: InvalidArgument naming the flag (--rounds outside 1 to
-// kMaxRounds, --round not positive, --margin outside [0, 1), --confidence
+// kMaxRounds, --round (or --ab_slice, its old name) not positive, both of
+// them, --ab_slice without --ab or --vary, --ab with --vary, --margin outside [0, 1), --confidence
 // outside (0, 1), --metric or --fail_on unknown, --vary malformed, the
 // spec file's experiment.arms[] malformed, or both --vary and
 // experiment.arms[]; --until other than decided, --max_rounds without it or

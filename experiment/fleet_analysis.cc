@@ -160,7 +160,8 @@ std::vector<int> FleetOutliers(const std::vector<HostExperiment>& hosts,
 FleetExperimentResult AnalyzeFleet(
     const ExperimentInput& design, const std::vector<std::string>& addresses,
     const std::vector<std::vector<std::vector<RoundSample>>>& samples,
-    const std::vector<std::string>& governors) {
+    const std::vector<std::string>& governors,
+    const std::vector<std::vector<std::vector<double>>>& other_cpu) {
   FleetExperimentResult r;
   r.design = design;
   r.design.samples.clear();
@@ -168,6 +169,7 @@ FleetExperimentResult AnalyzeFleet(
     ExperimentInput in = r.design;
     in.samples = samples[h];
     in.governor = governors.empty() ? "" : governors[h];
+    if (!other_cpu.empty()) in.other_cpu_share = other_cpu[h];
     r.hosts.push_back({addresses[h], Analyze(in)});
   }
   for (size_t arm = 0; arm < design.arm_names.size(); ++arm) {

@@ -93,13 +93,17 @@ struct FleetExperimentResult {
 
 // `design` as ExperimentInput without samples; samples[host][arm][round]
 // the hosts' rounds in `design.order`; governors[host] each host's CPU
-// frequency governor ("" or none given: unknown). REQUIRES:
+// frequency governor ("" or none given: unknown); other_cpu[host][arm]
+// [round] each host's Snapshot.other_cpu_share (NaN unknown; empty: not
+// measured), the other_cpu guardrail of that host's verdicts. REQUIRES:
 // addresses.size() == samples.size() >= 1, each host's samples as Analyze
-// requires, governors empty or one per host.
+// requires, governors empty or one per host, other_cpu empty or one per
+// host shaped as Analyze's other_cpu_share.
 FleetExperimentResult AnalyzeFleet(
     const ExperimentInput& design, const std::vector<std::string>& addresses,
     const std::vector<std::vector<std::vector<RoundSample>>>& samples,
-    const std::vector<std::string>& governors = {});
+    const std::vector<std::string>& governors = {},
+    const std::vector<std::vector<std::vector<double>>>& other_cpu = {});
 
 // Text: the design, one row per host per arm (headline ratio, interval,
 // verdict), the fleet's row per metric, the outliers with the rule.

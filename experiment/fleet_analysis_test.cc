@@ -131,6 +131,32 @@ TEST(AnalyzeFleetTest, EachHostIsJudgedWithItsOwnGovernor) {
                                 "\"address\":\"10.0.0.2:7777\",\"governor\":\"powersave\""));
 }
 
+TEST(AnalyzeFleetTest, EachHostIsJudgedWithItsOwnOtherCpuShare) {
+  // Host 1's arm B lost 30% of its CPUs to other processes in round 4;
+  // host 0 measured nothing over the margin (and a NaN: unknown).
+  const double nan = std::nan("");
+  std::vector<std::vector<std::vector<double>>> other_cpu(
+      2, std::vector<std::vector<double>>(2, std::vector<double>(10, 0.01)));
+  other_cpu[0][0][2] = nan;
+  other_cpu[1][1][3] = 0.3;
+  const FleetExperimentResult r =
+      AnalyzeFleet(Design(10), Addresses(2), Samples({1.25, 1.25}, 10, 1.0),
+                   {}, other_cpu);
+  auto other_cpu_arms = [](const ExperimentResult& e) {
+    std::vector<int> arms;
+    for (const Guardrail& g : e.guardrails) {
+      if (g.kind == "other_cpu" && g.suspect) arms.push_back(g.arm);
+    }
+    return arms;
+  };
+  EXPECT_TRUE(other_cpu_arms(r.hosts[0].result).empty());
+  EXPECT_EQ(other_cpu_arms(r.hosts[1].result), std::vector<int>{1});
+  EXPECT_FALSE(r.hosts[0].result.arms[1].suspect);
+  EXPECT_TRUE(r.hosts[1].result.arms[1].suspect);
+  EXPECT_TRUE(absl::StrContains(FormatFleetExperimentJson(r),
+                                "\"kind\":\"other_cpu\",\"suspect\":true"));
+}
+
 TEST(AnalyzeFleetTest, FewHostsSayTheIntervalSpansTheirRange) {
   const FleetExperimentResult r =
       AnalyzeFleet(Design(10), Addresses(2), Samples({1.2, 1.3}, 10, 1.0));

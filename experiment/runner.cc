@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "cli/spec_flags.h"
 #include "experiment/stopping.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 namespace {
@@ -19,21 +20,17 @@ bool FlagGiven(absl::string_view name) {
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
 
-// The spec flags an experiment cannot take beside --vary.
+// The spec flags an experiment cannot take beside --vary (or --ab).
 absl::Status CheckRunFlags() {
+  const std::string arms = ArmsFlagName();
   if (FlagGiven("runtime")) {
-    return absl::InvalidArgumentError(
-        "--runtime with --vary: an experiment's time is --rounds x arms x "
-        "(--ramp + --round); give --round instead of --runtime");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runtime with ", arms, ": an experiment's time is --rounds x arms "
+        "x (--ramp + --round); give --round instead of --runtime"));
   }
   if (FlagGiven("io_count")) {
-    return absl::InvalidArgumentError(
-        "--io_count with --vary: experiment rounds are timed (--round)");
-  }
-  if (FlagGiven("ab")) {
-    return absl::InvalidArgumentError(
-        "--ab with --vary: give one of them (--vary=split=A,B runs the "
-        "strategies as arms)");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--io_count with ", arms, ": experiment rounds are timed (--round)"));
   }
   return absl::OkStatus();
 }
@@ -55,6 +52,19 @@ absl::StatusOr<v1::WorkloadSpec> ArmSpec(const ExperimentFlags& flags,
   return spec;
 }
 
+// The arm's metrics label (WorkloadSpec.experiment_arm): its name, or where
+// the name is not a label value (a --vary value with a space, a long one)
+// its letter, said on stderr.
+std::string ArmLabel(const std::string& name, size_t arm) {
+  if (IsExperimentArmName(name)) return name;
+  const std::string letter(1, static_cast<char>('A' + arm));
+  std::fprintf(stderr,
+               "experiment: arm %s's name is not 1 to %zu characters of "
+               "[A-Za-z0-9_.:=,/+-]; its metrics carry arm=\"%s\"\n",
+               letter.c_str(), kMaxExperimentArmBytes, letter.c_str());
+  return letter;
+}
+
 // Every arm sets only the split strategy: the engine can switch them live.
 bool LiveArms(const std::vector<ArmDesign>& arms) {
   for (const ArmDesign& arm : arms) {
@@ -70,6 +80,8 @@ bool LiveArms(const std::vector<ArmDesign>& arms) {
 void MakeLive(ExperimentPlan* plan) {
   v1::WorkloadSpec live = plan->arms[0];
   live.clear_split();
+  // One workload runs every arm: its series carry the strategy instead.
+  live.clear_experiment_arm();
   for (const ArmDesign& arm : plan->flags.arms) {
     live.add_ab_strategies(arm.overrides[0].second);
   }
@@ -108,6 +120,7 @@ absl::StatusOr<ExperimentPlan> PlanExperimentFromFlags(bool live_arms) {
     spec->mutable_runtime()->set_seconds(ns / 1000000000);
     spec->mutable_runtime()->set_nanos(static_cast<int32_t>(ns % 1000000000));
     spec->clear_io_count();
+    spec->set_experiment_arm(ArmLabel(designs[i].name, i));
     plan.arms.push_back(*std::move(spec));
   }
   plan.order = BlockOrder(
@@ -288,7 +301,9 @@ ExperimentOutcome RunExperimentPlan(
       in.samples[a].push_back(RoundSampleOf(*snapshot));
       in.latency[a].push_back(CompactHistogram::Of(snapshot->total.latency));
       in.device_requests_per_sqe[a].push_back(RequestsPerSqe(snapshot->device));
-      if (other_cpu_share) in.other_cpu_share[a].push_back(other_cpu_share());
+      // The caller's measure, else the daemon's (Snapshot.other_cpu_share).
+      in.other_cpu_share[a].push_back(other_cpu_share ? other_cpu_share()
+                                                      : snapshot->other_cpu_share);
       absl::StrAppend(&line, " ", std::string(1, static_cast<char>('A' + arm)),
                       " IOPS=", FormatCount(in.samples[a].back()[0]));
     }

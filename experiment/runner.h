@@ -42,8 +42,8 @@ struct ExperimentPlan {
   bool live = false;
 };
 
-// InvalidArgument naming the flags for --runtime, --io_count or --ab next
-// to --vary, A/B strategies in a spec file, bad experiment flags, a field
+// InvalidArgument naming the flags for --runtime or --io_count next to
+// --vary or --ab (--ab=A,B is --vary=split=A,B), A/B strategies in a spec file, bad experiment flags, a field
 // that is not a spec flag or a value it cannot parse (an arm from a spec
 // file: named "experiment.arms[i] (NAME)"). REQUIRES: ExperimentGiven().
 // `live_arms` false: split arms run in rounds too (a fleet experiment,
@@ -70,7 +70,9 @@ struct ExperimentOutcome {
 using RunArm = std::function<absl::StatusOr<WorkloadSnapshot>(int arm)>;
 // Optional, called after each run_arm: the share (0 to 1) of the submitter
 // CPUs' time that other processes took during that run, NaN when unknown
-// (blkperfd run measures it; a remote daemon does not report it).
+// (blkperfd run measures it around each round). Without it the round's
+// snapshot's other_cpu_share (the daemon's, over the measured window) is
+// the round's.
 using OtherCpuShareOfLastRun = std::function<double()>;
 ExperimentOutcome RunExperimentPlan(
     const ExperimentPlan& plan, absl::Duration ramp,

@@ -464,16 +464,17 @@ int RunExperiment(const FleetOptions& options,
                   const std::vector<std::string>& addresses,
                   const ClientSettings& s, OutputFormat format,
                   const std::atomic<bool>* interrupted) {
+  const std::string arms = ArmsFlagName();
   if (format != OutputFormat::kText && format != OutputFormat::kJson) {
     return FailUsage(absl::InvalidArgumentError(absl::StrCat(
-        "--vary with --output_format=", OutputFormatName(format),
+        arms, " with --output_format=", OutputFormatName(format),
         ": an experiment reports as text or json")));
   }
   if (s.api_json || !absl::GetFlag(FLAGS_cohort_by).empty()) {
-    return FailUsage(absl::InvalidArgumentError(
-        s.api_json ? "--vary with --api_json: an experiment reports as text or "
-                     "--json"
-                   : "--vary with --cohort_by: give one of them"));
+    return FailUsage(absl::InvalidArgumentError(absl::StrCat(
+        arms, s.api_json ? " with --api_json: an experiment reports as text "
+                           "or --json"
+                         : " with --cohort_by: give one of them")));
   }
   // Every arm runs in rounds (split too: each arm-round is a fleet run).
   absl::StatusOr<ExperimentPlan> plan =
@@ -775,7 +776,8 @@ int RunFleetCommand(const std::vector<std::string>& args,
   const std::string& command = args[0];
   static std::atomic<bool> interrupted{false};
   if (ExperimentGiven() && command != "run") {
-    return Usage("--vary: experiments run on `fleet run` (docs/experiments.md)");
+    return Usage(ArmsFlagName() + ": experiments run on `fleet run` "
+                 "(docs/experiments.md)");
   }
   if (command == "run" && args.size() == 1) {
     WatchSignals(&interrupted);

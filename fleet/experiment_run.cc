@@ -20,6 +20,7 @@ std::string RunArmRound(const ExperimentPlan& plan, FleetOptions options,
                         const std::atomic<bool>* interrupted, size_t round,
                         int arm,
                         std::vector<std::vector<std::vector<RoundSample>>>& samples,
+                        std::vector<std::vector<std::vector<double>>>& other_cpu,
                         std::vector<std::string>* governors, int* exit_code) {
   *exit_code = kExitRoundFailed;
   options.run_id = absl::StrCat(options.run_id, "-r", round + 1, "-",
@@ -64,8 +65,11 @@ std::string RunArmRound(const ExperimentPlan& plan, FleetOptions options,
       return absl::StrCat(row.address, " ended ",
                           WorkloadStateName(result->snapshot.state));
     }
-    samples[index.at(row.address)][static_cast<size_t>(arm)].push_back(
+    const size_t host = index.at(row.address);
+    samples[host][static_cast<size_t>(arm)].push_back(
         RoundSampleOf(result->snapshot));
+    other_cpu[host][static_cast<size_t>(arm)].push_back(
+        result->snapshot.other_cpu_share);
   }
   *exit_code = 0;
   return "";
@@ -101,6 +105,9 @@ FleetExperimentOutcome RunFleetExperiment(
   std::vector<std::vector<std::vector<RoundSample>>> samples(
       addresses.size(),
       std::vector<std::vector<RoundSample>>(plan.arms.size()));
+  // other_cpu[host][arm][round]: each host's Snapshot.other_cpu_share.
+  std::vector<std::vector<std::vector<double>>> other_cpu(
+      addresses.size(), std::vector<std::vector<double>>(plan.arms.size()));
   std::vector<std::string> governors;
   for (size_t round = 0; round < plan.order.size(); ++round) {
     for (int arm : plan.order[round]) {
@@ -111,7 +118,8 @@ FleetExperimentOutcome RunFleetExperiment(
       }
       const std::string error = RunArmRound(plan, options, addresses,
                                             interrupted, round, arm, samples,
-                                            &governors, &outcome.exit_code);
+                                            other_cpu, &governors,
+                                            &outcome.exit_code);
       if (!error.empty()) {
         outcome.message = absl::StrCat(
             "round ", round + 1, " arm ",
@@ -126,7 +134,8 @@ FleetExperimentOutcome RunFleetExperiment(
     }
   }
   if (progress) std::fprintf(stderr, "\n");
-  outcome.result = AnalyzeFleet(DesignOf(plan), addresses, samples, governors);
+  outcome.result =
+      AnalyzeFleet(DesignOf(plan), addresses, samples, governors, other_cpu);
   return outcome;
 }
 

@@ -18,7 +18,7 @@ never arms with --min_hosts=100% starts nothing and releases every armed
 host, and --min_hosts=6 runs partial without it; an orchestrator killed
 after Arm leaves hosts that release themselves when their lease ends; a
 host killed mid-run with --on_host_loss=abort stops every host; an A/B run
-(--ab=none,limits) counts its slices from the common instant on every host;
+(a spec file's ab_strategies none,limits) counts its slices from the common instant on every host;
 `fleet watch` prints live lines over every host and `fleet split` switches
 every host at one instant (each pair of instants within the sum of
 their clock error bounds in true time, each switch at its instant); an orchestrator killed while arming and run again with the same run
@@ -310,9 +310,14 @@ MAX_SWITCH_LATE_MS = 20
 
 def check_ab_phases_line_up(blkperf, fleet, target):
     slice_ns = 500_000_000
+    # The API's A/B schedule, from a spec file (--ab is an experiment's
+    # shorthand, --vary=split=...: docs/experiments.md).
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"ab_strategies": ["none", "limits"], "ab_slice": "0.5s"}, f)
+    atexit.register(os.unlink, f.name)
     rc, report = run_fleet(blkperf, fleet, target,
-                           ["--run_id=e2e-ab", "--ab=none,limits",
-                            "--ab_slice=500ms", "--runtime=2s"])
+                           ["--run_id=e2e-ab", f"--spec_file={f.name}",
+                            "--runtime=2s"])
     assert rc == 0, f"exit {rc}: {report.get('abort_reason')}"
     true_starts = {}  # phase index -> its CLOCK_REALTIME start per host
     worst_late_us = 0.0

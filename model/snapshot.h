@@ -8,6 +8,7 @@
 #define BLKPERF_MODEL_SNAPSHOT_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -337,6 +338,13 @@ struct WorkloadSnapshot {
   Environment environment;
   // Per series_interval, over the measured window so far (model/series.h).
   Series series;
+  // The share (0 to 1) of the submitter CPUs' time over the measured
+  // window that this workload's own threads (submitters, io-wq workers) did
+  // not take: other processes, other daemon threads, a hypervisor's steal
+  // (/proc/stat, daemon/engine/host/other_cpu.h: a lower bound, each CPU's
+  // one-tick rounding left out). NaN where unknown (not started, no
+  // /proc/stat, a result from a daemon that does not report it).
+  double other_cpu_share = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace blkperf

@@ -72,6 +72,13 @@ constexpr std::array<std::pair<HugePageMode, const char*>, 3> kHugeNames = {{
 
 }  // namespace
 
+bool IsExperimentArmName(absl::string_view name) {
+  constexpr absl::string_view kAllowed =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:=,/+-";
+  return !name.empty() && name.size() <= kMaxExperimentArmBytes &&
+         name.find_first_not_of(kAllowed) == absl::string_view::npos;
+}
+
 absl::string_view LatencyModeName(LatencyMode mode) {
   return NameOf(kLatencyModeNames, mode);
 }

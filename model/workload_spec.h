@@ -24,6 +24,12 @@ namespace blkperf {
 // Shortest WorkloadSpec::series_interval.
 inline constexpr absl::Duration kMinSeriesInterval = absl::Milliseconds(10);
 
+// WorkloadSpec::experiment_arm: 1 to kMaxExperimentArmBytes of
+// [A-Za-z0-9_.:=,/+-] (an experiment arm's name, experiment/design.h: its
+// metrics label `arm`). IsExperimentArmName says whether `name` is one.
+inline constexpr size_t kMaxExperimentArmBytes = 64;
+bool IsExperimentArmName(absl::string_view name);
+
 // trim / randtrim discard ranges (block devices: BLOCK_URING_CMD_DISCARD;
 // files: fallocate PUNCH_HOLE | KEEP_SIZE); they need allow_write.
 enum class Op { kRead, kWrite, kRandRead, kRandWrite, kRandRW, kTrim, kRandTrim };
@@ -227,6 +233,11 @@ struct WorkloadSpec {
   // `ab_slice` (A B A B ...) over the measured run; `split` is ignored.
   std::vector<SplitStrategy> ab_strategies;
   absl::Duration ab_slice = absl::Seconds(1);
+  // The experiment arm this workload runs, set by the experiment that
+  // started it (experiment/runner.h: the arm's name, e.g. "qd=32"); empty
+  // outside experiments. Changes nothing the engine does: it is the `arm`
+  // label of the workload's metrics. Empty or IsExperimentArmName.
+  std::string experiment_arm;
 
   // --- The I/O shape beyond op and block size (io_shape.h) ---
   // Where random offsets fall.

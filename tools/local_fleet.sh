@@ -10,7 +10,7 @@
 #
 #   tools/local_fleet.sh 4                          # 4 hosts, 5 s of 4 KiB random reads
 #   tools/local_fleet.sh 3 --runtime=2s --json      # extra flags go to `fleet run`
-#   tools/local_fleet.sh 8 --ab=none,fixed:4096 --bs=64k
+#   tools/local_fleet.sh 8 --split=fixed:4096 --bs=64k
 #
 # Each daemon reads a 64 MiB file of its own, in its data directory (page
 # cache, so this measures the daemons and the fleet machinery, not a disk).

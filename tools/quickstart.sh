@@ -10,7 +10,7 @@
 #
 #   tools/quickstart.sh                         # the default workload
 #   tools/quickstart.sh --runtime=3s --qd=64    # extra flags go to `blkperf run`
-#   tools/quickstart.sh --target=/dev/zram0 --ab=none,limits
+#   tools/quickstart.sh --target=/dev/zram0 --ab=none,limits  # an experiment
 #
 # Ctrl-C stops the workload early; the report still follows.
 set -euo pipefail

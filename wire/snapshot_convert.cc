@@ -1,6 +1,7 @@
 #include "wire/snapshot_convert.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -526,6 +527,9 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
   EnvironmentToProto(s.environment, proto->mutable_environment());
   SeriesToProto(s.series, proto->mutable_series(), options.series_histograms);
+  if (std::isfinite(s.other_cpu_share)) {
+    proto->set_other_cpu_share(s.other_cpu_share);
+  }
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -741,6 +745,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   }
   s.environment = EnvironmentFromProto(proto.environment());
   s.series = SeriesFromProto(proto.series());
+  if (proto.has_other_cpu_share()) s.other_cpu_share = proto.other_cpu_share();
   return s;
 }
 

@@ -773,5 +773,24 @@ TEST(SnapshotProtoTest, VerifyResultRoundTrips) {
   EXPECT_FALSE(plain.has_verify());
 }
 
+TEST(SnapshotProtoTest, OtherCpuShareIsSetOnlyWhereKnown) {
+  WorkloadSnapshot s;
+  s.state = WorkloadState::kFinished;
+  v1::Snapshot unknown;
+  SnapshotToProto(s, {}, &unknown);
+  EXPECT_FALSE(unknown.has_other_cpu_share());
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(unknown);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(std::isnan(back->other_cpu_share));
+  s.other_cpu_share = 0.375;
+  v1::Snapshot known;
+  SnapshotToProto(s, {}, &known);
+  ASSERT_TRUE(known.has_other_cpu_share());
+  EXPECT_DOUBLE_EQ(known.other_cpu_share(), 0.375);
+  back = SnapshotFromProto(known);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_DOUBLE_EQ(back->other_cpu_share, 0.375);
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -634,6 +634,15 @@ absl::Status VerifyAndSplitFromProto(const v1::WorkloadSpec& proto,
       return Invalid("spec.ab_slice", "is 0: A/B slices must be longer than 0");
     }
   }
+  // A metrics label: bounded and of a plain charset (never echoed here).
+  if (user_input && !proto.experiment_arm().empty() &&
+      !IsExperimentArmName(proto.experiment_arm())) {
+    return Invalid("spec.experiment_arm",
+                   absl::StrCat("is not 1 to ", kMaxExperimentArmBytes,
+                                " characters of [A-Za-z0-9_.:=,/+-] (",
+                                proto.experiment_arm().size(), " bytes)"));
+  }
+  spec->experiment_arm = proto.experiment_arm();
   return absl::OkStatus();
 }
 
@@ -695,6 +704,7 @@ void SpecToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
     proto->add_ab_strategies(SplitStrategyName(strategy));
   }
   DurationToProto(spec.ab_slice, proto->mutable_ab_slice());
+  proto->set_experiment_arm(spec.experiment_arm);
   proto->set_latency_mode(LatencyModeToProto(spec.latency_mode));
   DurationToProto(spec.io_timeout, proto->mutable_io_timeout());
   ShapeToProto(spec, proto);

@@ -484,5 +484,30 @@ TEST(SpecFromProtoTest, ADaemonResultIsDecodedNotCheckedAsInput) {
   EXPECT_FALSE(SpecFromProto(resolved, SpecOrigin::kDaemonResult).ok());
 }
 
+TEST(SpecFromProtoTest, ExperimentArmIsABoundedLabelValue) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.set_experiment_arm("split=fixed:128k");
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->experiment_arm, "split=fixed:128k");
+  v1::WorkloadSpec back;
+  SpecToProto(*spec, &back);
+  EXPECT_EQ(back.experiment_arm(), "split=fixed:128k");
+  proto.set_experiment_arm(std::string(kMaxExperimentArmBytes, 'a'));
+  EXPECT_TRUE(SpecFromProto(proto).ok());
+  for (const std::string& bad :
+       {std::string(kMaxExperimentArmBytes + 1, 'a'), std::string("a b"),
+        std::string("a\"}"), std::string("arm\n")}) {
+    proto.set_experiment_arm(bad);
+    absl::StatusOr<WorkloadSpec> refused = SpecFromProto(proto);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(refused.status().message()),
+                StartsWith("spec.experiment_arm"));
+    EXPECT_THAT(std::string(refused.status().message()),
+                testing::Not(testing::HasSubstr(bad)));
+  }
+}
+
 }  // namespace
 }  // namespace blkperf

@@ -765,8 +765,10 @@ void Workload::Drive() {
     std::shared_ptr<PhaseBoundary> first = FirstPhaseBoundary(start);
     WaitForInstant(start);
     MarkCpuBaselines();
+    std::vector<CpuTicks> ticks = CpuTicksNow();
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
+    start_cpu_ticks_ = std::move(ticks);
     // The engine's counters are zero at this moment.
     OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
@@ -814,9 +816,11 @@ void Workload::RecordSeries() {
 
 void Workload::RecordFinalDevices() {
   const DeviceCounters device = ReadDevices();
+  std::vector<CpuTicks> ticks = CpuTicksNow();
   PiMutexLock lock(&mu_);
   final_device_ = device;
   have_final_device_ = true;
+  final_cpu_ticks_ = std::move(ticks);
 }
 
 void Workload::RunAbSchedule() {
@@ -1003,6 +1007,7 @@ bool Workload::Release(const DeviceCounters& device_baseline,
     // I/O cover the same I/O (not the setup; a start at an instant adds
     // the threads' last poll for it, kStartSpinWindowNs at most).
     MarkCpuBaselines();
+    start_cpu_ticks_ = CpuTicksNow();
     OpenFirstPhaseLocked(FirstPhaseBoundary(control_.measure_start_ns),
                          device_baseline);
   }
@@ -1224,6 +1229,8 @@ Workload::LockedState Workload::ReadLockedState(
   locked.ab_wait_note = ab_wait_note_;
   snapshot->slo = slo_;
   locked.device_now = have_final_device_ ? final_device_ : ReadDevices();
+  locked.start_ticks = start_cpu_ticks_;
+  locked.end_ticks = final_cpu_ticks_;
   snapshot->split_strategy = SplitStrategyName(
       control_.split_strategies[control_.split_generation.load()]);
   return locked;
@@ -1291,6 +1298,35 @@ WorkloadState Workload::StateOf(const WorkloadSnapshot& snapshot,
   return WorkloadState::kRunning;
 }
 
+namespace {
+
+// Snapshot.other_cpu_share: the submitters' CPUs' busy time between the
+// readings (other_cpu.h's rule) less the workload's own threads' CPU time
+// over its measured window (submitters and io-wq workers, from their
+// baselines at the window's start).
+double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
+                       const std::vector<CpuTicks>& start,
+                       const std::vector<CpuTicks>& end) {
+  std::vector<int> cpus;
+  for (const ThreadSnapshot& t : snapshot.threads) {
+    if (t.cpu >= 0 && std::find(cpus.begin(), cpus.end(), t.cpu) == cpus.end()) {
+      cpus.push_back(t.cpu);
+    }
+  }
+  const ThreadSnapshot& own = snapshot.total;
+  return OtherCpuShare(
+      start, end, cpus,
+      own.user_cpu_seconds + own.system_cpu_seconds + own.io_worker_cpu_seconds,
+      static_cast<double>(sysconf(_SC_CLK_TCK)));
+}
+
+}  // namespace
+
+std::vector<CpuTicks> Workload::CpuTicksNow() {
+  absl::StatusOr<std::vector<CpuTicks>> ticks = ReadCpuTicks();
+  return ticks.ok() ? *std::move(ticks) : std::vector<CpuTicks>();
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
@@ -1321,6 +1357,12 @@ WorkloadSnapshot Workload::Snapshot() const {
   const bool fatal = FillError(&snapshot);
   FillErrorSites(&snapshot);
   if (started) FillPhases(locked.phases, locked.device_now, end, &snapshot);
+  if (started && !locked.start_ticks.empty()) {
+    std::vector<CpuTicks> end_ticks = locked.end_ticks;
+    if (end_ticks.empty()) end_ticks = CpuTicksNow();  // still running
+    snapshot.other_cpu_share =
+        OtherCpuShareOf(snapshot, locked.start_ticks, end_ticks);
+  }
   snapshot.environment = environment_;
   snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);
   if (started) {

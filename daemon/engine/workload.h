@@ -37,6 +37,7 @@
 #include "absl/time/time.h"
 #include "base/pi_mutex.h"
 #include "daemon/engine/host/cpu_registry.h"
+#include "daemon/engine/host/other_cpu.h"
 #include "daemon/engine/phase/phase_report.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
@@ -247,6 +248,8 @@ class Workload {
   // At the measured window's start: every submitter's CPU so far, which
   // snapshots leave out (SubmitterThread::MarkCpuBaseline).
   void MarkCpuBaselines();
+  // /proc/stat's per-CPU counters now; empty when unreadable.
+  static std::vector<CpuTicks> CpuTicksNow();
   void FillErrorSites(WorkloadSnapshot* snapshot) const;
   void FillGroups(WorkloadSnapshot* snapshot) const;
   // Snapshot()'s steps. What it reads under mu_ (the split strategy and
@@ -257,6 +260,10 @@ class Workload {
     PhaseBoundaries phases;
     DeviceCounters device_now;
     std::string ab_wait_note;
+    // /proc/stat at the measured window's start and end (empty: unread or
+    // still running).
+    std::vector<CpuTicks> start_ticks;
+    std::vector<CpuTicks> end_ticks;
   };
   LockedState ReadLockedState(WorkloadSnapshot* snapshot) const
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -348,6 +355,10 @@ class Workload {
   SloSummary slo_ ABSL_GUARDED_BY(mu_);  // spec.slo: the search so far
   DeviceCounters final_device_ ABSL_GUARDED_BY(mu_);
   bool have_final_device_ ABSL_GUARDED_BY(mu_) = false;
+  // /proc/stat as measuring started and as the last submitter ended (the
+  // snapshot's other_cpu_share); empty when not (yet) read or unreadable.
+  std::vector<CpuTicks> start_cpu_ticks_ ABSL_GUARDED_BY(mu_);
+  std::vector<CpuTicks> final_cpu_ticks_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> device_stat_paths_;
   std::thread driver_;
   // RecordSeries() beside an A/B schedule or SLO search (Drive() runs it

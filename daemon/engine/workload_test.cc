@@ -177,6 +177,10 @@ TEST_F(WorkloadTest, CpuTimesCoverTheMeasuredWindowOnly) {
     EXPECT_LE(s.phases[0].total.user_cpu_seconds +
                   s.phases[0].total.system_cpu_seconds,
               window + 0.05);
+    // Others' share of the thread's CPU over the same window: measured
+    // (/proc/stat around it), a share (how much depends on the machine).
+    EXPECT_GE(s.other_cpu_share, 0.0);
+    EXPECT_LE(s.other_cpu_share, 1.0);
   }
 }
 

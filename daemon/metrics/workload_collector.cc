@@ -492,6 +492,13 @@ Labels WorkloadLabels(const WorkloadMetricsView& view) {
   if (!view.run_id.empty()) {
     labels.push_back({"run_id", IsRunId(view.run_id) ? view.run_id : "invalid"});
   }
+  // The experiment arm (spec.experiment_arm, checked where the spec came
+  // in): one per workload, so it adds no series either.
+  if (!view.experiment_arm.empty()) {
+    labels.push_back({"arm", IsExperimentArmName(view.experiment_arm)
+                                 ? view.experiment_arm
+                                 : "invalid"});
+  }
   return labels;
 }
 

@@ -572,6 +572,34 @@ TEST(WorkloadCollectorTest, RunIdLabelsEveryWorkloadSeries) {
           R"(blkperf_workload_info{workload="w1",run_id="nightly-2026.12.01_a",spec="randrw read_percent=50 bs=4096 qd=16 threads=2 targets=/dev/zram0",split_strategy="none",rw="randrw"} 1)"));
 }
 
+TEST(WorkloadCollectorTest, ExperimentArmLabelsEveryWorkloadSeries) {
+  WorkloadMetricsView a = View("w1", {Thread(0, 0, 10, 0)});
+  a.run_id = "exp-r1-A";
+  a.experiment_arm = "split=fixed:128k";
+  WorkloadMetricsView b = View("w2", {Thread(0, 1, 10, 0)});
+  b.run_id = "exp-r1-B";
+  WorkloadMetricsView bad = View("w3", {Thread(0, 1, 10, 0)});
+  bad.experiment_arm = "a\"} 1\nevil";
+  const std::vector<std::string> s = Samples(CollectText({a, b, bad}));
+  int w1 = 0, w2 = 0, w3 = 0;
+  for (const std::string& line : s) {
+    if (absl::StrContains(line, R"(workload="w1")")) {
+      ++w1;
+      EXPECT_THAT(line, HasSubstr(R"(run_id="exp-r1-A",arm="split=fixed:128k")"));
+    } else if (absl::StrContains(line, R"(workload="w2")")) {
+      ++w2;
+      EXPECT_THAT(line, Not(HasSubstr("arm=")));
+    } else if (absl::StrContains(line, R"(workload="w3")")) {
+      ++w3;
+      EXPECT_THAT(line, HasSubstr(R"(workload="w3",arm="invalid")"));
+      EXPECT_THAT(line, Not(HasSubstr("evil")));
+    }
+  }
+  EXPECT_GT(w1, 20);
+  EXPECT_EQ(w1, w2);  // the label adds no series
+  EXPECT_EQ(w1, w3);
+}
+
 TEST(WorkloadCollectorTest, RunIdNotOfTheDocumentedFormIsNotEchoed) {
   for (const std::string& bad :
        {std::string(65, 'a'), std::string("a\"b"), std::string("a b"),

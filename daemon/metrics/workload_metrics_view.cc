@@ -54,6 +54,7 @@ WorkloadMetricsView MakeWorkloadMetricsView(std::string id,
   }
   view.verify = spec.verify;
   view.direct = spec.direct;
+  view.experiment_arm = spec.experiment_arm;
   for (const SplitStrategy& s : spec.ab_strategies) {
     view.ab_strategies.push_back(SplitStrategyName(s));
   }

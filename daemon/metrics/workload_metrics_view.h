@@ -40,6 +40,13 @@ struct WorkloadMetricsView {
   // (one run id per workload, so it adds no series; an id not of that form
   // is exported as "invalid", never echoed).
   std::string run_id;
+  // The experiment arm it runs (spec.experiment_arm: 1-64 characters of
+  // [A-Za-z0-9_.:=,/+-], e.g. "qd=32"); empty outside experiments. When set
+  // it is the `arm` label of every series of the workload, as run_id (one
+  // arm per workload: it adds no series; the distinct values are bounded by
+  // the workloads the daemon keeps; a name not of that form is exported as
+  // "invalid").
+  std::string experiment_arm;
   // Target paths as given; joined with "," (a backslash or comma inside a
   // path preceded by a backslash) they form the `target` label.
   std::vector<std::string> targets;

@@ -16,7 +16,7 @@
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/engine/target/target.h"
 #include "daemon/engine/workload.h"
-#include "daemon/run/other_cpu.h"
+#include "daemon/engine/host/other_cpu.h"
 #include "daemon/run/run_command.h"
 #include "daemon/run/stop_signal.h"
 #include "experiment/flags.h"

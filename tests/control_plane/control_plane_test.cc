@@ -425,6 +425,12 @@ TEST_F(ControlPlaneTest, BadSpecsAreInvalidArgumentNamingTheField) {
                            << R"(/a"}], "op": 42})";
   const std::string relative_file = dir_ + "/relative.json";
   std::ofstream(relative_file) << R"({"targets": [{"path": "a"}]})";
+  // The API's A/B schedule comes from a spec file (--ab is an experiment's
+  // shorthand: AbFlagRunsTheSplitExperiment).
+  const auto ab_file = [&](const std::string& name, const std::string& json) {
+    std::ofstream(dir_ + "/" + name) << json;
+    return "--spec_file=" + dir_ + "/" + name;
+  };
   struct Case {
     std::vector<std::string> flags;
     const char* field;
@@ -441,11 +447,19 @@ TEST_F(ControlPlaneTest, BadSpecsAreInvalidArgumentNamingTheField) {
       {{target, "--qd=4", "--submit_batch=8"}, "submit_batch"},
       {{target, "--split=sideways"}, "split"},
       {{target, "--split=fixed:1000"}, "split"},
-      {{target, "--ab=none,bogus"}, "spec.ab_strategies[1]"},
-      {{target, "--ab=fixed:1000,none"}, "spec.ab_strategies[0]"},
-      {{target, "--ab=none"}, "ab_strategies"},
-      {{target, "--ab=none,limits", "--ab_slice=0s"}, "ab_slice"},
-      {{target, "--ab=none,limits", "--ab_slice=6s"}, "ab_slice"},
+      {{target, ab_file("ab1.json", R"({"ab_strategies": ["none", "bogus"]})")},
+       "spec.ab_strategies[1]"},
+      {{target,
+        ab_file("ab2.json", R"({"ab_strategies": ["fixed:1000", "none"]})")},
+       "spec.ab_strategies[0]"},
+      {{target, ab_file("ab3.json", R"({"ab_strategies": ["none"]})")},
+       "ab_strategies"},
+      {{target, ab_file("ab4.json", R"({"ab_strategies": ["none", "limits"],
+                                        "ab_slice": "0.001s"})")},
+       "ab_slice"},
+      {{target, ab_file("ab5.json", R"({"ab_strategies": ["none", "limits"],
+                                        "ab_slice": "6s"})")},
+       "ab_slice"},
       {{target, "--sqpoll_cpu=-5"}, "sqpoll_cpu"},
       {{"--target=" + dir_ + "/missing"}, "targets[0].path"},
       {{target + "," + dir_ + "/a"}, "targets[1].path"},
@@ -554,9 +568,14 @@ void ExpectPhasesAddUp(const v1::Workload& w) {
 }
 
 TEST_F(ControlPlaneTest, AbRunAlternatesPhases) {
+  // The API's A/B schedule (a spec file's ab_strategies; --ab is an
+  // experiment: AbFlagRunsTheSplitExperiment).
+  const std::string ab = dir_ + "/ab.json";
+  std::ofstream(ab) << R"({"ab_strategies": ["none", "fixed:64k"],
+                           "ab_slice": "0.4s"})";
   Result r = Client({"run", "--target=" + dir_ + "/a", "--runtime=2s",
                      "--bs=128k", "--qd=4", "--direct=false",
-                     "--ab=none,fixed:64k", "--ab_slice=400ms", "--api_json",
+                     "--spec_file=" + ab, "--api_json",
                      "--phase_histograms"});
   ASSERT_EQ(r.code, 0) << r.err;
   const v1::Workload w = FromJson<v1::Workload>(r.out);
@@ -670,10 +689,65 @@ TEST_F(ControlPlaneTest, SplitMidRunMakesASecondPhase) {
   EXPECT_THAT(late.err, HasSubstr("FAILED_PRECONDITION"));
 }
 
+// `blkperf run --ab=A,B` is `--vary=split=A,B`: the experiment (live split
+// arms in slices of --round, intervals and verdicts); `start` refuses it,
+// and --ab_slice is --round's old name.
+TEST_F(ControlPlaneTest, AbFlagRunsTheSplitExperiment) {
+  const std::string target = "--target=" + dir_ + "/a";
+  Result r = Client({"run", target, "--bs=128k", "--qd=4", "--direct=false",
+                     "--ab=none,fixed:64k", "--rounds=3", "--ab_slice=200ms",
+                     "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"experiment\":{"));
+  EXPECT_THAT(r.out, HasSubstr("\"field\":\"split\""));
+  EXPECT_THAT(r.out, HasSubstr("\"live\":true"));
+  EXPECT_THAT(r.out, HasSubstr("\"name\":\"split=none\""));
+  EXPECT_THAT(r.out, HasSubstr("\"name\":\"split=fixed:64k\""));
+  EXPECT_THAT(r.out, HasSubstr("\"round_seconds\":0.2"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "\"verdict\":\"(faster|slower|equivalent|"
+                         "inconclusive)\""));
+  // The same text report as --vary=split=none,fixed:64k.
+  Result text = Client({"run", target, "--bs=128k", "--qd=4",
+                        "--direct=false", "--ab=none,fixed:64k", "--rounds=2",
+                        "--round=200ms"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out,
+              HasSubstr("experiment: split A=none (baseline) B=fixed:64k"));
+  EXPECT_THAT(text.out, HasSubstr("B split=fixed:64k vs A split=none: "));
+  EXPECT_THAT(text.out, HasSubstr("95% interval"));
+  // Refusals name both flags and exit 2.
+  struct Refusal {
+    std::vector<std::string> args;
+    std::vector<const char*> words;
+  } refusals[] = {
+      {{"run", target, "--ab=none,limits", "--runtime=2s"},
+       {"--runtime", "--ab"}},
+      {{"run", target, "--ab=none,limits", "--vary=qd=1,2"}, {"--ab", "--vary"}},
+      {{"run", target, "--ab=none,limits", "--ab_slice=1s", "--round=1s"},
+       {"--ab_slice", "--round"}},
+      {{"run", target, "--ab_slice=1s"}, {"--ab_slice", "--ab"}},
+      {{"run", target, "--ab=none"}, {"--ab=none"}},
+      {{"start", target, "--ab=none,limits"},
+       {"--vary, --ab, --ab_slice", "experiments run on"}},
+  };
+  for (const Refusal& c : refusals) {
+    Result bad = Client(c.args);
+    const std::string what = absl::StrJoin(c.args, " ");
+    EXPECT_EQ(bad.code, 2) << what << ": " << bad.err;
+    for (const char* word : c.words) {
+      EXPECT_THAT(bad.err, HasSubstr(word)) << what;
+    }
+  }
+}
+
 TEST_F(ControlPlaneTest, AbWorkloadRefusesManualSplits) {
+  const std::string ab = dir_ + "/ab.json";
+  std::ofstream(ab) << R"({"ab_strategies": ["none", "limits"],
+                           "ab_slice": "0.5s"})";
   Result started =
       Client({"start", "--target=" + dir_ + "/a", "--runtime=2s", "--qd=4",
-              "--direct=false", "--ab=none,limits", "--ab_slice=500ms"});
+              "--direct=false", "--spec_file=" + ab});
   ASSERT_EQ(started.code, 0) << started.err;
   const std::string id(absl::StripAsciiWhitespace(started.out));
   Result split = Client({"split", id, "fixed:64k"});

@@ -16,6 +16,10 @@ the machine's CPUs.
    their own intervals and none is "slower" (rounds other processes starve
    widen a host's interval, and move its ratio, within 0.15 of 1.25); the held host, ratio
    near 1, is an outlier, and any other outlier lies beyond the margin.
+   Each host's /metrics labels the arm-rounds' workloads with their arm
+   (`arm="rate_iops=1000"`, `arm="rate_iops=1250"`), beside their run ids.
+   `--ab=none,limits` is `--vary=split=none,limits`: a fleet experiment of
+   split arms, run in rounds.
 2. `blkperf fleet run --cohort_by=label:kernel` on the 8 hosts, 3 of them
    ("canary") in a cgroup that reads the device at most 300 times a
    second. The comparison names the canary cohort "slower" against the
@@ -27,11 +31,13 @@ the machine's CPUs.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 
 def read_iops_cgroup(name, device, iops):
@@ -147,9 +153,37 @@ def check_fleet_experiment(blkperf, fleet, target, held):
         assert len(ids) >= 10, ids
         kept.append(set(ids))
     assert all(k == kept[0] for k in kept), kept
+    # Every host's metrics carry each arm-round's arm (a real scrape).
+    for h in hosts:
+        with urllib.request.urlopen(f"http://{h.metrics_address}/metrics",
+                                    timeout=10) as r:
+            text = r.read().decode()
+        for arm, letter in (("rate_iops=1000", "A"), ("rate_iops=1250", "B")):
+            labelled = re.findall(
+                r'^blkperf_workload_info\{workload="w\d+",run_id="i39-exp-r\d+-'
+                + letter + '",arm="' + re.escape(arm) + '"', text, re.M)
+            assert labelled, (h.metrics_address, arm)
     print(f"fleet experiment: fleet ratio {iops['ratio']:.3f} "
           f"[{iops['ci'][0]:.3f}, {iops['ci'][1]:.3f}] faster; outlier "
           f"{held.grpc_address}", flush=True)
+
+
+def check_ab_shorthand(blkperf, fleet, target):
+    """--ab=none,limits on a fleet: the experiment --vary=split=none,limits
+    (split arms, in rounds: each arm-round one fleet run)."""
+    rc, out = run([blkperf, "fleet", "run",
+                   "--hosts=" + ",".join(h.grpc_address for h in fleet.hosts),
+                   f"--target={target}", "--qd=1", "--bs=4k",
+                   "--ab=none,limits", "--rounds=2", "--ab_slice=200ms",
+                   "--start_margin=200ms", "--interval=200ms",
+                   "--run_id=i39-ab", "--json"])
+    assert rc == 0, f"exit {rc}: {out}"
+    e = json.loads(out)["experiment"]
+    assert e["field"] == "split" and e["round_seconds"] == 0.2, e
+    assert [a["name"] for a in e["fleet"]["arms"]] == ["split=none",
+                                                       "split=limits"], e
+    for h in e["hosts"]:
+        assert [len(a["samples"]) for a in h["arms"]] == [2, 2], h
 
 
 def check_cohorts(blkperf, fleet, target, canaries):
@@ -224,6 +258,7 @@ def main():
             cleanups.insert(0, fleet.close)  # the cgroups empty first
             move(held_procs, [held])
             check_fleet_experiment(blkperf, fleet, target, held)
+            check_ab_shorthand(blkperf, fleet, target)
             move(canary_procs, canaries)
             check_cohorts(blkperf, fleet, target, canaries)
     finally:

@@ -4,7 +4,10 @@
 # 1.25; an A/A calibration (qd=32,32) gives faster or slower at most once in
 # 5 tries; --fail_on=slower exits 4; --runtime and --ab with --vary are
 # refused naming both flags; arms from a spec file (experiment.arms[]);
-# live split arms (3); blkperf compare; blkperf run --vary on a daemon.
+# live split arms (3), and --ab as their shorthand; blkperf compare;
+# blkperf run --vary on a daemon, whose workloads' metrics carry the arm
+# label and whose arms a CPU hog on the submitter CPU marks suspect
+# (other_cpu, measured by the daemon).
 set -euo pipefail
 blkperfd=$1
 blkperf=$2
@@ -115,6 +118,13 @@ refused --max_rounds --until -- --vary=qd=16,32 --max_rounds=20
 [[ $(json "$dir/live.json" 'all(len(a["samples"]) >= 9 and sum(s > 0 for s in a["samples"]) >= 5 for a in e["arms"])') == True ]] || fail "live: samples"
 [[ $(json "$dir/live.json" 'all(a["verdict"] in ("faster", "slower", "equivalent", "inconclusive") or (a["verdict"] is None and 0 in a["samples"] + e["arms"][0]["samples"]) for a in e["arms"][1:])') == True ]] || fail "live: verdicts"
 [[ $(json "$dir/live.json" 'e["total_seconds"]') == 6 ]] || fail "live: total time"
+# --ab=A,B is --vary=split=A,B (--ab_slice: --round's old name).
+"$blkperfd" run --target="$target" --nodirect --bs=64k --ab=none,fixed:32k \
+  --rounds=3 --ab_slice=100ms --json > "$dir/ab.json"
+[[ $(json "$dir/ab.json" 'e["live"] and e["field"] == "split" and [a["name"] for a in e["arms"]] == ["split=none", "split=fixed:32k"] and e["round_seconds"] == 0.1 and len(e["arms"][1]["samples"]) == 3') == True ]] || fail "--ab: the split experiment"
+refused --ab_slice --round -- --ab=none,limits --ab_slice=100ms --round=200ms
+refused --runtime --ab -- --ab=none,limits --runtime=1s
+refused --ab_slice --ab --vary -- --ab_slice=100ms
 
 # blkperf compare: two saved reports, the spec difference first, the
 # warning always, an interval only from per-interval samples.
@@ -133,16 +143,54 @@ fi
 rc=0; "$blkperf" compare "$dir/a.json" "$dir/missing.json" 2> "$dir/err" || rc=$?
 (( rc == 2 )) && grep -q missing.json "$dir/err" || fail "compare: unreadable file"
 # The same experiment on a daemon: blkperf run --vary.
-"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port" --metrics_listen= \
+mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$blkperfd" serve --listen=127.0.0.1:0 --port_file="$dir/port" \
+  --metrics_listen=127.0.0.1:"$mport" \
   --data_dir="$dir/serve" --allow_read_paths="$dir/" > "$dir/serve.log" 2>&1 &
 serve=$!
-trap 'kill $serve 2>/dev/null || true' EXIT
+hog=
+trap 'kill $serve ${hog:+$hog} 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
 [[ -s $dir/port ]] || fail "serve wrote no port"
 "$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --target="$target" --nodirect \
   --vary=rate_iops=20000,25000 --rounds=4 --round=300ms --json > "$dir/remote.json"
 [[ $(json "$dir/remote.json" 'e["arms"][1]["verdict"]') == faster ]] || fail "remote verdict"
 [[ $(json "$dir/remote.json" 'abs(e["arms"][1]["iops"]["ratio"] - 1.25) <= 0.03 and len(e["arms"][1]["samples"]) == 4') == True ]] || fail "remote ratio"
+# Each round's workload told the daemon its arm: a real scrape shows the
+# arm label on its series, one workload per arm and round.
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+  "http://127.0.0.1:$mport/metrics" > "$dir/metrics.txt"
+for arm in rate_iops=20000 rate_iops=25000; do
+  n=$(grep -c "^blkperf_workload_info{workload=\"w[0-9]*\",arm=\"$arm\"," "$dir/metrics.txt" || true)
+  (( n == 4 )) || fail "metrics: $n workloads labelled arm=\"$arm\", not 4"
+  grep -q "^blkperf_ios_total{workload=\"w[0-9]*\",arm=\"$arm\",.*} [1-9]" "$dir/metrics.txt" \
+    || fail "metrics: no I/O counted under arm=\"$arm\""
+done
+# An arm whose name is no label value (over 64 characters) is labelled by
+# its letter, and stderr says so.
+long=$dir/$(printf 'l%.0s' $(seq 70)).dat
+ln -f "$target" "$long"
+"$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --nodirect \
+  --vary=target="$target,$long" --rounds=1 --round=100ms --json > /dev/null 2> "$dir/long.err"
+grep -q "arm B's name is not 1 to 64 characters" "$dir/long.err" || fail "long arm name: $(cat "$dir/long.err")"
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+  "http://127.0.0.1:$mport/metrics" > "$dir/metrics.txt"
+grep -q '^blkperf_workload_info{workload="w[0-9]*",arm="B",' "$dir/metrics.txt" || fail "long arm name: no arm=\"B\""
+# A CPU hog on the submitter CPU: the daemon measures other processes' share
+# of it (Snapshot.other_cpu_share, in the report JSON) and the client's
+# analysis marks every arm suspect with reason other_cpu.
+cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+taskset -c "$cpu" sh -c 'while :; do :; done' &
+hog=$!
+"$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --target="$target" --nodirect \
+  --cpus="$cpu" --rate_iops=20000 --runtime=300ms --json > "$dir/hogged.json"
+"$blkperf" --server=127.0.0.1:$(cat "$dir/port") run --target="$target" --nodirect \
+  --cpus="$cpu" --vary=rate_iops=20000,25000 --rounds=2 --round=300ms --json > "$dir/hog.json"
+kill "$hog"; wait "$hog" 2>/dev/null || true; hog=
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("other_cpu_share", r["other_cpu_share"]); sys.exit(0 if r["other_cpu_share"] > 0.2 else 1)' \
+  "$dir/hogged.json" || fail "a hogged run's other_cpu_share"
+[[ $(json "$dir/hog.json" 'sorted(g["arm"] for g in e["guardrails"] if g["kind"] == "other_cpu" and g["suspect"]) == ["rate_iops=20000", "rate_iops=25000"] and all(a["suspect"] for a in e["arms"][1:])') == True ]] \
+  || fail "hogged remote experiment: $(json "$dir/hog.json" 'e["guardrails"]')"
 # The fleet runs experiments (tests/fleet:fleet_experiment_test) on `fleet
 # run` only, and refuses what it cannot take with --vary, before any host.
 rc=0; "$blkperf" fleet watch some-run --hosts=127.0.0.1:1 --vary=qd=1,2 2> "$dir/err" || rc=$?

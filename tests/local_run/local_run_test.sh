@@ -118,10 +118,12 @@ wait "$pid" || fail "a run under taskset exited $?"
   || fail "under taskset -c $own the thread ran on $(json "$dir/own.json" '[t["cpu"] for t in r["threads"]]')"
 [[ $masks == "$own" ]] || fail "under taskset -c $own threads were allowed: $masks"
 
-# Bad input names the field.
+# Bad input names the field (an A/B schedule's slice from a spec file:
+# --ab is an experiment, tests/local_run/experiment_acceptance_test.sh).
+echo '{"ab_strategies": ["none", "limits"], "ab_slice": "0.000000001s"}' > "$dir/ab_1ns.json"
 for case in "--bs=4x|--bs" "--qd=0|queue_depth" "--bs=3000|block_size" \
             "--op=scribble|--op" "--split=fixed:1000|split" "--cpus=9999|cpus" \
-            "--ab=none,limits --ab_slice=1ns --runtime=1s|ab_slice" \
+            "--spec_file=$dir/ab_1ns.json --runtime=1s|ab_slice" \
             "--op=read --bs=64k --alignment=3k --direct=false|alignment" \
             "--io_timeout=1ms|io_timeout" "--latency_mode=sometimes|--latency_mode"; do
   flag=${case%|*}; field=${case#*|}

@@ -1,4 +1,4 @@
-#include "daemon/run/other_cpu.h"
+#include "daemon/engine/host/other_cpu.h"
 
 #include <cmath>
 #include <fstream>

@@ -8,8 +8,8 @@
 //   absl::StatusOr<std::vector<CpuTicks>> before = ReadCpuTicks();
 //   ... run ...
 //   double share = OtherCpuShare(*before, *ReadCpuTicks(), {0, 1}, own_s);
-#ifndef BLKPERF_DAEMON_RUN_OTHER_CPU_H_
-#define BLKPERF_DAEMON_RUN_OTHER_CPU_H_
+#ifndef BLKPERF_DAEMON_ENGINE_HOST_OTHER_CPU_H_
+#define BLKPERF_DAEMON_ENGINE_HOST_OTHER_CPU_H_
 
 #include <cstdint>
 #include <vector>
@@ -43,4 +43,4 @@ double OtherCpuShare(const std::vector<CpuTicks>& before,
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_RUN_OTHER_CPU_H_
+#endif  // BLKPERF_DAEMON_ENGINE_HOST_OTHER_CPU_H_
