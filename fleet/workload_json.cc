@@ -7,17 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "google/protobuf/descriptor.h"
-#include "google/protobuf/duration.pb.h"
-#include "google/protobuf/timestamp.pb.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "google/protobuf/util/json_util.h"
-#include "google/protobuf/util/type_resolver.h"
-#include "google/protobuf/util/type_resolver_util.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
 #include "wire/message_json.h"
 
 namespace blkperf::fleet {
@@ -101,7 +101,6 @@ std::vector<std::string> ViaList(
   return elements;
 }
 
-
 // A direct printer by reflection of the subset of the protobuf JSON
 // mapping (3.21, MessageJsonOptions: proto field names, primitives at
 // their defaults printed) that the API's workloads use, in protobuf's
@@ -123,7 +122,8 @@ class FastJson {
     const google::protobuf::Descriptor* d = m.GetDescriptor();
     if (d->full_name() == "google.protobuf.Duration") return Duration(m);
     if (d->full_name() == "google.protobuf.Timestamp") return Timestamp(m);
-    if (d->well_known_type() != google::protobuf::Descriptor::WELLKNOWNTYPE_UNSPECIFIED) {
+    if (d->well_known_type() !=
+        google::protobuf::Descriptor::WELLKNOWNTYPE_UNSPECIFIED) {
       return false;
     }
     const google::protobuf::Reflection* r = m.GetReflection();
@@ -154,7 +154,8 @@ class FastJson {
       if ((message || f->containing_oneof() != nullptr) && !r->HasField(m, f)) {
         continue;
       }
-      if (message ? IsTime(f->message_type()) : f->containing_oneof() != nullptr) {
+      if (message ? IsTime(f->message_type())
+                  : f->containing_oneof() != nullptr) {
         appended.push_back(f);
         continue;
       }
@@ -206,23 +207,22 @@ class FastJson {
     const bool rep = index >= 0;
     switch (f->cpp_type()) {
       case F::CPPTYPE_INT32:
-        absl::StrAppend(&out_, rep ? r->GetRepeatedInt32(m, f, index)
-                                   : r->GetInt32(m, f));
+        absl::StrAppend(
+            &out_, rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));
         return true;
       case F::CPPTYPE_UINT32:
         absl::StrAppend(&out_, rep ? r->GetRepeatedUInt32(m, f, index)
                                    : r->GetUInt32(m, f));
         return true;
       case F::CPPTYPE_INT64:
-        absl::StrAppend(&out_, "\"",
-                        rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f),
-                        "\"");
+        absl::StrAppend(
+            &out_, "\"",
+            rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f), "\"");
         return true;
       case F::CPPTYPE_UINT64:
-        absl::StrAppend(&out_, "\"",
-                        rep ? r->GetRepeatedUInt64(m, f, index)
-                            : r->GetUInt64(m, f),
-                        "\"");
+        absl::StrAppend(
+            &out_, "\"",
+            rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f), "\"");
         return true;
       case F::CPPTYPE_BOOL:
         out_ += (rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f))
@@ -233,8 +233,8 @@ class FastJson {
         return Double(rep ? r->GetRepeatedDouble(m, f, index)
                           : r->GetDouble(m, f));
       case F::CPPTYPE_ENUM: {
-        const int number = rep ? r->GetRepeatedEnumValue(m, f, index)
-                               : r->GetEnumValue(m, f);
+        const int number =
+            rep ? r->GetRepeatedEnumValue(m, f, index) : r->GetEnumValue(m, f);
         const google::protobuf::EnumValueDescriptor* v =
             f->enum_type()->FindValueByNumber(number);
         if (v == nullptr) return false;
@@ -262,7 +262,9 @@ class FastJson {
     if (!std::isfinite(v)) return false;
     char buffer[40];
     snprintf(buffer, sizeof(buffer), "%.15g", v);
-    if (strtod(buffer, nullptr) != v) snprintf(buffer, sizeof(buffer), "%.17g", v);
+    if (strtod(buffer, nullptr) != v) {
+      snprintf(buffer, sizeof(buffer), "%.17g", v);
+    }
     out_ += buffer;
     return true;
   }
@@ -297,7 +299,8 @@ class FastJson {
     constexpr int64_t kMaxSeconds = 315576000000;
     if (d.seconds() < -kMaxSeconds || d.seconds() > kMaxSeconds ||
         d.nanos() <= -1000000000 || d.nanos() >= 1000000000 ||
-        (d.seconds() < 0 && d.nanos() > 0) || (d.seconds() > 0 && d.nanos() < 0)) {
+        (d.seconds() < 0 && d.nanos() > 0) ||
+        (d.seconds() > 0 && d.nanos() < 0)) {
       return false;
     }
     out_ += '"';
@@ -357,7 +360,9 @@ std::vector<std::string> WorkloadsApiJson(
       printed.push_back(MessageJson(*w, JsonLayout::kOneLine));
     }
   }
-  for (size_t k = 0; k < rest.size(); ++k) json[rest_at[k]] = std::move(printed[k]);
+  for (size_t k = 0; k < rest.size(); ++k) {
+    json[rest_at[k]] = std::move(printed[k]);
+  }
   return json;
 }
 

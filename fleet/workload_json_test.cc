@@ -65,13 +65,15 @@ class RandomFill {
     if (d->full_name() == "google.protobuf.Duration") {
       const int64_t s = Pick({0, 1, 59, 3600, 315576000000}) * Sign();
       r->SetInt64(&m, d->field(0), s);
-      const int32_t nanos = static_cast<int32_t>(Pick({0, 5000000, 250000, 123456789, 999999999}));
+      const int32_t nanos = static_cast<int32_t>(
+          Pick({0, 5000000, 250000, 123456789, 999999999}));
       r->SetInt32(&m, d->field(1), s < 0 ? -nanos : nanos);
       return;
     }
     if (d->full_name() == "google.protobuf.Timestamp") {
       r->SetInt64(&m, d->field(0), Pick({0, 1, 1765000000, 253402300799}));
-      r->SetInt32(&m, d->field(1), static_cast<int32_t>(Pick({0, 1000000, 1000, 7})));
+      r->SetInt32(&m, d->field(1),
+                  static_cast<int32_t>(Pick({0, 1000000, 1000, 7})));
       return;
     }
     for (int i = 0; i < d->field_count(); ++i) {
@@ -91,12 +93,19 @@ class RandomFill {
   }
   double Double() {
     switch (absl::Uniform(gen_, 0, 6)) {
-      case 0: return 0;
-      case 1: return 0.1 * static_cast<double>(absl::Uniform(gen_, -100, 100));
-      case 2: return 1.0 / 3;
-      case 3: return absl::Uniform(gen_, -1e20, 1e20);
-      case 4: return absl::Uniform(gen_, 0.0, 1e-6);
-      default: return static_cast<double>(absl::Uniform<int64_t>(gen_, 0, int64_t{1} << 60));
+      case 0:
+        return 0;
+      case 1:
+        return 0.1 * static_cast<double>(absl::Uniform(gen_, -100, 100));
+      case 2:
+        return 1.0 / 3;
+      case 3:
+        return absl::Uniform(gen_, -1e20, 1e20);
+      case 4:
+        return absl::Uniform(gen_, 0.0, 1e-6);
+      default:
+        return static_cast<double>(
+            absl::Uniform<int64_t>(gen_, 0, int64_t{1} << 60));
     }
   }
   std::string String() {
@@ -108,7 +117,8 @@ class RandomFill {
     }
     return s;
   }
-  void Value(google::protobuf::Message& m, const google::protobuf::Reflection* r,
+  void Value(google::protobuf::Message& m,
+             const google::protobuf::Reflection* r,
              const google::protobuf::FieldDescriptor* f, int depth) {
     using F = google::protobuf::FieldDescriptor;
     const bool rep = f->is_repeated();
@@ -130,7 +140,8 @@ class RandomFill {
         break;
       }
       case F::CPPTYPE_UINT64: {
-        const auto v = static_cast<uint64_t>(Pick({0, 9, int64_t{1} << 50})) + (absl::Bernoulli(gen_, 0.2) ? UINT64_MAX / 2 + 7 : 0);
+        const auto v = static_cast<uint64_t>(Pick({0, 9, int64_t{1} << 50})) +
+                       (absl::Bernoulli(gen_, 0.2) ? UINT64_MAX / 2 + 7 : 0);
         rep ? r->AddUInt64(&m, f, v) : r->SetUInt64(&m, f, v);
         break;
       }
@@ -151,7 +162,8 @@ class RandomFill {
       }
       case F::CPPTYPE_ENUM: {
         const google::protobuf::EnumDescriptor* e = f->enum_type();
-        const int v = e->value(absl::Uniform(gen_, 0, e->value_count()))->number();
+        const int v =
+            e->value(absl::Uniform(gen_, 0, e->value_count()))->number();
         rep ? r->AddEnumValue(&m, f, v) : r->SetEnumValue(&m, f, v);
         break;
       }

@@ -23,8 +23,9 @@ namespace blkperf {
 // `answer_window`" (how long the caller has waited in all; `timeout` when
 // zero) otherwise. OK for unix: and other URI-scheme servers (nothing to
 // check here).
-absl::Status CheckReachable(const std::string& server, absl::Duration timeout,
-                            absl::Duration answer_window = absl::ZeroDuration());
+absl::Status CheckReachable(
+    const std::string& server, absl::Duration timeout,
+    absl::Duration answer_window = absl::ZeroDuration());
 
 // After a channel made with `options` failed to connect although TCP
 // reaches the server: which side of the handshake refused, found by

@@ -1,9 +1,9 @@
 #include "wire/connection.h"
 
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -114,7 +114,6 @@ std::string ChannelTarget(const std::string& server) {
 absl::Time CallDeadline(absl::Duration call_timeout, const CallBudget& budget) {
   return std::min(absl::Now() + call_timeout, budget.deadline);
 }
-
 
 // Waits until `channel` is READY, at most until `end`. When it does not
 // get there, says why, checking TCP only now (a fleet opens thousands of
@@ -294,8 +293,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
           "--tls_server_name needs --tls_ca: it names the certificate the "
           "daemon presents over TLS");
     }
-    return grpc::CreateCustomChannel(
-        ChannelTarget(options.server), grpc::InsecureChannelCredentials(), args);
+    return grpc::CreateCustomChannel(ChannelTarget(options.server),
+                                     grpc::InsecureChannelCredentials(), args);
   }
   if (!options.tls_server_name.empty()) {
     args.SetSslTargetNameOverride(options.tls_server_name);
@@ -313,8 +312,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
         ReadConfigFile(options.tls_key, kMaxConfigFileBytes, "--tls_key"));
   }
   return grpc::CreateCustomChannel(ChannelTarget(options.server),
-                                   grpc::SslCredentials(ssl),
-                                   args);
+                                   grpc::SslCredentials(ssl), args);
 }
 
 Connection::Connection(std::string server,
