@@ -48,41 +48,58 @@ struct Fanout {
   absl::Mutex mu;
   AdaptiveLimit limit;
   size_t n;
+  // Threads started; never more than the limit has been (nor n).
+  size_t workers = 0;
   size_t next = 0;
   int in_flight = 0;
   // A worker may take a task (or see that none is left).
   bool Open() const { return next >= n || in_flight < limit.limit(); }
+  // Every task taken, or the limit above the threads there are.
+  bool NeedsWorkerOrDone() const {
+    return next >= n ||
+           (workers < n && workers < static_cast<size_t>(limit.limit()));
+  }
 };
+
+void Work(Fanout& f, const std::function<void(size_t)>& fn) {
+  for (;;) {
+    size_t i;
+    {
+      absl::MutexLock lock(&f.mu);
+      f.mu.Await(absl::Condition(&f, &Fanout::Open));
+      if (f.next >= f.n) return;
+      i = f.next++;
+      ++f.in_flight;
+    }
+    const int64_t calls_before = calls_on_this_thread;
+    const absl::Time begin = absl::Now();
+    fn(i);
+    const absl::Duration took = absl::Now() - begin;
+    absl::MutexLock lock(&f.mu);
+    --f.in_flight;
+    f.limit.Completed(took,
+                      static_cast<int>(calls_on_this_thread - calls_before));
+  }
+}
 
 }  // namespace
 
 void ForEachBounded(size_t n, int max_in_flight,
                     const std::function<void(size_t)>& fn) {
   Fanout f{{}, AdaptiveLimit(kInitialInFlight, max_in_flight), n};
-  const size_t workers = std::min(n, static_cast<size_t>(max_in_flight));
+  // Threads start as the limit first reaches them: one blocked on the
+  // fan-out's lock per task that may be in flight, not per max_in_flight
+  // (a loaded or CPU-bound machine holds the limit far below it, and
+  // every waiter costs each unlock a wake-up check).
   std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (size_t w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (;;) {
-        size_t i;
-        {
-          absl::MutexLock lock(&f.mu);
-          f.mu.Await(absl::Condition(&f, &Fanout::Open));
-          if (f.next >= n) return;
-          i = f.next++;
-          ++f.in_flight;
-        }
-        const int64_t calls_before = calls_on_this_thread;
-        const absl::Time begin = absl::Now();
-        fn(i);
-        const absl::Duration took = absl::Now() - begin;
-        absl::MutexLock lock(&f.mu);
-        --f.in_flight;
-        f.limit.Completed(
-            took, static_cast<int>(calls_on_this_thread - calls_before));
-      }
-    });
+  for (;;) {
+    {
+      absl::MutexLock lock(&f.mu);
+      f.mu.Await(absl::Condition(&f, &Fanout::NeedsWorkerOrDone));
+      if (f.next >= n) break;
+      ++f.workers;
+    }
+    threads.emplace_back([&] { Work(f, fn); });
   }
   for (std::thread& t : threads) t.join();
 }

@@ -35,7 +35,8 @@ namespace blkperf::fleet {
 // hosts and this machine sustain (AdaptiveLimit below): it starts at
 // kInitialInFlight and grows while a call's latency stays near the
 // fastest seen, and shrinks when calls queue (latency grows with no more
-// done per second).
+// done per second). Threads start as the limit first reaches them, so a
+// limit held low keeps few threads.
 void ForEachBounded(size_t n, int max_in_flight,
                     const std::function<void(size_t)>& fn);
 

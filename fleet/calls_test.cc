@@ -81,6 +81,27 @@ TEST(CallsTest, ForEachBoundedNeverExceedsTheCapWhenTheLimitGrows) {
   EXPECT_GT(peak.load(), kInitialInFlight);
 }
 
+// A server that does 2 calls at once (latency grows with the calls in
+// flight beyond that) holds the limit low: ForEachBounded starts threads
+// as the limit reaches them, not max_in_flight of them.
+TEST(CallsTest, ForEachBoundedStartsThreadsOnlyAsTheLimitNeedsThem) {
+  std::atomic<int> in_flight{0};
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  ForEachBounded(2000, 256, [&](size_t) {
+    const int now = ++in_flight;
+    std::this_thread::sleep_for(std::chrono::microseconds(100) *
+                                std::max(1, now / 2));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      threads.insert(std::this_thread::get_id());
+    }
+    --in_flight;
+  });
+  // Before: 256 threads, nearly every one taking tasks in turn.
+  EXPECT_LT(threads.size(), 64u);
+}
+
 RetryPolicy Fast() {
   RetryPolicy p;
   p.initial_backoff = absl::Milliseconds(1);

@@ -63,7 +63,8 @@ bool Answered(grpc::StatusCode code) {
 
 }  // namespace
 
-absl::Status CheckReachable(const std::string& server, absl::Duration timeout) {
+absl::Status CheckReachable(const std::string& server, absl::Duration timeout,
+                            absl::Duration answer_window) {
   if (absl::StrContains(server, "/") || absl::StartsWith(server, "unix:")) {
     return absl::OkStatus();
   }
@@ -105,7 +106,9 @@ absl::Status CheckReachable(const std::string& server, absl::Duration timeout) {
   if (error == ETIMEDOUT) {
     return absl::UnavailableError(absl::StrCat(
         "blkperfd at ", server, ": no answer within ",
-        absl::FormatDuration(absl::Trunc(timeout, absl::Milliseconds(1))),
+        absl::FormatDuration(absl::Trunc(
+            answer_window > absl::ZeroDuration() ? answer_window : timeout,
+            absl::Milliseconds(1))),
         " (the host is down, or a firewall drops the packets)"));
   }
   return absl::UnavailableError(absl::StrCat("blkperfd at ", server,

@@ -1,5 +1,6 @@
 #include "wire/connection.h"
 
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/config_file.h"
@@ -56,6 +58,11 @@ const char* CodeName(absl::StatusCode code) {
   }
 }
 
+bool Failed(grpc_connectivity_state state) {
+  return state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
+         state == GRPC_CHANNEL_SHUTDOWN;
+}
+
 // Waits until `channel` is READY (true) or its first attempt failed or
 // `deadline` passed or `canceller` was cancelled (false). Unlike
 // WaitForConnected it does not wait out gRPC's reconnect backoff after a
@@ -81,11 +88,102 @@ bool WaitReadyOrFailed(grpc::Channel& channel,
   return true;
 }
 
+// gRPC's target for `server`: an IPv4 or IPv6 address and port names
+// itself ("ipv4:10.0.0.7:7777": no resolver round through gRPC's executor
+// threads per channel, thousands in a fleet); anything else is resolved as
+// given. The authority (and the name TLS checks) stays "10.0.0.7:7777".
+std::string ChannelTarget(const std::string& server) {
+  const size_t colon = server.rfind(':');
+  if (colon == std::string::npos || colon + 1 == server.size()) return server;
+  uint32_t port = 0;
+  if (!absl::SimpleAtoi(server.substr(colon + 1), &port) || port > 65535) {
+    return server;
+  }
+  const std::string host = server.substr(0, colon);
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return "ipv4:" + server;
+  in6_addr v6;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']' &&
+      inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), &v6) == 1) {
+    return "ipv6:" + server;
+  }
+  return server;
+}
+
 // The deadline of a call started now: call_timeout or the budget's.
 absl::Time CallDeadline(absl::Duration call_timeout, const CallBudget& budget) {
   return std::min(absl::Now() + call_timeout, budget.deadline);
 }
 
+// Waits until `channel` is READY, at most until `end`. When it does not
+// get there, says why, checking TCP only now (a fleet opens thousands of
+// connections: a throwaway TCP connect before each would cost every host
+// a handshake): a name that does not resolve, nothing listening, no
+// answer (CheckReachable), a unix socket refused, a daemon that accepted
+// the connection but does not answer, or which side of the TLS handshake
+// refused. A daemon that begins to listen within CheckReachable's grace
+// (it was starting) gets a fresh channel for the time left.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> ReadyOrWhyNot(
+    const ChannelOptions& options, std::shared_ptr<grpc::Channel> channel,
+    absl::Duration connect_timeout, absl::Time end,
+    const CallCanceller* canceller) {
+  const std::string& server = options.server;
+  const auto cancelled = [&] {
+    return absl::CancelledError(absl::StrCat(
+        "connecting to blkperfd at ", server, ": cancelled (interrupted)"));
+  };
+  // A channel still connecting this close to the end has its TCP checked
+  // in the time left (no answer at all, or a daemon that holds the
+  // handshake).
+  const absl::Duration reserve =
+      std::min(connect_timeout / 4, absl::Milliseconds(500));
+  bool refreshed = false;
+  while (true) {
+    if (WaitReadyOrFailed(*channel, absl::ToChronoTime(end - reserve),
+                          canceller)) {
+      return channel;
+    }
+    if (canceller != nullptr && canceller->cancelled()) return cancelled();
+    // A unix socket this user may not use, or none there.
+    BLKPERF_RETURN_IF_ERROR(UnixSocketReachability(server));
+    const bool connecting =
+        !Failed(channel->GetState(/*try_to_connect=*/false));
+    // Named causes: a name that does not resolve, nothing listening, no
+    // answer within the whole connect_timeout.
+    BLKPERF_RETURN_IF_ERROR(CheckReachable(
+        server, std::max(absl::Milliseconds(1), end - absl::Now()),
+        connect_timeout));
+    if (connecting) {
+      // TCP reaches the port: give the handshake the rest of the budget.
+      if (WaitReadyOrFailed(*channel, absl::ToChronoTime(end), canceller)) {
+        return channel;
+      }
+      if (canceller != nullptr && canceller->cancelled()) return cancelled();
+      if (!Failed(channel->GetState(/*try_to_connect=*/false))) {
+        // Not a certificate matter: the process is hung, stopped
+        // (SIGSTOP, a paused VM) or overloaded.
+        return absl::DeadlineExceededError(absl::StrCat(
+            "blkperfd at ", server, " accepted the connection but did not ",
+            "answer within ",
+            absl::FormatDuration(
+                absl::Trunc(connect_timeout, absl::Milliseconds(1))),
+            ": the daemon is hung, paused or overloaded"));
+      }
+    } else if (!refreshed && end - absl::Now() > absl::ZeroDuration()) {
+      // The channel failed but TCP connects now: a daemon that was
+      // starting, or a handshake that fails; one fresh try tells them
+      // apart (gRPC would wait out its reconnect backoff on this one).
+      refreshed = true;
+      BLKPERF_ASSIGN_OR_RETURN(channel, CreateBlkperfChannel(options));
+      continue;
+    }
+    // The handshake failed: TLS against plaintext, or a certificate.
+    const absl::Duration left = end - absl::Now();
+    return DiagnoseHandshake(
+        options,
+        std::clamp(left / 2, absl::Milliseconds(50), absl::Seconds(1)));
+  }
+}
 }  // namespace
 
 void CallCanceller::Cancel() {
@@ -195,8 +293,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
           "--tls_server_name needs --tls_ca: it names the certificate the "
           "daemon presents over TLS");
     }
-    return grpc::CreateCustomChannel(
-        options.server, grpc::InsecureChannelCredentials(), args);
+    return grpc::CreateCustomChannel(ChannelTarget(options.server),
+                                     grpc::InsecureChannelCredentials(), args);
   }
   if (!options.tls_server_name.empty()) {
     args.SetSslTargetNameOverride(options.tls_server_name);
@@ -213,8 +311,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateBlkperfChannel(
         ssl.pem_private_key,
         ReadConfigFile(options.tls_key, kMaxConfigFileBytes, "--tls_key"));
   }
-  return grpc::CreateCustomChannel(options.server, grpc::SslCredentials(ssl),
-                                   args);
+  return grpc::CreateCustomChannel(ChannelTarget(options.server),
+                                   grpc::SslCredentials(ssl), args);
 }
 
 Connection::Connection(std::string server,
@@ -246,42 +344,17 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
         "no time left in the step's budget to connect to blkperfd at ",
         server));
   }
-  // Named causes, fast: a name that does not resolve, nothing listening.
-  if (absl::Status s = CheckReachable(server, connect_timeout); !s.ok()) {
-    return s;
-  }
   // One budget for the whole open: a caller's step deadline (a fleet's
-  // --arm_timeout) is never overrun by the diagnosis below.
+  // --arm_timeout) is never overrun by the diagnosis.
   const absl::Time end = absl::Now() + connect_timeout;
-  const auto deadline = DeadlineIn(connect_timeout);
-  if (!WaitReadyOrFailed(*channel, deadline, budget.canceller)) {
-    if (budget.canceller != nullptr && budget.canceller->cancelled()) {
-      return cancelled();
-    }
-    // A unix socket this user may not use, or none there.
-    BLKPERF_RETURN_IF_ERROR(UnixSocketReachability(server));
-    const grpc_connectivity_state state = channel->GetState(false);
-    const absl::Duration left = end - absl::Now();
-    if (state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
-        state != GRPC_CHANNEL_SHUTDOWN) {
-      // Still connecting at the deadline: TCP reached the port but nothing
-      // answered the handshake. Not a certificate matter: the process is
-      // hung, stopped (SIGSTOP, a paused VM) or overloaded.
-      return absl::DeadlineExceededError(absl::StrCat(
-          "blkperfd at ", server, " accepted the connection but did not ",
-          "answer within ",
-          absl::FormatDuration(absl::Trunc(connect_timeout, absl::Milliseconds(1))),
-          ": the daemon is hung, paused or overloaded"));
-    }
-    // The handshake failed: TLS against plaintext, or a certificate.
-    return DiagnoseHandshake(
-        options, std::clamp(left / 2, absl::Milliseconds(50), absl::Seconds(1)));
-  }
+  BLKPERF_ASSIGN_OR_RETURN(
+      channel, ReadyOrWhyNot(options, std::move(channel), connect_timeout, end,
+                             budget.canceller));
   std::unique_ptr<Connection> connection(
       new Connection(server, channel, options.call_timeout));
   if (!options.fetch_capabilities) return connection;
   grpc::ClientContext context;
-  context.set_deadline(deadline + std::chrono::seconds(5));
+  context.set_deadline(absl::ToChronoTime(end + absl::Seconds(5)));
   v1::GetCapabilitiesRequest request;
   request.set_api_version(kClientApiVersion);
   const grpc::Status status =
