@@ -18,6 +18,7 @@
 #include "model/histogram.h"
 #include "model/series.h"
 #include "model/slo_search.h"
+#include "model/steady_state.h"
 
 namespace blkperf {
 
@@ -335,8 +336,11 @@ struct WorkloadSnapshot {
   SloSummary slo;
   // Where it ran: build, host, targets (model/environment.h).
   Environment environment;
-  // Per series_interval, over the measured window so far (model/series.h).
+  // Per series_interval, over the measured window so far (model/series.h);
+  // in steady_state gate mode from the series' start, the gate included.
   Series series;
+  // spec.steady_state's outcome (enabled false without one).
+  SteadyStateResult steady_state;
 };
 
 }  // namespace blkperf

@@ -11,6 +11,7 @@
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "wire/context_convert.h"
+#include "wire/steady_state_convert.h"
 
 namespace blkperf {
 namespace {
@@ -526,6 +527,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   if (s.slo.enabled) SloToProto(s.slo, proto->mutable_slo());
   EnvironmentToProto(s.environment, proto->mutable_environment());
   SeriesToProto(s.series, proto->mutable_series(), options.series_histograms);
+  SteadyStateResultToProto(s.steady_state, proto->mutable_steady_state());
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -741,6 +743,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   }
   s.environment = EnvironmentFromProto(proto.environment());
   s.series = SeriesFromProto(proto.series());
+  s.steady_state = SteadyStateResultFromProto(proto.steady_state());
   return s;
 }
 
