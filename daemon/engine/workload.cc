@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -926,6 +927,32 @@ internal::SloStepMeasure Workload::MeasureSloStep(double rate) {
   m.elapsed = absl::Nanoseconds(MonotonicNowNs() - from);
   m.complete = true;
   return m;
+}
+
+absl::Status Workload::SetOpenLoopRate(double iops) {
+  const WorkloadSpec& spec = spec_.spec;
+  if (spec.rate_iops == 0 || !spec.groups.empty() || spec.slo.enabled) {
+    return absl::FailedPreconditionError(
+        "rate: only a rate_iops workload without groups or SLO search "
+        "changes its open-loop rate");
+  }
+  if (!(iops > 0) || !std::isfinite(iops)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rate ", iops, " must be above 0"));
+  }
+  PiMutexLock lock(&mu_);
+  if (finished_.HasBeenNotified()) {
+    return absl::FailedPreconditionError("rate: the workload has ended");
+  }
+  const uint32_t generation = control_.rate_generation.load() + 1;
+  if (generation >= control_.rates.size()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "rate: at most ", control_.rates.size() - 1, " changes per workload"));
+  }
+  control_.rates[generation] = {.per_second = iops / spec.threads,
+                                .arrivals = spec.arrivals};
+  control_.rate_generation.store(generation, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 void Workload::RunSloSearch() {

@@ -151,6 +151,15 @@ class Workload {
   absl::Status ScheduleSplitStrategy(const SplitStrategy& strategy,
                                      int64_t at_monotonic_ns);
 
+  // Changes the open-loop rate of a running rate_iops workload to `iops`
+  // I/Os per second, split evenly over its threads, as an SLO search's
+  // steps do: each submitter restarts its schedule at the new rate within
+  // one loop turn (one relaxed load per turn, as before). Errors:
+  // FailedPrecondition (no rate_iops, job groups, an SLO search, or
+  // ended), InvalidArgument (iops not above 0), ResourceExhausted (more
+  // than kMaxSloSteps changes). Thread-safe.
+  absl::Status SetOpenLoopRate(double iops);
+
   // The spec with defaults filled in and each target probed.
   const ResolvedSpec& spec() const { return spec_; }
 
