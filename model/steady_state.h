@@ -68,6 +68,10 @@ absl::StatusOr<SteadyStateCriterion> ParseSteadyStateCriterion(
 // The canonical text ParseSteadyStateCriterion() accepts.
 std::string SteadyStateCriterionName(const SteadyStateCriterion& c);
 
+// The most series intervals a window holds (the checker keeps one double
+// per interval of the window).
+inline constexpr size_t kMaxSteadyStateSamples = 1000;
+
 // WorkloadSpec::steady_state.
 struct SteadyStateSpec {
   bool enabled = false;

@@ -419,6 +419,13 @@ absl::Status ValidateSteadyStateFields(const WorkloadSpec& spec) {
                                 absl::FormatDuration(interval),
                                 " of at least two intervals"));
   }
+  if (samples > static_cast<int64_t>(kMaxSteadyStateSamples)) {
+    return Invalid("steady_state.window",
+                   absl::StrCat(absl::FormatDuration(ss.window), " is ", samples,
+                                " series intervals, more than the ",
+                                kMaxSteadyStateSamples,
+                                " a window holds: lengthen series_interval"));
+  }
   if (ss.window > spec.runtime) {
     return Invalid("steady_state.window",
                    absl::StrCat(absl::FormatDuration(ss.window),

@@ -321,6 +321,12 @@ TEST_F(SpecValidationTest, SteadyStateFieldsAreCheckedNamingTheField) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
   spec_.steady_state.window = absl::Seconds(11);  // longer than runtime
   ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.runtime = absl::Hours(1);
+  spec_.steady_state.window = absl::Seconds(1001);  // 1001 samples
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.steady_state.window = absl::Seconds(1000);
+  ASSERT_TRUE(ResolveSpec(spec_, limits_).ok());
+  spec_.runtime = absl::Seconds(10);
   spec_.steady_state.window = absl::Seconds(3);
   spec_.steady_state.check = absl::Milliseconds(2500);
   ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.check");
