@@ -58,6 +58,18 @@ ABSL_FLAG(std::optional<absl::Duration>, ramp, std::nullopt,
 ABSL_FLAG(std::optional<absl::Duration>, series_interval, std::nullopt,
           "series_interval: one time-series point per this much measured "
           "time (default 1s)");
+ABSL_FLAG(std::optional<std::string>, steady_state, std::nullopt,
+          "steady_state.criterion: METRIC:LIMIT checked on the series, e.g. "
+          "iops:5% (iops, bw, lat, p99 and their *_slope forms; "
+          "docs/results.md)");
+ABSL_FLAG(std::optional<absl::Duration>, steady_state_window, std::nullopt,
+          "steady_state.window: the window checked (default 30s)");
+ABSL_FLAG(std::optional<absl::Duration>, steady_state_check, std::nullopt,
+          "steady_state.check: how often the window is checked (default "
+          "every series interval)");
+ABSL_FLAG(std::optional<std::string>, steady_state_mode, std::nullopt,
+          "steady_state.mode: stop (end the run once attained, the default) "
+          "or gate (measure only from attainment)");
 ABSL_FLAG(bool, direct, true, "direct: O_DIRECT");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "seed: random seed");
 ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
@@ -412,6 +424,44 @@ absl::Status ApplyIoFlags(v1::WorkloadSpec* spec) {
   return absl::OkStatus();
 }
 
+// --steady_state and its window, check and mode (the criterion and the
+// durations are checked by the daemon, naming spec.steady_state.<field>).
+absl::Status ApplySteadyStateFlags(v1::WorkloadSpec* spec) {
+  const std::optional<std::string> criterion =
+      absl::GetFlag(FLAGS_steady_state);
+  const bool others = absl::GetFlag(FLAGS_steady_state_window) ||
+                      absl::GetFlag(FLAGS_steady_state_check) ||
+                      absl::GetFlag(FLAGS_steady_state_mode);
+  if (!criterion && !others) return absl::OkStatus();
+  if (criterion && criterion->empty()) {
+    spec->clear_steady_state();  // --steady_state= drops a spec file's
+    return absl::OkStatus();
+  }
+  if (!criterion && !spec->has_steady_state()) {
+    return absl::InvalidArgumentError(
+        "--steady_state_window, --steady_state_check and "
+        "--steady_state_mode need --steady_state=METRIC:LIMIT");
+  }
+  v1::SteadyStateSpec* ss = spec->mutable_steady_state();
+  if (criterion) ss->set_criterion(*criterion);
+  if (auto v = absl::GetFlag(FLAGS_steady_state_window)) {
+    SetDuration(*v, ss->mutable_window());
+  }
+  if (auto v = absl::GetFlag(FLAGS_steady_state_check)) {
+    SetDuration(*v, ss->mutable_check());
+  }
+  if (auto v = absl::GetFlag(FLAGS_steady_state_mode)) {
+    if (*v == "stop") {
+      ss->set_mode(v1::STEADY_STATE_MODE_STOP);
+    } else if (*v == "gate") {
+      ss->set_mode(v1::STEADY_STATE_MODE_GATE);
+    } else {
+      return BadFlag("steady_state_mode", *v, "is stop or gate");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // How long: --runtime, --io_count, --ramp, --series_interval.
 absl::Status ApplyTimeFlags(v1::WorkloadSpec* spec) {
   if (auto v = absl::GetFlag(FLAGS_runtime)) {
@@ -427,7 +477,7 @@ absl::Status ApplyTimeFlags(v1::WorkloadSpec* spec) {
   if (auto v = absl::GetFlag(FLAGS_series_interval)) {
     SetDuration(*v, spec->mutable_series_interval());
   }
-  return absl::OkStatus();
+  return ApplySteadyStateFlags(spec);
 }
 
 // How the ring issues I/O: --direct to --latency_mode.

@@ -49,6 +49,10 @@ ABSL_DECLARE_FLAG(std::optional<std::string>, slo);
 ABSL_DECLARE_FLAG(std::optional<double>, slo_precision);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, slo_step);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, slo_settle);
+ABSL_DECLARE_FLAG(std::optional<std::string>, steady_state);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, steady_state_window);
+ABSL_DECLARE_FLAG(std::optional<absl::Duration>, steady_state_check);
+ABSL_DECLARE_FLAG(std::optional<std::string>, steady_state_mode);
 
 namespace blkperf {
 namespace {
@@ -165,6 +169,37 @@ TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {
   bad = SpecFromFlags().status();
   EXPECT_THAT(std::string(bad.message()), HasSubstr("--io_timeout"));
   absl::SetFlag(&FLAGS_io_timeout, std::nullopt);
+}
+
+TEST(SpecFromFlagsTest, SteadyStateFlags) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_steady_state());
+
+  absl::SetFlag(&FLAGS_steady_state, "iops_slope:0.5%");
+  absl::SetFlag(&FLAGS_steady_state_window, absl::Seconds(20));
+  absl::SetFlag(&FLAGS_steady_state_check, absl::Seconds(2));
+  absl::SetFlag(&FLAGS_steady_state_mode, "gate");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->steady_state().criterion(), "iops_slope:0.5%");
+  EXPECT_EQ(spec->steady_state().window().seconds(), 20);
+  EXPECT_EQ(spec->steady_state().check().seconds(), 2);
+  EXPECT_EQ(spec->steady_state().mode(), v1::STEADY_STATE_MODE_GATE);
+
+  absl::SetFlag(&FLAGS_steady_state_mode, "sometimes");
+  absl::Status bad = SpecFromFlags().status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()),
+              HasSubstr("--steady_state_mode=sometimes"));
+  absl::SetFlag(&FLAGS_steady_state_mode, "stop");
+  absl::SetFlag(&FLAGS_steady_state, std::nullopt);
+  bad = SpecFromFlags().status();  // a window without a criterion
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("need --steady_state"));
+  absl::SetFlag(&FLAGS_steady_state_window, std::nullopt);
+  absl::SetFlag(&FLAGS_steady_state_check, std::nullopt);
+  absl::SetFlag(&FLAGS_steady_state_mode, std::nullopt);
 }
 
 // The spec field's spelling (per_cpu) and the older flag's (percpu) both.

@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
+#include "model/steady_state.h"
 
 namespace blkperf {
 namespace {
@@ -152,6 +153,11 @@ struct Job {
   bool fixedbufs = false, registerfiles = false, nonvectored = true;
   uint64_t rate_iops = 0, rate_bw = 0;
   bool writes = false;
+  // steadystate (ss), ss_dur, ss_interval: checked together at the end.
+  const FioOption* ss = nullptr;
+  const FioOption* ss_dur = nullptr;
+  const FioOption* ss_interval = nullptr;
+  bool ss_slope = false;
 };
 
 // Options that cannot change the I/O issued: dropped with --fio_job_lenient.
@@ -322,6 +328,77 @@ absl::Status ApplyRate(const FioOption& o, bool iops, Job* job) {
   absl::StatusOr<uint64_t> v = iops ? ParseCount(part) : ParseSize(o, rw->first);
   if (!v.ok()) return v.status();
   (iops ? job->rate_iops : job->rate_bw) = *v;
+  return absl::OkStatus();
+}
+
+// fio's steadystate options onto the spec's steady_state (docs/results.md
+// "Steady state": the same definitions). std::nullopt when `o` is none.
+absl::Status ApplySteadyStateCriterion(const FioOption& o, Job* job) {
+  absl::StatusOr<SteadyStateCriterion> c = ParseSteadyStateCriterion(o.value);
+  if (!c.ok()) return Refuse(o, c.status().message());
+  if (c->metric == SteadyMetric::kP99) {
+    return Refuse(o, "fio has no p99 criterion");
+  }
+  if (c->metric == SteadyMetric::kLatency) {
+    return Refuse(o, "fio's lat is the mean completion latency, blkperf's "
+                     "the mean total latency: give --steady_state=lat:... "
+                     "to blkperf itself");
+  }
+  if (!c->percent) {
+    return Refuse(o, "an absolute limit is in fio's own units: give a "
+                     "percentage (e.g. iops:5%)");
+  }
+  v1::SteadyStateSpec& ss = *job->spec.mutable_steady_state();
+  ss.set_criterion(SteadyStateCriterionName(*c));
+  ss.set_mode(v1::STEADY_STATE_MODE_STOP);  // fio ends the job
+  job->ss = &o;
+  job->ss_slope = c->slope;
+  return absl::OkStatus();
+}
+
+std::optional<absl::Status> ApplySteadyStateOption(const FioOption& o,
+                                                   Job* job) {
+  const std::string& k = o.key;
+  if (k == "steadystate" || k == "ss") return ApplySteadyStateCriterion(o, job);
+  if (k != "ss_dur" && k != "ss_interval" && k != "ss_ramp") {
+    return std::nullopt;
+  }
+  absl::StatusOr<absl::Duration> d = ParseTime(o);
+  if (!d.ok()) return d.status();
+  if (k == "ss_ramp") {
+    if (*d == absl::ZeroDuration()) return absl::OkStatus();
+    return Refuse(o, "blkperf checks from the start of measuring: use "
+                     "ramp_time (which also leaves the ramp unmeasured)");
+  }
+  if (k == "ss_dur") {
+    *job->spec.mutable_steady_state()->mutable_window() = ToProto(*d);
+    job->ss_dur = &o;
+  } else {
+    // fio's samples are its check interval: blkperf's are series points.
+    *job->spec.mutable_series_interval() = ToProto(*d);
+    job->ss_interval = &o;
+  }
+  return absl::OkStatus();
+}
+
+// After every option: fio ignores steadystate without ss_dur, and a
+// slope is per second here, per sample in fio.
+absl::Status FinishSteadyState(Job* job) {
+  if (job->ss == nullptr && job->ss_dur == nullptr) {
+    job->spec.clear_steady_state();
+    return absl::OkStatus();
+  }
+  if (job->ss == nullptr) return Refuse(*job->ss_dur, "ss_dur without steadystate");
+  if (job->ss_dur == nullptr) {
+    return Refuse(*job->ss, "fio checks nothing without ss_dur: give ss_dur");
+  }
+  const google::protobuf::Duration& interval = job->spec.series_interval();
+  if (job->ss_slope && job->ss_interval != nullptr &&
+      (interval.seconds() != 1 || interval.nanos() != 0)) {
+    return Refuse(*job->ss_interval,
+                  "fio's slope is per sample, blkperf's per second: with a "
+                  "slope criterion only ss_interval=1s imports exactly");
+  }
   return absl::OkStatus();
 }
 
@@ -533,7 +610,7 @@ absl::Status ApplyOption(const FioOption& o, Job* job) {
   }
   for (auto apply : {ApplyShapeOption, ApplyDepthOption,
                      ApplyTimeAndRegionOption, ApplyEngineOption,
-                     ApplyPacingOption}) {
+                     ApplyPacingOption, ApplySteadyStateOption}) {
     if (std::optional<absl::Status> applied = apply(o, job)) return *applied;
   }
   return Refuse(o, "is not supported by blkperf");
@@ -576,6 +653,7 @@ absl::Status ResolveTargets(Job* job, FioImport* out) {
 // fio's defaults and the options that need the whole job to map.
 absl::Status FinishJob(Job* job, FioImport* out) {
   v1::WorkloadSpec& s = job->spec;
+  if (absl::Status st = FinishSteadyState(job); !st.ok()) return st;
   if (!s.has_submit_batch()) s.set_submit_batch(1);    // fio's default
   if (!s.has_complete_batch()) s.set_complete_batch(1);
   if (s.submit_batch() == 0) s.set_submit_batch(s.has_queue_depth() ? s.queue_depth() : 1);

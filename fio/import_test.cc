@@ -123,6 +123,40 @@ TEST(ImportFioTest, RefusalsNameTheLine) {
   }
 }
 
+TEST(ImportFioTest, SteadyStateOptionsMapOntoTheSpec) {
+  Files f;
+  f.files["/j/ss.fio"] =
+      "[job]\nrw=randread\ntime_based=1\nruntime=600\nss=iops_slope:0.1%\n"
+      "ss_dur=60\nss_interval=1s\n";
+  absl::StatusOr<FioImport> r = f.Import("/j/ss.fio");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->spec.steady_state().criterion(), "iops_slope:0.1%");
+  EXPECT_EQ(r->spec.steady_state().window().seconds(), 60);
+  EXPECT_EQ(r->spec.steady_state().mode(), v1::STEADY_STATE_MODE_STOP);
+  EXPECT_EQ(r->spec.series_interval().seconds(), 1);
+  f.files["/j/none.fio"] = "[job]\nrw=randread\nss_interval=2s\n";
+  r = f.Import("/j/none.fio");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->spec.has_steady_state());
+
+  const std::map<std::string, std::string> refused = {
+      {"[j]\nss=iops:5%\n", ":2: option 'ss'"},            // no ss_dur
+      {"[j]\nss_dur=30\n", ":2: option 'ss_dur'"},         // no ss
+      {"[j]\nss=iops:300\nss_dur=30\n", ":2: option 'ss'"},  // absolute
+      {"[j]\nss=lat:5%\nss_dur=30\n", ":2: option 'ss'"},
+      {"[j]\nsteadystate=p99:5%\nss_dur=30\n", ":2: option 'steadystate'"},
+      {"[j]\nss=bw_slope:1%\nss_dur=30\nss_interval=2\n",
+       ":4: option 'ss_interval'"},
+      {"[j]\nss=iops:5%\nss_dur=30\nss_ramp=10\n", ":4: option 'ss_ramp'"},
+  };
+  for (const auto& [text, want] : refused) {
+    f.files["/j/x.fio"] = text;
+    r = f.Import("/j/x.fio");
+    ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(r.status().message(), HasSubstr(want)) << text;
+  }
+}
+
 TEST(ImportFioTest, LenientDropsOnlyOutputOptionsAndListsThem) {
   Files f;
   // A per-I/O log (no log_avg_msec) blkperf cannot write: dropped.

@@ -401,6 +401,13 @@ int Orchestrator::Count(HostState state) const {
 
 absl::StatusOr<FleetRun> Orchestrator::Run(const v1::WorkloadSpec& spec) {
   if (absl::Status s = CheckOptions(options_); !s.ok()) return s;
+  if (spec.steady_state().mode() == v1::STEADY_STATE_MODE_GATE) {
+    // Each host would measure from its own attainment: the fleet's totals
+    // and merged series are over one common window.
+    return absl::InvalidArgumentError(
+        "spec.steady_state.mode gate is not for fleet runs: every host is "
+        "measured over one common window (use stop, or gate on one host)");
+  }
   const int requested = static_cast<int>(run_.hosts.size());
   run_.needed = options_.min_hosts.Needed(requested);
   if (run_.needed > requested) {

@@ -478,6 +478,17 @@ TEST(OrchestratorTest, InterruptWhileAHostHoldsArmingAbortsAtOnce) {
   EXPECT_TRUE((*fleet)->host(0).aborted);
 }
 
+TEST(OrchestratorTest, SteadyStateGateIsRefusedBeforeAnyHostIsCalled) {
+  std::atomic<bool> interrupted{false};
+  Orchestrator o(FastOptions(), {"127.0.0.1:1"}, &interrupted);
+  v1::WorkloadSpec spec = Spec(absl::Seconds(1));
+  spec.mutable_steady_state()->set_criterion("iops:5%");
+  spec.mutable_steady_state()->set_mode(v1::STEADY_STATE_MODE_GATE);
+  absl::StatusOr<FleetRun> run = o.Run(spec);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(run.status().message(), HasSubstr("spec.steady_state.mode"));
+}
+
 TEST(OrchestratorTest, OptionsAreChecked) {
   FleetOptions o = FastOptions();
   o.run_id = "bad id!";

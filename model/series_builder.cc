@@ -107,9 +107,11 @@ void SeriesBuilder::Downsample() {
   downsampled_ = true;
 }
 
-void SeriesBuilder::Add(absl::Duration at, const ThreadSnapshot& cumulative) {
-  if (at <= last_at_) return;
+SeriesPoint SeriesBuilder::Add(absl::Duration at,
+                               const ThreadSnapshot& cumulative) {
+  if (at <= last_at_) return SeriesPoint{};
   Pending p = Delta(at, cumulative);
+  SeriesPoint own = p.point;
   last_at_ = at;
   last_ = cumulative;
   if (!points_.empty() && points_.back().ticks < ticks_per_point_) {
@@ -118,6 +120,7 @@ void SeriesBuilder::Add(absl::Duration at, const ThreadSnapshot& cumulative) {
     points_.push_back(std::move(p));
   }
   if (points_.size() > max_points_) Downsample();
+  return own;
 }
 
 Series SeriesBuilder::Get(absl::Duration at,

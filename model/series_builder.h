@@ -45,8 +45,10 @@ class SeriesBuilder {
 
   // One tick: the totals since measuring began, read at `at` (since
   // measuring began). Ticks must come in time order; one at or before the
-  // last is ignored.
-  void Add(absl::Duration at, const ThreadSnapshot& cumulative);
+  // last is ignored (and returns a point of zero length). Returns the
+  // tick's own interval (before any downsampling merges it), what a
+  // steady-state check (model/steady_state.h) reads.
+  SeriesPoint Add(absl::Duration at, const ThreadSnapshot& cumulative);
 
   // The points so far plus, when `at` is past the last tick, a last
   // partial interval up to `at` from `cumulative` (a snapshot's elapsed and

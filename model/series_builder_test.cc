@@ -101,5 +101,19 @@ TEST(SeriesBuilderTest, BeyondTheCapPointsMergeExactlyAndSaySo) {
   EXPECT_EQ(sum, t.read_ios);
 }
 
+TEST(SeriesBuilderTest, AddReturnsTheTicksOwnIntervalEvenOnceDownsampled) {
+  SeriesBuilder b(absl::Seconds(1), /*max_points=*/2);
+  ThreadSnapshot t;
+  for (int k = 1; k <= 5; ++k) {
+    AddReads(100 * k, 1000 * k, &t);
+    const SeriesPoint p = b.Add(absl::Seconds(k), t);
+    EXPECT_EQ(p.read_ios, 100u * k);
+    EXPECT_EQ(p.start, absl::Seconds(k - 1));
+    EXPECT_EQ(p.length, absl::Seconds(1));
+  }
+  EXPECT_TRUE(b.Get(absl::Seconds(5), t).downsampled);
+  EXPECT_EQ(b.Add(absl::Seconds(5), t).length, absl::ZeroDuration());
+}
+
 }  // namespace
 }  // namespace blkperf

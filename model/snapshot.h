@@ -19,6 +19,7 @@
 #include "model/histogram.h"
 #include "model/series.h"
 #include "model/slo_search.h"
+#include "model/steady_state.h"
 
 namespace blkperf {
 
@@ -336,15 +337,18 @@ struct WorkloadSnapshot {
   SloSummary slo;
   // Where it ran: build, host, targets (model/environment.h).
   Environment environment;
-  // Per series_interval, over the measured window so far (model/series.h).
+  // Per series_interval, over the measured window so far (model/series.h);
+  // in steady_state gate mode from the series' start, the gate included.
   Series series;
   // The share (0 to 1) of the submitter CPUs' time over the measured
   // window that this workload's own threads (submitters, io-wq workers) did
   // not take: other processes, other daemon threads, a hypervisor's steal
   // (/proc/stat, daemon/engine/host/other_cpu.h: a lower bound, each CPU's
   // one-tick rounding left out). NaN where unknown (not started, no
-  // /proc/stat, a result from a daemon that does not report it).
+  // /proc/stat, a steady-state gate, a result from a daemon that does not report it).
   double other_cpu_share = std::numeric_limits<double>::quiet_NaN();
+  // spec.steady_state's outcome (enabled false without one).
+  SteadyStateResult steady_state;
 };
 
 }  // namespace blkperf

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "model/io_shape.h"
 #include "model/split_strategy.h"
+#include "model/steady_state.h"
 
 namespace blkperf {
 
@@ -264,6 +265,9 @@ struct WorkloadSpec {
   std::vector<JobGroupSpec> groups;
   // SLO search mode: the workload steps through open-loop rates.
   SloSpec slo;
+  // Steady state (model/steady_state.h): checked on the series; the run
+  // stops at attainment, or measuring begins there (gate).
+  SteadyStateSpec steady_state;
 
   // Field by field; fleet runs compare a retried request with the first.
   bool operator==(const WorkloadSpec&) const = default;

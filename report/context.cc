@@ -1,6 +1,7 @@
 #include "report/context.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,6 +140,72 @@ std::string SeriesText(const Series& series) {
           : "",
       ", per-interval p99 from ", FormatNanos(static_cast<double>(lo)),
       " to ", FormatNanos(static_cast<double>(hi)), "\n");
+}
+
+namespace {
+
+std::string SteadyWindowJson(const SteadyWindowFigures& f) {
+  return absl::StrCat(
+      "{\"samples\":", f.samples, ",\"mean\":", Num(f.mean),
+      ",\"min\":", Num(f.min), ",\"max\":", Num(f.max),
+      ",\"deviation\":", Num(f.deviation),
+      ",\"slope_per_second\":", Num(f.slope),
+      ",\"value\":", std::isfinite(f.value) ? Num(f.value) : "null",
+      ",\"limit\":", Num(f.limit), ",\"met\":", f.met ? "true" : "false",
+      "}");
+}
+
+}  // namespace
+
+std::string SteadyStateJson(const SteadyStateResult& r) {
+  if (!r.enabled) return "{\"enabled\":false}";
+  return absl::StrCat(
+      "{\"enabled\":true,\"criterion\":", Quoted(r.criterion),
+      ",\"mode\":", Quoted(r.mode),
+      ",\"window_seconds\":", Num(absl::ToDoubleSeconds(r.window)),
+      ",\"check_seconds\":", Num(absl::ToDoubleSeconds(r.check)),
+      ",\"checks\":", r.checks,
+      ",\"attained\":", r.attained ? "true" : "false",
+      ",\"attained_at_seconds\":", Num(absl::ToDoubleSeconds(r.attained_at)),
+      ",\"window\":", SteadyWindowJson(r.figures),
+      ",\"left\":", r.left ? "true" : "false",
+      ",\"left_at_seconds\":", Num(absl::ToDoubleSeconds(r.left_at)),
+      ",\"left_window\":", SteadyWindowJson(r.left_figures),
+      ",\"warning\":", Quoted(r.warning), "}");
+}
+
+std::string SteadyStateText(const SteadyStateResult& r) {
+  if (!r.enabled) return "";
+  absl::StatusOr<SteadyStateCriterion> criterion =
+      ParseSteadyStateCriterion(r.criterion);
+  // A result read back is data: a criterion this build cannot parse is
+  // shown as it came, without the window's figures in words.
+  const std::string figures =
+      criterion.ok() ? SteadyFiguresText(*criterion, r.figures)
+                     : absl::StrCat("value ", Num(r.figures.value),
+                                    " limit ", Num(r.figures.limit));
+  std::string out = absl::StrCat(
+      "  steady state: ", OneLine(r.criterion), " (",
+      absl::FormatDuration(r.window), " window, checked every ",
+      absl::FormatDuration(r.check), ", mode ", OneLine(r.mode), "): ");
+  const bool gate = r.mode == "gate";
+  if (r.attained) {
+    absl::StrAppend(&out, "attained at ", absl::FormatDuration(r.attained_at),
+                    ", ", figures,
+                    gate ? "; measured from there" : "; the run ended there",
+                    "\n");
+  } else if (r.checks == 0) {
+    absl::StrAppend(&out, "NOT attained: the window never filled",
+                    gate ? "; nothing was measured" : "", "\n");
+  } else {
+    absl::StrAppend(&out, "NOT attained in ", r.checks,
+                    " checks, the last ", figures,
+                    gate ? "; nothing was measured (the totals are empty)"
+                         : "",
+                    "\n");
+  }
+  if (r.left) absl::StrAppend(&out, "warning: ", OneLine(r.warning), "\n");
+  return out;
 }
 
 }  // namespace blkperf

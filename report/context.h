@@ -12,6 +12,7 @@
 
 #include "model/environment.h"
 #include "model/series.h"
+#include "model/steady_state.h"
 
 namespace blkperf {
 
@@ -29,6 +30,20 @@ std::string EnvironmentText(const Environment& env);
 // "series: 10 points of 1s (p99 min 80.1us max 1.2ms)" or, downsampled,
 // "... of 2s (downsampled from 1s beyond 1000 points)"; "" without points.
 std::string SeriesText(const Series& series);
+
+// {"enabled":false}, or {"enabled":true,"criterion":"iops:5%","mode":"stop",
+// "window_seconds":30,"check_seconds":1,"checks":41,"attained":true,
+// "attained_at_seconds":41,"window":{"samples":30,"mean":...,"min":...,
+// "max":...,"deviation":...,"slope_per_second":...,"value":1.2,"limit":5,
+// "met":true},"left":false,"left_at_seconds":0,"left_window":{...},
+// "warning":""}; a value without meaning (percent of a zero mean) is null.
+std::string SteadyStateJson(const SteadyStateResult& result);
+
+// "  steady state: iops:5% (30s window, checked every 1s, mode stop):
+// attained at 41s, iops deviation 1.20% < 5% (mean ...); the run ended
+// there" and, after leaving, a "warning: left steady state at ..." line;
+// "" without steady state.
+std::string SteadyStateText(const SteadyStateResult& result);
 
 }  // namespace blkperf
 

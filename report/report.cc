@@ -365,6 +365,11 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   if (spec.ramp_time > absl::ZeroDuration()) {
     absl::StrAppend(&line, " ramp=", absl::FormatDuration(spec.ramp_time));
   }
+  if (spec.steady_state.enabled) {
+    absl::StrAppend(&line, " steady_state=",
+                    SteadyStateCriterionName(spec.steady_state.criterion), "/",
+                    SteadyStateModeName(spec.steady_state.mode));
+  }
   absl::StrAppend(&line, spec.direct ? " direct" : " buffered",
                   " fixed_buffers=", spec.fixed_buffers ? "on" : "off",
                   spec.vectored ? " vectored" : "",
@@ -875,7 +880,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
                   RequestCacheText(spec.request_cache, t), SplitText(s),
                   PhasesText(s));
   absl::StrAppend(&out, GroupsText(spec, s), SloText(s.slo),
-                  SeriesText(s.series));
+                  SeriesText(s.series), SteadyStateText(s.steady_state));
   absl::StrAppend(&out, ErrorsSection(s), VerifyText(s.verify), ThreadsText(s));
   for (const std::string& note : s.notes) {
     absl::StrAppend(&out, "note: ", note, "\n");
@@ -1038,7 +1043,8 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"series_ticks_per_point\":", s.series.ticks_per_point,
       ",\"series_downsampled\":", s.series.downsampled ? "true" : "false",
       ",\"series_hosts\":", s.series.hosts,
-      ",\"series\":", SeriesJson(s.series), "}\n");
+      ",\"series\":", SeriesJson(s.series),
+      ",\"steady_state\":", SteadyStateJson(s.steady_state), "}\n");
 }
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,

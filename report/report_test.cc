@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "model/histogram.h"
 #include "model/snapshot.h"
+#include "model/steady_state.h"
 #include "model/target_info.h"
 #include "model/workload_spec.h"
 
@@ -102,6 +104,75 @@ TEST(JsonReportTest, EmptyHistogramHasNoBuckets) {
                                 "\"count\":0"))
       << json.substr(latency, 200);
   EXPECT_EQ(ArrayAfter(json, "buckets", latency), "");
+}
+
+// A steady-state result: attained at 6s over a 3 s window, then left.
+SteadyStateResult SteadyResult(absl::string_view mode) {
+  SteadyStateResult r;
+  r.enabled = true;
+  r.criterion = "iops:5%";
+  r.mode = std::string(mode);
+  r.window = absl::Seconds(3);
+  r.check = absl::Seconds(1);
+  r.checks = 4;
+  r.attained = true;
+  r.attained_at = absl::Seconds(6);
+  r.figures = {.samples = 3, .mean = 1000, .min = 990, .max = 1010,
+               .deviation = 10, .slope = -1.5, .value = 1, .limit = 5,
+               .met = true};
+  r.left = true;
+  r.left_at = absl::Seconds(8);
+  r.left_figures = {.samples = 3, .mean = 500, .value = 40, .limit = 5};
+  r.warning = "left steady state at t=8s: iops deviation 40.00% >= 5%";
+  return r;
+}
+
+TEST(SteadyStateReportTest, TextSaysAttainedWithTheWindowAndWarnsOnLeaving) {
+  WorkloadSpec spec = Spec();
+  spec.steady_state.enabled = true;
+  spec.steady_state.criterion = *ParseSteadyStateCriterion("iops:5%");
+  spec.steady_state.mode = SteadyStateMode::kGate;
+  WorkloadSnapshot s = Snapshot();
+  s.steady_state = SteadyResult("gate");
+  const std::string text = FormatTextReport(spec, {}, s);
+  EXPECT_THAT(text, ::testing::HasSubstr("steady_state=iops:5%/gate"));
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "steady state: iops:5% (3s window, checked every 1s, "
+                        "mode gate): attained at 6s, iops deviation 1.00% < "
+                        "5% (mean 1.0k"));
+  EXPECT_THAT(text, ::testing::HasSubstr("measured from there"));
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "warning: left steady state at t=8s: iops deviation "
+                        "40.00% >= 5%"));
+  s.steady_state.attained = false;
+  s.steady_state.left = false;
+  s.steady_state.figures.met = false;
+  s.steady_state.figures.value = 7;
+  EXPECT_THAT(FormatTextReport(spec, {}, s),
+              ::testing::HasSubstr(
+                  "NOT attained in 4 checks, the last iops deviation 7.00% "
+                  ">= 5%"));
+  EXPECT_THAT(FormatTextReport(spec, {}, s),
+              ::testing::HasSubstr("nothing was measured"));
+}
+
+TEST(SteadyStateReportTest, JsonCarriesTheWindowsFigures) {
+  WorkloadSnapshot s = Snapshot();
+  EXPECT_THAT(FormatJsonReport(Spec(), {}, s),
+              ::testing::HasSubstr("\"steady_state\":{\"enabled\":false}"));
+  s.steady_state = SteadyResult("stop");
+  s.steady_state.left_figures.value = std::numeric_limits<double>::infinity();
+  const std::string json = FormatJsonReport(Spec(), {}, s);
+  EXPECT_THAT(json, ::testing::HasSubstr(
+                        "\"steady_state\":{\"enabled\":true,\"criterion\":"
+                        "\"iops:5%\",\"mode\":\"stop\",\"window_seconds\":3,"
+                        "\"check_seconds\":1,\"checks\":4,\"attained\":true,"
+                        "\"attained_at_seconds\":6,\"window\":{\"samples\":3,"
+                        "\"mean\":1000,\"min\":990,\"max\":1010,"
+                        "\"deviation\":10,\"slope_per_second\":-1.5,"
+                        "\"value\":1,\"limit\":5,\"met\":true}"));
+  EXPECT_THAT(json, ::testing::HasSubstr("\"value\":null"));  // inf
+  EXPECT_THAT(json, ::testing::HasSubstr("\"left\":true,\"left_at_seconds\":8"));
 }
 
 TEST(TextReportTest, StatesIopsBandwidthAndPercentiles) {

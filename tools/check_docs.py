@@ -5,7 +5,8 @@
 
 Fails (exit 1, naming each gap) when
   - a field of the API's spec messages (proto/blkperf.proto: WorkloadSpec,
-    TargetSpec, JobGroup, SloSpec, BlockSizeSplit, BlockSizeShare) is not
+    TargetSpec, JobGroup, SloSpec, BlockSizeSplit, BlockSizeShare,
+    SteadyStateSpec) is not
     named in docs/spec.md (as `name`, `x.name` or `x[].name`);
   - a flag defined under cli/ (the spec flags every binary shares) is not
     named in docs/ (as `--name` or `name`);
@@ -23,7 +24,7 @@ import subprocess
 import sys
 
 SPEC_MESSAGES = ("WorkloadSpec", "TargetSpec", "JobGroup", "SloSpec",
-                 "BlockSizeSplit", "BlockSizeShare")
+                 "BlockSizeSplit", "BlockSizeShare", "SteadyStateSpec")
 
 
 def message_fields(proto, name):

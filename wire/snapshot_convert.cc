@@ -12,6 +12,7 @@
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "wire/context_convert.h"
+#include "wire/steady_state_convert.h"
 
 namespace blkperf {
 namespace {
@@ -530,6 +531,7 @@ void SnapshotToProto(const WorkloadSnapshot& s,
   if (std::isfinite(s.other_cpu_share)) {
     proto->set_other_cpu_share(s.other_cpu_share);
   }
+  SteadyStateResultToProto(s.steady_state, proto->mutable_steady_state());
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -746,6 +748,7 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.environment = EnvironmentFromProto(proto.environment());
   s.series = SeriesFromProto(proto.series());
   if (proto.has_other_cpu_share()) s.other_cpu_share = proto.other_cpu_share();
+  s.steady_state = SteadyStateResultFromProto(proto.steady_state());
   return s;
 }
 

@@ -637,6 +637,47 @@ TEST(SnapshotProtoTest, BufferPlacementShareOutsideZeroToOneNamesTheField) {
   }
 }
 
+TEST(SnapshotProtoTest, SteadyStateRoundTrips) {
+  WorkloadSnapshot s;
+  s.steady_state.enabled = true;
+  s.steady_state.criterion = "bw_slope:2%";
+  s.steady_state.mode = "gate";
+  s.steady_state.window = absl::Seconds(30);
+  s.steady_state.check = absl::Seconds(2);
+  s.steady_state.checks = 17;
+  s.steady_state.attained = true;
+  s.steady_state.attained_at = absl::Milliseconds(34500);
+  s.steady_state.figures = {.samples = 30, .mean = 1e9, .min = 0.9e9,
+                            .max = 1.1e9, .deviation = 1e8, .slope = -3e6,
+                            .value = 0.3, .limit = 2, .met = true};
+  s.steady_state.left = true;
+  s.steady_state.left_at = absl::Seconds(50);
+  s.steady_state.left_figures = {.samples = 30, .mean = 5e8, .value = 7,
+                                 .limit = 2};
+  s.steady_state.warning = "left steady state at t=50s: bw slope";
+  v1::Snapshot proto;
+  SnapshotToProto(s, {}, &proto);
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const SteadyStateResult& r = back->steady_state;
+  EXPECT_TRUE(r.enabled);
+  EXPECT_EQ(r.criterion, "bw_slope:2%");
+  EXPECT_EQ(r.mode, "gate");
+  EXPECT_EQ(r.window, absl::Seconds(30));
+  EXPECT_EQ(r.check, absl::Seconds(2));
+  EXPECT_EQ(r.checks, 17);
+  EXPECT_TRUE(r.attained);
+  EXPECT_EQ(r.attained_at, absl::Milliseconds(34500));
+  EXPECT_EQ(r.figures.samples, 30);
+  EXPECT_DOUBLE_EQ(r.figures.slope, -3e6);
+  EXPECT_DOUBLE_EQ(r.figures.max, 1.1e9);
+  EXPECT_TRUE(r.figures.met);
+  EXPECT_TRUE(r.left);
+  EXPECT_EQ(r.left_at, absl::Seconds(50));
+  EXPECT_DOUBLE_EQ(r.left_figures.value, 7);
+  EXPECT_EQ(r.warning, s.steady_state.warning);
+}
+
 TEST(StateProtoTest, RoundTrips) {
   for (WorkloadState state :
        {WorkloadState::kRamping, WorkloadState::kRunning,

@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "google/protobuf/duration.pb.h"
 #include "model/split_strategy.h"
+#include "wire/steady_state_convert.h"
 
 namespace blkperf {
 namespace {
@@ -413,6 +414,10 @@ absl::Status ShapeFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
   }
   if (proto.has_slo())
     BLKPERF_RETURN_IF_ERROR(SloFromProto(proto.slo(), &spec->slo));
+  if (proto.has_steady_state()) {
+    BLKPERF_RETURN_IF_ERROR(
+        SteadyStateSpecFromProto(proto.steady_state(), &spec->steady_state));
+  }
   return absl::OkStatus();
 }
 
@@ -461,6 +466,9 @@ void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
     slo->set_precision(spec.slo.precision);
     DurationToProto(spec.slo.step, slo->mutable_step());
     DurationToProto(spec.slo.settle, slo->mutable_settle());
+  }
+  if (spec.steady_state.enabled) {
+    SteadyStateSpecToProto(spec.steady_state, proto->mutable_steady_state());
   }
 }
 

@@ -408,6 +408,42 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.name;
     });
 
+TEST(SpecFromProtoTest, SteadyStateRoundTripsAndNamesItsFields) {
+  v1::WorkloadSpec proto = MinimalSpec();
+  proto.mutable_steady_state()->set_criterion("p99:10%");
+  proto.mutable_steady_state()->mutable_window()->set_seconds(12);
+  proto.mutable_steady_state()->set_mode(v1::STEADY_STATE_MODE_GATE);
+  absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->steady_state.enabled);
+  EXPECT_EQ(spec->steady_state.criterion.metric, SteadyMetric::kP99);
+  EXPECT_EQ(spec->steady_state.window, absl::Seconds(12));
+  EXPECT_EQ(spec->steady_state.check, absl::ZeroDuration());
+  EXPECT_EQ(spec->steady_state.mode, SteadyStateMode::kGate);
+  v1::WorkloadSpec written;
+  SpecToProto(*spec, &written);
+  absl::StatusOr<WorkloadSpec> again = SpecFromProto(written);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->steady_state, spec->steady_state);
+  v1::WorkloadSpec none;
+  SpecToProto(WorkloadSpec{}, &none);
+  EXPECT_FALSE(none.has_steady_state());
+
+  proto.mutable_steady_state()->set_criterion("iops:fast");
+  absl::Status bad = SpecFromProto(proto).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.message()),
+              HasSubstr("spec.steady_state.criterion"));
+  proto.mutable_steady_state()->set_criterion("iops:5%");
+  proto.mutable_steady_state()->mutable_check()->set_seconds(-1);
+  bad = SpecFromProto(proto).status();
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("spec.steady_state.check"));
+  proto.mutable_steady_state()->clear_check();
+  proto.mutable_steady_state()->set_mode(static_cast<v1::SteadyStateMode>(9));
+  bad = SpecFromProto(proto).status();
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("spec.steady_state.mode"));
+}
+
 TEST(SpecFromProtoTest, NoTargetsStayNone) {
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(v1::WorkloadSpec());
   ASSERT_TRUE(spec.ok()) << spec.status();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -104,6 +105,11 @@ Workload::Workload(ResolvedSpec spec)
           TotalQueueDepth(spec_))),
       series_(spec_.spec.series_interval) {
   control_.shared_requests = shared_requests_.get();
+  if (spec_.spec.steady_state.enabled) {
+    absl::MutexLock lock(&series_mu_);
+    steady_ = std::make_unique<SteadyStateChecker>(
+        spec_.spec.steady_state, spec_.spec.series_interval);
+  }
   control_.split_strategies[0] = spec_.spec.ab_strategies.empty()
                                      ? spec_.spec.split
                                      : spec_.spec.ab_strategies[0];
@@ -701,14 +707,18 @@ void Workload::MarkCpuBaselines() {
 }
 
 ThreadSnapshot Workload::TotalsNow() const {
-  SampleIoWorkers();
   ThreadSnapshot total;
-  for (const auto& submitter : submitters_) {
-    ThreadSnapshot thread;
-    submitter->Snapshot(&thread);
-    total.Merge(thread);
-  }
+  for (const ThreadSnapshot& thread : ThreadTotalsNow()) total.Merge(thread);
   return total;
+}
+
+std::vector<ThreadSnapshot> Workload::ThreadTotalsNow() const {
+  SampleIoWorkers();
+  std::vector<ThreadSnapshot> threads(submitters_.size());
+  for (size_t i = 0; i < submitters_.size(); ++i) {
+    submitters_[i]->Snapshot(&threads[i]);
+  }
+  return threads;
 }
 
 DeviceCounters Workload::ReadDevices() const {
@@ -769,8 +779,9 @@ void Workload::Drive() {
     PiMutexLock switch_lock(&switch_mu_);
     PiMutexLock lock(&mu_);
     start_cpu_ticks_ = std::move(ticks);
-    // The engine's counters are zero at this moment.
-    OpenFirstPhaseLocked(std::move(first), ReadDevices());
+    // The engine's counters are zero at this moment. Gate mode opens the
+    // first phase at attainment instead (CheckSteadyState()).
+    if (!Gated()) OpenFirstPhaseLocked(std::move(first), ReadDevices());
   }
   // The time series: on this thread, once per series_interval; beside the
   // A/B schedule or the SLO search on a thread of its own, as they keep
@@ -805,13 +816,44 @@ void Workload::RecordSeries() {
       return;
     }
     if (finished_.HasBeenNotified()) return;
-    const ThreadSnapshot totals = TotalsNow();
+    std::vector<ThreadSnapshot> threads = ThreadTotalsNow();
+    ThreadSnapshot totals;
+    for (const ThreadSnapshot& thread : threads) totals.Merge(thread);
+    SeriesPoint point;
     {
       absl::MutexLock lock(&series_mu_);
-      series_.Add(absl::Nanoseconds(at - start), totals);
+      point = series_.Add(absl::Nanoseconds(at - start), totals);
+    }
+    if (spec_.spec.steady_state.enabled) {
+      CheckSteadyState(point, at, std::move(threads));
     }
     if (at == end) return;
   }
+}
+
+void Workload::CheckSteadyState(const SeriesPoint& point, int64_t at_ns,
+                                std::vector<ThreadSnapshot> threads) {
+  SteadyStateChecker::Event event;
+  {
+    absl::MutexLock lock(&series_mu_);
+    event = steady_->Add(point);
+    if (event == SteadyStateChecker::Event::kAttained && Gated()) {
+      gate_.Attain(at_ns, std::move(threads));
+    }
+  }
+  if (event != SteadyStateChecker::Event::kAttained) return;
+  if (!Gated()) {
+    PiMutexLock lock(&mu_);
+    StopLocked();  // not a user's stop: the workload ends finished
+    return;
+  }
+  // Measuring begins here: the first phase from the devices' counters now
+  // (its counts are the gate's rebased totals, so it starts at zero).
+  std::shared_ptr<PhaseBoundary> first = FirstPhaseBoundary(at_ns);
+  const DeviceCounters device = ReadDevices();
+  PiMutexLock switch_lock(&switch_mu_);
+  PiMutexLock lock(&mu_);
+  OpenFirstPhaseLocked(std::move(first), device);
 }
 
 void Workload::RecordFinalDevices() {
@@ -889,6 +931,32 @@ internal::SloStepMeasure Workload::MeasureSloStep(double rate) {
   m.elapsed = absl::Nanoseconds(MonotonicNowNs() - from);
   m.complete = true;
   return m;
+}
+
+absl::Status Workload::SetOpenLoopRate(double iops) {
+  const WorkloadSpec& spec = spec_.spec;
+  if (spec.rate_iops == 0 || !spec.groups.empty() || spec.slo.enabled) {
+    return absl::FailedPreconditionError(
+        "rate: only a rate_iops workload without groups or SLO search "
+        "changes its open-loop rate");
+  }
+  if (!(iops > 0) || !std::isfinite(iops)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rate ", iops, " must be above 0"));
+  }
+  PiMutexLock lock(&mu_);
+  if (finished_.HasBeenNotified()) {
+    return absl::FailedPreconditionError("rate: the workload has ended");
+  }
+  const uint32_t generation = control_.rate_generation.load() + 1;
+  if (generation >= control_.rates.size()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "rate: at most ", control_.rates.size() - 1, " changes per workload"));
+  }
+  control_.rates[generation] = {.per_second = iops / spec.threads,
+                                .arrivals = spec.arrivals};
+  control_.rate_generation.store(generation, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 void Workload::RunSloSearch() {
@@ -1008,8 +1076,10 @@ bool Workload::Release(const DeviceCounters& device_baseline,
     // the threads' last poll for it, kStartSpinWindowNs at most).
     MarkCpuBaselines();
     start_cpu_ticks_ = CpuTicksNow();
-    OpenFirstPhaseLocked(FirstPhaseBoundary(control_.measure_start_ns),
-                         device_baseline);
+    if (!Gated()) {
+      OpenFirstPhaseLocked(FirstPhaseBoundary(control_.measure_start_ns),
+                           device_baseline);
+    }
   }
   started_.store(true, std::memory_order_release);
   control_.go.Open();
@@ -1074,9 +1144,9 @@ double Median(std::vector<double> values) {
 }  // namespace
 
 void Workload::FillPhases(const PhaseBoundaries& phases,
-                          const DeviceCounters& device_now, int64_t end_ns,
+                          const DeviceCounters& device_now,
+                          int64_t measure_start, int64_t end_ns,
                           WorkloadSnapshot* snapshot) const {
-  const int64_t measure_start = control_.measure_start_ns;
   ReportPhases(phases, measure_start, end_ns, device_now, snapshot);
   // Every phase's counts, also of phases reported merged.
   const std::vector<PhaseRate> rates =
@@ -1327,6 +1397,25 @@ std::vector<CpuTicks> Workload::CpuTicksNow() {
   return ticks.ok() ? *std::move(ticks) : std::vector<CpuTicks>();
 }
 
+bool Workload::FillSeriesAndGate(bool started, int64_t end,
+                                 int64_t* measure_start,
+                                 WorkloadSnapshot* snapshot) const {
+  absl::MutexLock lock(&series_mu_);
+  if (!started) {
+    snapshot->series.interval = spec_.spec.series_interval;
+    return true;
+  }
+  // The series of every interval: before a gate rebases the totals.
+  snapshot->elapsed = absl::Nanoseconds(
+      std::max<int64_t>(0, end - control_.measure_start_ns));
+  snapshot->series = series_.Get(snapshot->elapsed, snapshot->total);
+  if (steady_ != nullptr) snapshot->steady_state = steady_->result();
+  if (!Gated()) return true;
+  ApplySteadyGate(gate_, end, snapshot);
+  if (gate_.attained) *measure_start = gate_.at_ns;
+  return gate_.attained;
+}
+
 WorkloadSnapshot Workload::Snapshot() const {
   WorkloadSnapshot snapshot;
   snapshot.taken = absl::Now();
@@ -1341,6 +1430,11 @@ WorkloadSnapshot Workload::Snapshot() const {
   const int64_t now = MonotonicNowNs();
   const int64_t last_reap = FillThreads(&snapshot);
   if (finished) FillBufferPlacement(&snapshot.buffer_placement);
+  const int64_t end = finished ? last_reap : now;
+  snapshot.start = StartTimesNow();
+  int64_t measure_start = control_.measure_start_ns;
+  const bool gate_open =
+      FillSeriesAndGate(started, end, &measure_start, &snapshot);
   FillGroups(&snapshot);
   snapshot.notes = notes_;
   const std::string late_take_up_note = LateTakeUpNote(locked.phases);
@@ -1348,16 +1442,17 @@ WorkloadSnapshot Workload::Snapshot() const {
   if (!locked.ab_wait_note.empty()) {
     snapshot.notes.push_back(locked.ab_wait_note);
   }
-  snapshot.start = StartTimesNow();
-  const int64_t end = finished ? last_reap : now;
-  if (started) {
-    snapshot.elapsed = absl::Nanoseconds(
-        std::max<int64_t>(0, end - control_.measure_start_ns));
-  }
   const bool fatal = FillError(&snapshot);
   FillErrorSites(&snapshot);
-  if (started) FillPhases(locked.phases, locked.device_now, end, &snapshot);
-  if (started && !locked.start_ticks.empty()) {
+  // Gate mode opens phases at attainment (another thread may have
+  // attained since the gate was read: its phase shows next time).
+  if (started && gate_open && !locked.phases.empty()) {
+    FillPhases(locked.phases, locked.device_now, measure_start, end,
+               &snapshot);
+  }
+  // Gate mode measures from attainment, when no /proc/stat was read: the
+  // share stays unknown rather than cover the unsteady time.
+  if (started && !Gated() && !locked.start_ticks.empty()) {
     std::vector<CpuTicks> end_ticks = locked.end_ticks;
     if (end_ticks.empty()) end_ticks = CpuTicksNow();  // still running
     snapshot.other_cpu_share =
@@ -1365,14 +1460,12 @@ WorkloadSnapshot Workload::Snapshot() const {
   }
   snapshot.environment = environment_;
   snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);
-  if (started) {
-    absl::MutexLock lock(&series_mu_);
-    snapshot.series = series_.Get(snapshot.elapsed, snapshot.total);
-  } else {
-    snapshot.series.interval = spec_.spec.series_interval;
-  }
   FillVerify(&snapshot);
   snapshot.state = StateOf(snapshot, locked, finished, started, fatal, now);
+  // Gate mode: ramping until steady state is attained.
+  if (snapshot.state == WorkloadState::kRunning && !gate_open) {
+    snapshot.state = WorkloadState::kRamping;
+  }
   return snapshot;
 }
 

@@ -41,10 +41,12 @@
 #include "daemon/engine/phase/phase_report.h"
 #include "daemon/engine/ring/submitter.h"
 #include "daemon/engine/spec/spec_validation.h"
+#include "daemon/engine/steady/steady_gate.h"
 #include "daemon/engine/verify/verify_state.h"
 #include "model/environment.h"
 #include "model/series_builder.h"
 #include "model/snapshot.h"
+#include "model/steady_state.h"
 #include "model/workload_spec.h"
 
 namespace blkperf {
@@ -149,6 +151,15 @@ class Workload {
   // is pending. Also allowed while armed. Thread-safe.
   absl::Status ScheduleSplitStrategy(const SplitStrategy& strategy,
                                      int64_t at_monotonic_ns);
+
+  // Changes the open-loop rate of a running rate_iops workload to `iops`
+  // I/Os per second, split evenly over its threads, as an SLO search's
+  // steps do: each submitter restarts its schedule at the new rate within
+  // one loop turn (one relaxed load per turn, as before). Errors:
+  // FailedPrecondition (no rate_iops, job groups, an SLO search, or
+  // ended), InvalidArgument (iops not above 0), ResourceExhausted (more
+  // than kMaxSloSteps changes). Thread-safe.
+  absl::Status SetOpenLoopRate(double iops);
 
   // The spec with defaults filled in and each target probed.
   const ResolvedSpec& spec() const { return spec_; }
@@ -301,10 +312,11 @@ class Workload {
   // Publishes `rate` (I/Os per second over the workload; 0: closed loop),
   // lets it settle and measures one step.
   internal::SloStepMeasure MeasureSloStep(double rate);
-  // Phases (phase_report.h) and, in A/B mode, the medians and pairs.
+  // Phases (phase_report.h) from `measure_start_ns` and, in A/B mode, the
+  // medians and pairs.
   void FillPhases(const PhaseBoundaries& phases,
-                  const DeviceCounters& device_now, int64_t end_ns,
-                  WorkloadSnapshot* snapshot) const;
+                  const DeviceCounters& device_now, int64_t measure_start_ns,
+                  int64_t end_ns, WorkloadSnapshot* snapshot) const;
   // Cumulative counters of the distinct devices under the targets.
   DeviceCounters ReadDevices() const;
   // The series thread: from the start of the measured window, the totals
@@ -312,6 +324,24 @@ class Workload {
   // until the end or the workload finishes. Off the hot path: it reads the
   // submitters' single-writer counters as Snapshot() does.
   void RecordSeries();
+  // spec.steady_state: checks the tick's interval `point` (ending at
+  // `at_ns`, with every thread's totals `threads` then); at attainment
+  // stops the workload (mode stop) or opens the measured window (gate).
+  void CheckSteadyState(const SeriesPoint& point, int64_t at_ns,
+                        std::vector<ThreadSnapshot> threads)
+      ABSL_LOCKS_EXCLUDED(series_mu_, mu_, switch_mu_);
+  bool Gated() const {
+    return spec_.spec.steady_state.enabled &&
+           spec_.spec.steady_state.mode == SteadyStateMode::kGate;
+  }
+  // The series (from the raw totals) and steady state's result; in gate
+  // mode then rebases the totals on attainment (steady_gate.h) and sets
+  // `measure_start` to it. False while a gate has not opened.
+  bool FillSeriesAndGate(bool started, int64_t end, int64_t* measure_start,
+                         WorkloadSnapshot* snapshot) const
+      ABSL_LOCKS_EXCLUDED(series_mu_);
+  // Every submitter's counters now, in thread order.
+  std::vector<ThreadSnapshot> ThreadTotalsNow() const;
 
   const ResolvedSpec spec_;
   std::unique_ptr<SharedRequestPool<internal::Request>> shared_requests_;
@@ -369,6 +399,9 @@ class Workload {
   Environment environment_;
   mutable absl::Mutex series_mu_;
   SeriesBuilder series_ ABSL_GUARDED_BY(series_mu_);
+  // spec.steady_state's checker, fed by RecordSeries(); null without one.
+  std::unique_ptr<SteadyStateChecker> steady_ ABSL_GUARDED_BY(series_mu_);
+  SteadyGate gate_ ABSL_GUARDED_BY(series_mu_);  // gate mode only
   std::vector<std::string> notes_;  // fixed once Launch() returns
   CpuRegistration cpu_registration_;  // held host-wide until destruction
   std::vector<std::unique_ptr<VerifyStateFile>> verify_states_;

@@ -1,6 +1,7 @@
 #include "daemon/metrics/workload_collector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -151,6 +152,24 @@ struct Families {
       "blkperf_slo_warning",
       "SLO search: 1 when a repeated step disagreed with its first verdict.",
       MetricType::Gauge};
+  MetricFamily steady_attained{
+      "blkperf_steady_state_attained",
+      "Steady state: 1 once the criterion held over a window.",
+      MetricType::Gauge};
+  MetricFamily steady_attained_at{
+      "blkperf_steady_state_attained_at_seconds",
+      "Steady state: when it was attained, since the series began.",
+      MetricType::Gauge};
+  MetricFamily steady_left{
+      "blkperf_steady_state_left",
+      "Steady state: 1 when a window after attainment failed the criterion.",
+      MetricType::Gauge};
+  MetricFamily steady_value{
+      "blkperf_steady_state_window_value",
+      "Steady state: the last deciding window's deviation or |slope| (in "
+      "percent of its mean for a percentage criterion), compared with the "
+      "limit.",
+      MetricType::Gauge};
   MetricFamily info{"blkperf_workload_info",
                     "Always 1: the workload's spec and split strategy.",
                     MetricType::Gauge};
@@ -235,6 +254,10 @@ struct Families {
                             &slo_step_interval,
                             &slo_best_interval,
                             &slo_warning,
+                            &steady_attained,
+                            &steady_attained_at,
+                            &steady_left,
+                            &steady_value,
                             &info,
                             &state,
                             &finished,
@@ -548,6 +571,23 @@ void AddSloSeries(const SloSummary& slo, const Labels& workload, Families& f) {
   }
 }
 
+void AddSteadyStateSeries(const SteadyStateResult& ss, const Labels& workload,
+                          Families& f) {
+  if (!ss.enabled) return;
+  const Labels criterion =
+      With(With(workload, "criterion", ss.criterion), "mode", ss.mode);
+  AddGauge(f.steady_attained, criterion, ss.attained ? 1.0 : 0.0);
+  if (ss.attained) {
+    AddGauge(f.steady_attained_at, criterion,
+             absl::ToDoubleSeconds(ss.attained_at));
+  }
+  AddGauge(f.steady_left, criterion, ss.left ? 1.0 : 0.0);
+  const SteadyWindowFigures& w = ss.left ? ss.left_figures : ss.figures;
+  if (ss.checks > 0 && std::isfinite(w.value)) {
+    AddGauge(f.steady_value, criterion, w.value);
+  }
+}
+
 void AddWorkload(const WorkloadMetricsView& view, Families& f) {
   const WorkloadSnapshot& s = view.snapshot;
   const Labels workload = WorkloadLabels(view);
@@ -570,6 +610,7 @@ void AddWorkload(const WorkloadMetricsView& view, Families& f) {
     lag.histogram = ToPrometheusHistogram(s.total.issue_lag);
   }
   AddSloSeries(s.slo, workload, f);
+  AddSteadyStateSeries(s.steady_state, workload, f);
   for (const GroupSnapshot& g : s.groups) {
     const Labels group = With(workload, "group", g.name);
     AddCounter(f.group_ios, group, static_cast<double>(g.total.ios));

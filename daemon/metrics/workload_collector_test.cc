@@ -699,6 +699,28 @@ TEST(WorkloadCollectorTest, SloVerdictsAndIntervals) {
   EXPECT_THAT(s, Contains("blkperf_slo_warning{" + objective + "} 1"));
 }
 
+TEST(WorkloadCollectorTest, SteadyState) {
+  WorkloadMetricsView v = View("w1", {Thread(0, 1, 0, 3)});
+  EXPECT_THAT(Samples(CollectText({v})),
+              Not(Contains(HasSubstr("blkperf_steady_state"))));
+  SteadyStateResult& ss = v.snapshot.steady_state;
+  ss.enabled = true;
+  ss.criterion = "iops:5%";
+  ss.mode = "gate";
+  ss.checks = 9;
+  ss.attained = true;
+  ss.attained_at = absl::Seconds(6);
+  ss.figures = {.value = 1.5, .limit = 5, .met = true};
+  ss.left = true;
+  ss.left_figures = {.value = 14, .limit = 5};
+  const std::vector<std::string> s = Samples(CollectText({v}));
+  const std::string labels = R"({workload="w1",criterion="iops:5%",mode="gate"})";
+  EXPECT_THAT(s, Contains("blkperf_steady_state_attained" + labels + " 1"));
+  EXPECT_THAT(s, Contains("blkperf_steady_state_attained_at_seconds" + labels + " 6"));
+  EXPECT_THAT(s, Contains("blkperf_steady_state_left" + labels + " 1"));
+  EXPECT_THAT(s, Contains("blkperf_steady_state_window_value" + labels + " 14"));
+}
+
 TEST(WorkloadCollectorTest, LabelNamesAndSeriesCountAreBounded) {
   constexpr int kThreads = 8;
   std::vector<ThreadSnapshot> threads;

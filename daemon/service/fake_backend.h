@@ -87,6 +87,13 @@ class FakeWorkloadState {
     finished_ = true;
     failure_ = std::move(message);
   }
+  // Ends the workload finished, as steady state's stop mode does, with
+  // `steady` as its result.
+  void FinishSteady(SteadyStateResult steady) {
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+    steady_ = std::move(steady);
+  }
   // Adds `ios` completions of `latency_ns` each to thread 0.
   void Complete(uint64_t ios, uint64_t latency_ns) {
     absl::MutexLock lock(&mu_);
@@ -164,6 +171,7 @@ class FakeWorkloadState {
     s.total.thread_index = -1;
     s.total.cpu = -1;
     s.split_strategy = SplitStrategyName(split_);
+    s.steady_state = steady_;
     if (!failure_.empty()) {
       s.has_error = true;
       s.error.message = failure_;
@@ -185,6 +193,7 @@ class FakeWorkloadState {
   bool armed_ ABSL_GUARDED_BY(mu_) = false;
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
   std::string failure_ ABSL_GUARDED_BY(mu_);
+  SteadyStateResult steady_ ABSL_GUARDED_BY(mu_);
   int64_t go_at_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t split_at_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -688,6 +688,15 @@ void WorkloadManager::FinalizeLocked(Entry& entry) {
       entry.end_reason.empty() && final_snapshot.has_error) {
     entry.end_reason = final_snapshot.error.message.substr(0, kMaxEndReason);
   }
+  // Steady state's stop mode ends a run early, finished: say so.
+  const SteadyStateResult& steady = final_snapshot.steady_state;
+  if (final_snapshot.state == WorkloadState::kFinished &&
+      entry.end_reason.empty() && steady.enabled && steady.attained &&
+      steady.mode == "stop") {
+    entry.end_reason = absl::StrCat(
+        "steady state ", steady.criterion, " attained at ",
+        absl::FormatDuration(steady.attained_at));
+  }
   if (entry.runtime_capped && !entry.stop_requested &&
       final_snapshot.state == WorkloadState::kFinished &&
       final_snapshot.total.ios < entry.spec.io_count) {

@@ -468,6 +468,21 @@ TEST_F(WorkloadManagerTest, AFailedWorkloadSaysWhyInEndReason) {
             "the daemon was paused: submitter thread 0 did not run for 5s");
 }
 
+TEST_F(WorkloadManagerTest, SteadyStateStopSaysSoInEndReason) {
+  ASSERT_TRUE(manager_->Start(Spec("/data/a", {0})).ok());
+  SteadyStateResult steady;
+  steady.enabled = true;
+  steady.criterion = "iops:5%";
+  steady.mode = "stop";
+  steady.attained = true;
+  steady.attained_at = absl::Seconds(41);
+  fake_->last()->FinishSteady(steady);
+  absl::StatusOr<WorkloadView> done = manager_->Get("w1");
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->snapshot.state, WorkloadState::kFinished);
+  EXPECT_EQ(done->end_reason, "steady state iops:5% attained at 41s");
+}
+
 TEST_F(WorkloadManagerTest, UnknownIdsAreNotFound) {
   EXPECT_EQ(manager_->Get("w9").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(manager_->Stop("w9").status().code(), absl::StatusCode::kNotFound);

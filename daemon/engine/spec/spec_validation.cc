@@ -381,6 +381,70 @@ absl::Status ValidateAbFields(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
+// Steady state: a criterion the series can check, a window and check that
+// are whole series intervals and fit in runtime, and nothing else that
+// ends or shapes the run on its own schedule.
+absl::Status ValidateSteadyStateFields(const WorkloadSpec& spec) {
+  const SteadyStateSpec& ss = spec.steady_state;
+  if (!ss.enabled) return absl::OkStatus();
+  const SteadyStateCriterion& c = ss.criterion;
+  if (!(c.limit > 0) || (c.percent && c.limit > 100)) {
+    return Invalid("steady_state.criterion",
+                   absl::StrCat(SteadyStateCriterionName(c),
+                                ": the limit must be above 0 (and a "
+                                "percentage at most 100)"));
+  }
+  if ((c.metric == SteadyMetric::kLatency || c.metric == SteadyMetric::kP99) &&
+      !spec.latency_tracking) {
+    return Invalid("steady_state.criterion",
+                   absl::StrCat(SteadyStateCriterionName(c),
+                                " needs latency_tracking"));
+  }
+  if (spec.io_count != 0 || spec.runtime <= absl::ZeroDuration()) {
+    return Invalid("steady_state",
+                   "needs runtime and no io_count: it is checked over time "
+                   "(gate mode measures from attainment to the end of runtime)");
+  }
+  if (spec.slo.enabled || !spec.ab_strategies.empty()) {
+    return Invalid("steady_state",
+                   "cannot be used with an SLO search or A/B strategies: "
+                   "they run their own schedule");
+  }
+  const absl::Duration interval = spec.series_interval;
+  const int64_t samples = ss.window / interval;
+  if (ss.window != samples * interval || samples < 2) {
+    return Invalid("steady_state.window",
+                   absl::StrCat(absl::FormatDuration(ss.window),
+                                " is not a multiple of series_interval ",
+                                absl::FormatDuration(interval),
+                                " of at least two intervals"));
+  }
+  if (samples > static_cast<int64_t>(kMaxSteadyStateSamples)) {
+    return Invalid("steady_state.window",
+                   absl::StrCat(absl::FormatDuration(ss.window), " is ", samples,
+                                " series intervals, more than the ",
+                                kMaxSteadyStateSamples,
+                                " a window holds: lengthen series_interval"));
+  }
+  if (ss.window > spec.runtime) {
+    return Invalid("steady_state.window",
+                   absl::StrCat(absl::FormatDuration(ss.window),
+                                " is longer than runtime ",
+                                absl::FormatDuration(spec.runtime),
+                                ": it would never fill"));
+  }
+  if (ss.check < absl::ZeroDuration() ||
+      ss.check != (ss.check / interval) * interval ||
+      ss.check > spec.runtime) {
+    return Invalid("steady_state.check",
+                   absl::StrCat(absl::FormatDuration(ss.check),
+                                " is not a multiple of series_interval ",
+                                absl::FormatDuration(interval),
+                                " within runtime"));
+  }
+  return absl::OkStatus();
+}
+
 // Sequential alignment and the stall timeout.
 absl::Status ValidateAlignmentAndTimeout(const WorkloadSpec& spec) {
   if (spec.alignment != 0 && (spec.op == Op::kRead || spec.op == Op::kWrite) &&
@@ -417,6 +481,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   BLKPERF_RETURN_IF_ERROR(ValidateBufferFields(spec, *groups));
   BLKPERF_RETURN_IF_ERROR(ValidateAbFields(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateAlignmentAndTimeout(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidateSteadyStateFields(spec));
   return ValidateVerifyFields(spec);
 }
 

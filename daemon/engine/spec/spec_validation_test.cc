@@ -309,6 +309,43 @@ TEST_F(SpecValidationTest, RejectsRuntimes) {
   ExpectRejected(absl::StatusCode::kInvalidArgument, "series_interval");
 }
 
+TEST_F(SpecValidationTest, SteadyStateFieldsAreCheckedNamingTheField) {
+  spec_.runtime = absl::Seconds(10);
+  spec_.steady_state.enabled = true;
+  spec_.steady_state.criterion = *ParseSteadyStateCriterion("iops:5%");
+  spec_.steady_state.window = absl::Seconds(3);
+  ASSERT_TRUE(ResolveSpec(spec_, limits_).ok());
+  spec_.steady_state.window = absl::Milliseconds(1500);  // not whole seconds
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.steady_state.window = absl::Seconds(1);  // one sample
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.steady_state.window = absl::Seconds(11);  // longer than runtime
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.runtime = absl::Hours(1);
+  spec_.steady_state.window = absl::Seconds(1001);  // 1001 samples
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.window");
+  spec_.steady_state.window = absl::Seconds(1000);
+  ASSERT_TRUE(ResolveSpec(spec_, limits_).ok());
+  spec_.runtime = absl::Seconds(10);
+  spec_.steady_state.window = absl::Seconds(3);
+  spec_.steady_state.check = absl::Milliseconds(2500);
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.check");
+  spec_.steady_state.check = absl::Seconds(2);
+  ASSERT_TRUE(ResolveSpec(spec_, limits_).ok());
+  spec_.steady_state.criterion.limit = 0;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.criterion");
+  spec_.steady_state.criterion = *ParseSteadyStateCriterion("p99:10%");
+  spec_.latency_tracking = false;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state.criterion");
+  spec_.latency_tracking = true;
+  spec_.io_count = 1000;
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state");
+  spec_.io_count = 0;
+  spec_.slo.enabled = true;
+  spec_.slo.target = *ParseSloTarget("p99<1ms", "slo");
+  ExpectRejected(absl::StatusCode::kInvalidArgument, "steady_state");
+}
+
 TEST_F(SpecValidationTest, RejectsPolledWithoutDirect) {
   spec_.polled = PollMode::kOn;
   spec_.direct = false;
