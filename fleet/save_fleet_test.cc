@@ -1,10 +1,16 @@
 // A fleet result end to end through the report and the results store, on
 // hand-built hosts: the merged series folded host by host (exact
 // per-interval histograms), then the merged record and every host's saved
-// and read back whole.
+// and read back whole (report, environment and series equal to what was
+// saved), on SQLite and on PostgreSQL. The PostgreSQL case runs in
+// //fleet:save_fleet_postgres_test, under store/testing/with_postgres.sh
+// (which sets $BLKPERF_TEST_POSTGRES); without a server it fails.
 #include "fleet/save_fleet.h"
 
+#include <postgresql/libpq-fe.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <cstdlib>
 #include <memory>
@@ -13,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "fleet/orchestrator.h"
 #include "fleet/report.h"
@@ -88,7 +95,37 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(dir ? dir : "/tmp", "/", getpid(), "_", name);
 }
 
-TEST(SaveFleetTest, MergedSeriesAndEveryHostRoundTripThroughTheStore) {
+// A new database on the test's PostgreSQL server, as a store location.
+std::string FreshPostgresDatabase() {
+  const char* server = std::getenv("BLKPERF_TEST_POSTGRES");
+  EXPECT_NE(server, nullptr)
+      << "no $BLKPERF_TEST_POSTGRES: run under store/testing/with_postgres.sh "
+         "(//fleet:save_fleet_postgres_test)";
+  if (server == nullptr) return "";
+  static std::atomic<int> counter{0};
+  const std::string name = absl::StrCat("fleet", getpid(), "_", counter++);
+  PGconn* conn = PQconnectdb(absl::StrCat(server, "/postgres").c_str());
+  EXPECT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* r = PQexec(conn, absl::StrCat("CREATE DATABASE ", name).c_str());
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  PQfinish(conn);
+  return absl::StrCat(server, "/", name);
+}
+
+struct StoreCase {
+  std::string name;
+  std::string (*location)();
+};
+
+class SaveFleetTest : public ::testing::TestWithParam<StoreCase> {};
+
+bool Equal(const google::protobuf::Message& a,
+           const google::protobuf::Message& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+TEST_P(SaveFleetTest, MergedSeriesAndEveryHostRoundTripThroughTheStore) {
   FleetRun run;
   run.run_id = "fleet-r1";
   run.started = true;
@@ -114,9 +151,10 @@ TEST(SaveFleetTest, MergedSeriesAndEveryHostRoundTripThroughTheStore) {
                               LatencyHistogram::BucketIndex(300'000)));
   }
 
-  const std::string db = TempPath("fleet.sqlite");
+  const std::string db = GetParam().location();
+  ASSERT_FALSE(db.empty());
   const SaveSettings save{.location = db,
-                          .spool_dir = db + ".spool",
+                          .spool_dir = TempPath(GetParam().name + ".spool"),
                           .tags = {{"case", "fleet"}}};
   const SaveReport saved = SaveFleetResult(save, *report);
   EXPECT_TRUE(saved.saved) << saved.error << saved.message;
@@ -149,11 +187,61 @@ TEST(SaveFleetTest, MergedSeriesAndEveryHostRoundTripThroughTheStore) {
     } else {
       EXPECT_EQ(snapshot.series().points_size(), kSeconds + 1);
       EXPECT_EQ(r.kernel_release, "6.1.0-test");
+      // The host's record reads back as it was saved: its report, spec,
+      // environment and series (the points' percentiles; the histograms
+      // were dropped once folded into the fleet's series).
+      const HostRow* host = nullptr;
+      for (const HostRow& h : report->hosts) {
+        if (h.workload.snapshot().environment().hostname() == r.hostname) {
+          host = &h;
+        }
+      }
+      ASSERT_NE(host, nullptr) << r.hostname;
+      absl::StatusOr<ResultRecord> saved_record = RemoteResultRecord(
+          host->workload, "blkperf fleet run", save.tags);
+      ASSERT_TRUE(saved_record.ok()) << saved_record.status();
+      EXPECT_FALSE(whole->report_json.empty());
+      EXPECT_EQ(whole->report_json, saved_record->report_json);
+      v1::Snapshot saved;
+      ASSERT_TRUE(saved.ParseFromString(saved_record->snapshot_proto));
+      EXPECT_TRUE(Equal(snapshot.environment(), saved.environment()))
+          << snapshot.environment().DebugString();
+      EXPECT_TRUE(Equal(snapshot.series(), saved.series()))
+          << snapshot.series().DebugString();
+      EXPECT_TRUE(Equal(snapshot, saved));
+      v1::WorkloadSpec spec;
+      v1::WorkloadSpec saved_spec;
+      ASSERT_TRUE(spec.ParseFromString(whole->spec_proto));
+      ASSERT_TRUE(saved_spec.ParseFromString(saved_record->spec_proto));
+      EXPECT_TRUE(Equal(spec, saved_spec));
+      // ... and what was saved is the host's own: its environment's facts
+      // and its series' points.
+      const v1::Environment& env = host->workload.snapshot().environment();
+      EXPECT_EQ(snapshot.environment().boot_id(), env.boot_id());
+      EXPECT_EQ(snapshot.environment().kernel_release(), env.kernel_release());
+      ASSERT_EQ(snapshot.environment().targets_size(), 1);
+      EXPECT_EQ(snapshot.environment().targets(0).model(), env.targets(0).model());
+      const v1::Series& series = host->workload.snapshot().series();
+      ASSERT_EQ(snapshot.series().points_size(), series.points_size());
+      for (int i = 0; i < series.points_size(); ++i) {
+        EXPECT_EQ(snapshot.series().points(i).read_ios(),
+                  series.points(i).read_ios());
+        EXPECT_EQ(snapshot.series().points(i).p99_ns(),
+                  series.points(i).p99_ns());
+      }
+      EXPECT_EQ(snapshot.total().ios(), host->workload.snapshot().total().ios());
+      EXPECT_EQ(whole->tags, (Tags{{"case", "fleet"}}));
     }
   }
   EXPECT_THAT(hosts, ::testing::UnorderedElementsAre(
                          "fleet of 3 hosts", "host0", "host1", "host2"));
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Stores, SaveFleetTest,
+    ::testing::Values(StoreCase{"Sqlite", [] { return TempPath("fleet.sqlite"); }},
+                      StoreCase{"Postgres", FreshPostgresDatabase}),
+    [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace blkperf::fleet
