@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "base/units.h"
 #include "cli/internal/flag_values.h"
+#include "model/workload_spec.h"
 #include "google/protobuf/util/json_util.h"
 
 // Every flag maps to the WorkloadSpec field in its help text.
@@ -70,6 +71,11 @@ ABSL_FLAG(std::optional<absl::Duration>, steady_state_check, std::nullopt,
 ABSL_FLAG(std::optional<std::string>, steady_state_mode, std::nullopt,
           "steady_state.mode: stop (end the run once attained, the default) "
           "or gate (measure only from attainment)");
+ABSL_FLAG(std::optional<std::string>, precondition, std::nullopt,
+          "precondition: sequential:N writes every target N times (1..16) "
+          "in sequential 128 KiB writes before the workload (SNIA PTS's "
+          "workload-independent preconditioning; needs --allow_write); "
+          "none: no preconditioning");
 ABSL_FLAG(bool, direct, true, "direct: O_DIRECT");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "seed: random seed");
 ABSL_FLAG(bool, fixed_buffers, true, "fixed_buffers: register I/O buffers");
@@ -476,6 +482,26 @@ absl::Status ApplyTimeFlags(v1::WorkloadSpec* spec) {
     SetDuration(*v, spec->mutable_ramp_time());
   if (auto v = absl::GetFlag(FLAGS_series_interval)) {
     SetDuration(*v, spec->mutable_series_interval());
+  }
+  if (auto v = absl::GetFlag(FLAGS_precondition)) {
+    if (*v == "none") {
+      spec->clear_precondition();
+      return ApplySteadyStateFlags(spec);
+    }
+    constexpr absl::string_view kForm = "sequential:";
+    uint32_t passes = 0;
+    if (!absl::StartsWith(*v, kForm) ||
+        !absl::SimpleAtoi(absl::string_view(*v).substr(kForm.size()), &passes)) {
+      return BadFlag("precondition", *v,
+                     "not sequential:N (N full sequential 128 KiB write "
+                     "passes, e.g. sequential:2) nor none");
+    }
+    if (passes < 1 || passes > kMaxPreconditionPasses) {
+      return BadFlag("precondition", *v,
+                     absl::StrCat("the pass count must be 1..",
+                                  kMaxPreconditionPasses));
+    }
+    spec->mutable_precondition()->set_sequential_passes(passes);
   }
   return ApplySteadyStateFlags(spec);
 }

@@ -2,7 +2,28 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "base/units.h"
+
 namespace blkperf {
+
+std::string PreconditionProgressText(const PreconditionSummary& p) {
+  const uint64_t per_pass = p.passes == 0 ? 0 : p.bytes_planned / p.passes;
+  const uint64_t in_pass =
+      p.bytes_written - std::min<uint64_t>(p.bytes_written,
+                                           uint64_t{p.passes_done} * per_pass);
+  const uint32_t pass = std::min(p.passes_done + 1, p.passes);
+  const double percent =
+      per_pass == 0 ? 0 : 100.0 * static_cast<double>(in_pass) / per_pass;
+  if (p.complete) {
+    return absl::StrCat("preconditioning done: ", p.passes, " passes, ",
+                        FormatBytes(p.bytes_written), " written");
+  }
+  return absl::StrCat("preconditioning pass ", pass, "/", p.passes, ", ",
+                      static_cast<int>(std::min(percent, 100.0)), " % (",
+                      FormatBytes(p.bytes_written), " of ",
+                      FormatBytes(p.bytes_planned), " written)");
+}
 
 absl::string_view WorkloadStateName(WorkloadState state) {
   switch (state) {

@@ -305,6 +305,27 @@ struct GroupSnapshot {
   ThreadSnapshot total;
 };
 
+// What preconditioning (WorkloadSpec::precondition) did, so far or in all:
+// sequential 128 KiB writes, `passes_done` of `passes` full passes over
+// every target. Bytes are the bytes the writes completed; `bytes_planned`
+// is passes x the targets' sizes in whole 128 KiB blocks.
+struct PreconditionSummary {
+  uint32_t passes = 0;  // asked; 0: no preconditioning
+  uint32_t passes_done = 0;
+  uint64_t bytes_written = 0;
+  uint64_t bytes_planned = 0;
+  absl::Duration time;  // from its first write to its last completion
+  bool complete = false;  // every pass over every target finished
+  // Facts about it: a target written through the page cache (O_DIRECT
+  // refused), a tail shorter than 128 KiB left unwritten, a stop.
+  std::vector<std::string> notes;
+};
+
+// Preconditioning's progress as a note and a status line: "preconditioning
+// pass 1/2, 40 % (409.60MiB of 1.00GiB written)"; once ended, "done" or
+// how far it got.
+std::string PreconditionProgressText(const PreconditionSummary& p);
+
 struct WorkloadSnapshot {
   WorkloadState state = WorkloadState::kRamping;
   absl::Time taken;
@@ -349,6 +370,8 @@ struct WorkloadSnapshot {
   double other_cpu_share = std::numeric_limits<double>::quiet_NaN();
   // spec.steady_state's outcome (enabled false without one).
   SteadyStateResult steady_state;
+  // spec.precondition only: what ran before the measured workload.
+  PreconditionSummary precondition;
 };
 
 }  // namespace blkperf

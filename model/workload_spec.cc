@@ -174,6 +174,7 @@ absl::Duration SpecMaxDuration(const WorkloadSpec& spec) {
 }
 
 bool SpecWrites(const WorkloadSpec& spec) {
+  if (spec.precondition.sequential_passes != 0) return true;
   if (spec.groups.empty()) return OpWrites(spec.op, spec.read_percent);
   for (const JobGroupSpec& g : spec.groups) {
     if (OpWrites(g.op.value_or(spec.op),

@@ -99,6 +99,11 @@ struct TargetSpec {
   // blkperf's own file (the default target): a verify read of it with no
   // usable verify state first re-fills it with verify blocks.
   bool refill_for_verify = false;
+  // Engine-internal, never from a request: the caller already holds this
+  // block device's exclusive claim (a workload preconditioning its own
+  // targets, daemon/engine/precondition.cc), so writing opens it without
+  // an O_EXCL claim of its own (the kernel would refuse a second one).
+  bool claim_held = false;
 
   bool operator==(const TargetSpec&) const = default;
 };
@@ -118,6 +123,21 @@ struct SloSpec {
 
   bool operator==(const SloSpec&) const = default;
 };
+
+// Workload-independent preconditioning (SNIA PTS): before the workload's
+// own I/O, `sequential_passes` full passes of sequential 128 KiB writes
+// over every target, one target after the other (direct I/O where the
+// target allows it). It writes every block: each target needs allow_write.
+// Not measured; the result says what ran (PreconditionSummary).
+struct PreconditionSpec {
+  uint32_t sequential_passes = 0;  // 0: none; at most kMaxPreconditionPasses
+
+  bool operator==(const PreconditionSpec&) const = default;
+};
+inline constexpr uint32_t kPreconditionBlockSize = 128 * 1024;
+inline constexpr uint32_t kMaxPreconditionPasses = 16;
+// Preconditioning's queue depth (one thread).
+inline constexpr uint32_t kPreconditionQueueDepth = 32;
 
 // One job group: its own submitter threads and CPUs with their own I/O
 // shape. A field left unset takes the workload's value (rates excepted: a
@@ -268,6 +288,8 @@ struct WorkloadSpec {
   // Steady state (model/steady_state.h): checked on the series; the run
   // stops at attainment, or measuring begins there (gate).
   SteadyStateSpec steady_state;
+  // Preconditioning before the workload (none by default).
+  PreconditionSpec precondition;
 
   // Field by field; fleet runs compare a retried request with the first.
   bool operator==(const WorkloadSpec&) const = default;
@@ -282,7 +304,8 @@ uint32_t SpecThreads(const WorkloadSpec& spec);
 // Submitter threads of the spec's own fields, groups aside: `threads`, else
 // one per `cpus` entry, at least 1 (what a spec without groups runs).
 uint32_t TopLevelThreads(const WorkloadSpec& spec);
-// Whether any I/O of the spec writes (a group's op counts too).
+// Whether any I/O of the spec writes (a group's op counts too, and
+// preconditioning, which writes every block).
 bool SpecWrites(const WorkloadSpec& spec);
 // The longest the spec runs: ramp_time + runtime, or with an SLO search
 // ramp_time + its most steps x (settle + step).

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "base/bounded_text.h"
 #include "base/units.h"
+#include "model/workload_spec.h"
 
 namespace blkperf {
 namespace {
@@ -102,6 +103,35 @@ std::string SeriesJson(const Series& series) {
         ",\"errors\":", p.errors, "}"));
   }
   return absl::StrCat("[", absl::StrJoin(points, ","), "]");
+}
+
+std::string PreconditionJson(const PreconditionSummary& p) {
+  if (p.passes == 0) return "null";
+  std::vector<std::string> notes;
+  for (const std::string& note : p.notes) notes.push_back(Quoted(note));
+  return absl::StrCat(
+      "{\"passes\":", p.passes, ",\"passes_done\":", p.passes_done,
+      ",\"bytes_written\":", p.bytes_written,
+      ",\"bytes_planned\":", p.bytes_planned,
+      ",\"seconds\":", Num(absl::ToDoubleSeconds(p.time)),
+      ",\"complete\":", p.complete ? "true" : "false",
+      ",\"block_size\":", kPreconditionBlockSize, ",\"notes\":[",
+      absl::StrJoin(notes, ","), "]}");
+}
+
+std::string PreconditionText(const PreconditionSummary& p) {
+  if (p.passes == 0) return "";
+  std::string out = absl::StrCat(
+      "precondition: sequential 128 KiB writes, ", p.passes_done, " of ",
+      p.passes, p.passes == 1 ? " pass" : " passes",
+      p.complete ? " complete" : " (incomplete)", ", ",
+      FormatBytes(static_cast<double>(p.bytes_written)), " of ",
+      FormatBytes(static_cast<double>(p.bytes_planned)), " written in ",
+      absl::StrFormat("%.2fs", absl::ToDoubleSeconds(p.time)), "\n");
+  for (const std::string& note : p.notes) {
+    absl::StrAppend(&out, "precondition note: ", note, "\n");
+  }
+  return out;
 }
 
 std::string EnvironmentText(const Environment& env) {

@@ -12,6 +12,7 @@
 
 #include "model/environment.h"
 #include "model/series.h"
+#include "model/snapshot.h"
 #include "model/steady_state.h"
 
 namespace blkperf {
@@ -44,6 +45,15 @@ std::string SteadyStateJson(const SteadyStateResult& result);
 // there" and, after leaving, a "warning: left steady state at ..." line;
 // "" without steady state.
 std::string SteadyStateText(const SteadyStateResult& result);
+
+// The JSON report's "precondition": null without preconditioning, else
+// {"passes":2,"passes_done":2,"bytes_written":...,"bytes_planned":...,
+// "seconds":...,"complete":true,"block_size":131072,"notes":[...]}.
+std::string PreconditionJson(const PreconditionSummary& p);
+
+// "precondition: sequential 128 KiB writes, 2 of 2 passes complete, 1.00GiB
+// written in 3.20s" and a "precondition note:" line per note; "" without.
+std::string PreconditionText(const PreconditionSummary& p);
 
 }  // namespace blkperf
 

@@ -870,6 +870,7 @@ std::string FormatTextReport(const WorkloadSpec& spec,
     absl::StrAppend(&out, "target: ", TargetLine(target), "\n");
   }
   absl::StrAppend(&out, RingText(s));
+  absl::StrAppend(&out, PreconditionText(s.precondition));
   absl::StrAppend(&out, "state: ", WorkloadStateName(s.state), "  measured ",
                   absl::StrFormat("%.2fs", seconds), "\n");
   if (s.start.scheduled_monotonic_ns != 0 && s.start.first_monotonic_ns != 0) {
@@ -1038,6 +1039,7 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
       ",\"groups\":", GroupsJson(s),
       ",\"slo\":", SloJson(s.slo),
       ",\"environment\":", EnvironmentJson(s.environment),
+      ",\"precondition\":", PreconditionJson(s.precondition),
       ",\"series_interval_seconds\":",
       Number(absl::ToDoubleSeconds(s.series.interval)),
       ",\"series_ticks_per_point\":", s.series.ticks_per_point,
@@ -1049,6 +1051,11 @@ std::string FormatJsonReport(const WorkloadSpec& spec,
 
 std::string FormatStatusLine(const WorkloadSnapshot& previous,
                              const WorkloadSnapshot& current) {
+  if (current.state == WorkloadState::kCreating &&
+      current.precondition.passes != 0) {
+    return absl::StrCat("[", WorkloadStateName(current.state), "] ",
+                        PreconditionProgressText(current.precondition));
+  }
   ThreadSnapshot delta = current.total;
   const ThreadSnapshot& before = previous.total;
   delta.ios -= std::min(delta.ios, before.ios);

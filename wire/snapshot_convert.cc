@@ -532,6 +532,32 @@ void SnapshotToProto(const WorkloadSnapshot& s,
     proto->set_other_cpu_share(s.other_cpu_share);
   }
   SteadyStateResultToProto(s.steady_state, proto->mutable_steady_state());
+  if (s.precondition.passes != 0) {
+    PreconditionToProto(s.precondition, proto->mutable_precondition());
+  }
+}
+
+void PreconditionToProto(const PreconditionSummary& p,
+                         v1::PreconditionResult* proto) {
+  proto->set_passes(p.passes);
+  proto->set_passes_done(p.passes_done);
+  proto->set_bytes_written(p.bytes_written);
+  proto->set_bytes_planned(p.bytes_planned);
+  DurationToProto(p.time, proto->mutable_time());
+  proto->set_complete(p.complete);
+  for (const std::string& note : p.notes) proto->add_notes(note);
+}
+
+PreconditionSummary PreconditionFromProto(const v1::PreconditionResult& proto) {
+  PreconditionSummary p;
+  p.passes = proto.passes();
+  p.passes_done = proto.passes_done();
+  p.bytes_written = proto.bytes_written();
+  p.bytes_planned = proto.bytes_planned();
+  p.time = DurationFromProto(proto.time());
+  p.complete = proto.complete();
+  p.notes.assign(proto.notes().begin(), proto.notes().end());
+  return p;
 }
 
 void DeviceCountersToProto(const DeviceCounters& device,
@@ -749,6 +775,9 @@ absl::StatusOr<WorkloadSnapshot> SnapshotFromProto(const v1::Snapshot& proto) {
   s.series = SeriesFromProto(proto.series());
   if (proto.has_other_cpu_share()) s.other_cpu_share = proto.other_cpu_share();
   s.steady_state = SteadyStateResultFromProto(proto.steady_state());
+  if (proto.has_precondition()) {
+    s.precondition = PreconditionFromProto(proto.precondition());
+  }
   return s;
 }
 

@@ -75,6 +75,11 @@ void ThreadToProto(const ThreadSnapshot& thread, absl::Duration elapsed,
 void SnapshotToProto(const WorkloadSnapshot& snapshot,
                      const SnapshotProtoOptions& options, v1::Snapshot* proto);
 
+// Snapshot.precondition, both ways (SnapshotToProto/FromProto use them).
+void PreconditionToProto(const PreconditionSummary& precondition,
+                         v1::PreconditionResult* proto);
+PreconditionSummary PreconditionFromProto(const v1::PreconditionResult& proto);
+
 void DeviceCountersToProto(const DeviceCounters& device,
                            v1::DeviceCounters* proto);
 DeviceCounters DeviceCountersFromProto(const v1::DeviceCounters& proto);

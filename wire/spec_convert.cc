@@ -418,6 +418,10 @@ absl::Status ShapeFromProto(const v1::WorkloadSpec& proto, WorkloadSpec* spec) {
     BLKPERF_RETURN_IF_ERROR(
         SteadyStateSpecFromProto(proto.steady_state(), &spec->steady_state));
   }
+  if (proto.has_precondition()) {
+    spec->precondition.sequential_passes =
+        proto.precondition().sequential_passes();
+  }
   return absl::OkStatus();
 }
 
@@ -469,6 +473,10 @@ void ShapeToProto(const WorkloadSpec& spec, v1::WorkloadSpec* proto) {
   }
   if (spec.steady_state.enabled) {
     SteadyStateSpecToProto(spec.steady_state, proto->mutable_steady_state());
+  }
+  if (spec.precondition.sequential_passes != 0) {
+    proto->mutable_precondition()->set_sequential_passes(
+        spec.precondition.sequential_passes);
   }
 }
 

@@ -172,6 +172,18 @@ absl::StatusOr<CpuRegistration> RegisterSpecCpus(ValidatedSpec* validated) {
 
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
     ValidatedSpec validated, std::vector<TargetInfo> probed) {
+  if (validated.spec.precondition.sequential_passes != 0) {
+    return absl::FailedPreconditionError(
+        "precondition: an armed (fleet) workload starts at its Go instant, "
+        "and preconditioning takes as long as the device needs; "
+        "precondition the hosts with a run of their own first");
+  }
+  return SetUp(std::move(validated), std::move(probed));
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> Workload::SetUp(
+    ValidatedSpec validated, std::vector<TargetInfo> probed) {
+  const EngineLimits limits = validated.limits;
   BLKPERF_RETURN_IF_ERROR(CreateFileTargets(validated.spec));
   BLKPERF_ASSIGN_OR_RETURN(CpuRegistration cpus,
                            RegisterSpecCpus(&validated));
@@ -179,6 +191,7 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Arm(
       ResolvedSpec resolved,
       ResolveSpec(std::move(validated), std::move(probed)));
   std::unique_ptr<Workload> workload(new Workload(std::move(resolved)));
+  workload->limits_ = limits;
   workload->environment_ = CollectEnvironment(
       workload->spec_.targets, ResolvedSpecBytes(workload->spec_.spec));
   if (!cpus.note.empty()) workload->notes_.push_back(cpus.note);
@@ -198,14 +211,20 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
 
 absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(
     ValidatedSpec validated, std::vector<TargetInfo> probed) {
+  const bool precondition = validated.spec.precondition.sequential_passes != 0;
   BLKPERF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
-                           Arm(std::move(validated), std::move(probed)));
+                           SetUp(std::move(validated), std::move(probed)));
   {
     PiMutexLock lock(&workload->mu_);
     workload->released_ = true;
   }
-  workload->Release(workload->ReadDevices());  // nothing can have stopped it
   Workload* w = workload.get();
+  if (precondition) {
+    workload->preconditioning_.store(true);
+    workload->driver_ = std::thread([w] { w->PreconditionThenDrive(); });
+    return workload;
+  }
+  workload->Release(workload->ReadDevices());  // nothing can have stopped it
   workload->driver_ = std::thread([w] { w->Drive(); });
   return workload;
 }
@@ -376,7 +395,10 @@ absl::Status Workload::OpenTargets() {
     if (spec_.spec.direct) flags |= O_DIRECT;
     // A write workload claims block devices exclusively for its whole run;
     // the kernel refuses the claim while the device is mounted or held.
-    if (spec_.writes && info.kind == TargetKind::kBlockDevice) flags |= O_EXCL;
+    if (spec_.writes && info.kind == TargetKind::kBlockDevice &&
+        !spec_.spec.targets[i].claim_held) {
+      flags |= O_EXCL;
+    }
     // A read-only workload leaves access times alone, as t/io_uring does
     // (O_NOATIME): no inode writes the user did not ask for, and no atime
     // check per buffered read. The kernel allows it to the file's owner
@@ -1094,7 +1116,14 @@ void Workload::RequestStop() {
 
 void Workload::RequestStopFromSignal() {
   static_assert(std::atomic<bool>::is_always_lock_free);
-  if (!started_.load(std::memory_order_acquire)) return;  // see the header
+  if (!started_.load(std::memory_order_acquire)) {
+    // Preconditioning: its driver sees cancel_ and ends the workload.
+    if (preconditioning_.load()) {
+      stopped_by_user_.store(true);
+      cancel_.store(true);
+    }
+    return;  // see the header
+  }
   if (!finished_.HasBeenNotified()) stopped_by_user_.store(true);
   StopRunning();
 }
@@ -1295,6 +1324,12 @@ Workload::LockedState Workload::ReadLockedState(
   PiMutexLock lock(&mu_);
   locked.stopped_by_user = stopped_by_user_.load();
   locked.aborted = aborted_;
+  locked.precondition_failed = precondition_failed_;
+  if (precondition_failed_) {
+    snapshot->has_error = true;
+    snapshot->error = precondition_error_;
+  }
+  snapshot->precondition = precondition_;
   locked.phases = phases_;
   locked.ab_wait_note = ab_wait_note_;
   snapshot->slo = slo_;
@@ -1322,7 +1357,9 @@ int64_t Workload::FillThreads(WorkloadSnapshot* snapshot) const {
 
 bool Workload::FillError(WorkloadSnapshot* snapshot) const {
   const bool fatal = control_.fatal_published.load(std::memory_order_acquire);
-  if (fatal) {
+  if (snapshot->has_error) {
+    // Preconditioning's failure (ReadLockedState): the threads issued no I/O.
+  } else if (fatal) {
     snapshot->has_error = true;
     snapshot->error = control_.fatal_error;
   } else if (control_.first_error_published.load(std::memory_order_acquire)) {
@@ -1347,7 +1384,7 @@ WorkloadState Workload::StateOf(const WorkloadSnapshot& snapshot,
                                 bool started, bool fatal, int64_t now) const {
   if (finished) {
     if (locked.aborted) return WorkloadState::kAborted;
-    if (fatal || (snapshot.has_error && !spec_.spec.continue_on_error)) {
+    if (locked.precondition_failed || fatal || (snapshot.has_error && !spec_.spec.continue_on_error)) {
       return WorkloadState::kFailed;
     }
     if (locked.stopped_by_user) return WorkloadState::kStopped;
@@ -1355,6 +1392,10 @@ WorkloadState Workload::StateOf(const WorkloadSnapshot& snapshot,
       return WorkloadState::kFinishedWithErrors;
     }
     return WorkloadState::kFinished;
+  }
+  if (!started && preconditioning_.load()) {
+    return locked.stopped_by_user || locked.aborted ? WorkloadState::kStopping
+                                                    : WorkloadState::kCreating;
   }
   if (!started || now < control_.start_at_ns) {
     return locked.stopped_by_user || locked.aborted ? WorkloadState::kStopping
@@ -1465,6 +1506,9 @@ WorkloadSnapshot Workload::Snapshot() const {
   // Gate mode: ramping until steady state is attained.
   if (snapshot.state == WorkloadState::kRunning && !gate_open) {
     snapshot.state = WorkloadState::kRamping;
+  }
+  if (snapshot.state == WorkloadState::kCreating) {
+    snapshot.notes.push_back(PreconditionProgressText(snapshot.precondition));
   }
   return snapshot;
 }

@@ -67,7 +67,9 @@ class Workload {
   // threads run, or the first error (InvalidArgument naming the field,
   // PermissionDenied for an unallowed write, FailedPrecondition for a target
   // that cannot poll with `polled: on`, ...). Nothing is left running on
-  // error.
+  // error. With spec.precondition the threads are set up and wait while
+  // the passes run on a thread of the workload's own (Preconditioning());
+  // I/O and measuring start after them.
   static absl::StatusOr<std::unique_ptr<Workload>> Start(
       const WorkloadSpec& spec, const EngineLimits& limits);
   // As above, for a spec already validated (ValidateSpec: its fields are
@@ -87,6 +89,9 @@ class Workload {
       const WorkloadSpec& spec, const EngineLimits& limits);
   static absl::StatusOr<std::unique_ptr<Workload>> Arm(
       ValidatedSpec spec, std::vector<TargetInfo> probed = {});
+  // (Arm refuses spec.precondition with FailedPrecondition: an armed
+  // workload starts at Go()'s instant, and preconditioning takes as long
+  // as the device needs. Start() runs it before releasing the threads.)
 
   // Releases an armed workload at `at_monotonic_ns` (CLOCK_MONOTONIC ns): a
   // control thread sleeps (absolute clock_nanosleep) until a few ms before
@@ -109,6 +114,12 @@ class Workload {
 
   // Whether Go() (or Start()) released the workload; false while armed.
   bool Released() const;
+
+  // spec.precondition: true from Start() until the preconditioning passes
+  // end (done, stopped or failed); the measured workload starts after
+  // them. Snapshot() says how far they are (state kCreating, a note and
+  // WorkloadSnapshot::precondition). Thread-safe.
+  bool Preconditioning() const { return preconditioning_.load(); }
 
   ~Workload();  // Stops and joins.
   Workload(const Workload&) = delete;
@@ -166,6 +177,22 @@ class Workload {
 
  private:
   explicit Workload(ResolvedSpec spec);
+
+  // Arm() without its preconditioning refusal: every setup step.
+  static absl::StatusOr<std::unique_ptr<Workload>> SetUp(
+      ValidatedSpec validated, std::vector<TargetInfo> probed);
+  // Start()'s driver with spec.precondition: the passes
+  // (RunPrecondition), then the measured run, or the workload's end when
+  // they were stopped or failed.
+  void PreconditionThenDrive();
+  // Every pass over every target (precondition.cc). False when stopped,
+  // past the time limit or failed (precondition_error_ set for the last
+  // two).
+  bool RunPrecondition();
+  // One pass over target `index`: a write workload of its own through
+  // this workload's open descriptor. Adds what it wrote to precondition_.
+  absl::Status PreconditionPass(size_t index, uint32_t pass, bool direct,
+                                int64_t deadline_ns);
 
   absl::Status OpenTargets();
   // Trim ops on a regular file: FailedPrecondition when its file system
@@ -268,6 +295,7 @@ class Workload {
   struct LockedState {
     bool stopped_by_user = false;
     bool aborted = false;
+    bool precondition_failed = false;
     PhaseBoundaries phases;
     DeviceCounters device_now;
     std::string ab_wait_note;
@@ -406,6 +434,12 @@ class Workload {
   CpuRegistration cpu_registration_;  // held host-wide until destruction
   std::vector<std::unique_ptr<VerifyStateFile>> verify_states_;
   internal::VerifySetup verify_setup_;
+  EngineLimits limits_;  // as validated against; preconditioning's too
+  std::atomic<bool> preconditioning_{false};
+  PreconditionSummary precondition_ ABSL_GUARDED_BY(mu_);
+  // Why preconditioning failed: the workload then ends kFailed with it.
+  bool precondition_failed_ ABSL_GUARDED_BY(mu_) = false;
+  FirstError precondition_error_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace blkperf

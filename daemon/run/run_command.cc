@@ -167,6 +167,32 @@ int ExitCodeOf(WorkloadState state) {
   return 0;
 }
 
+// spec.precondition: a stderr line at each pass and each further 10 % of
+// it until the passes end (the measured run starts after them).
+void PrintPreconditionProgress(const Workload& workload) {
+  std::string last;
+  while (workload.Preconditioning()) {
+    const WorkloadSnapshot s = workload.Snapshot();
+    if (s.state == WorkloadState::kCreating) {
+      // The pass and its tens of percent: a line when either moves.
+      const std::string line = PreconditionProgressText(s.precondition);
+      const size_t percent = line.find(" % (");
+      const std::string key =
+          percent == std::string::npos ? line : line.substr(0, percent - 1);
+      if (key != last) {
+        std::fprintf(stderr, "blkperfd run: %s\n", line.c_str());
+        last = key;
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  const PreconditionSummary p = workload.Snapshot().precondition;
+  if (p.passes != 0) {
+    std::fprintf(stderr, "blkperfd run: %s\n",
+                 PreconditionProgressText(p).c_str());
+  }
+}
+
 }  // namespace
 
 int RunCommand() {
@@ -196,6 +222,7 @@ int RunCommand() {
       workload->get());
   // This thread's status lines stay off the submitters' CPUs.
   KeepControlThreadsOff((*workload)->spec().spec.cpus);
+  PrintPreconditionProgress(**workload);
   FollowWorkload(**workload, *run, logs ? &*logs : nullptr);
   const WorkloadSnapshot result = (*workload)->Snapshot();
   const ResolvedSpec& resolved = (*workload)->spec();

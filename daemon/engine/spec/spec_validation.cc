@@ -466,6 +466,35 @@ absl::Status ValidateAlignmentAndTimeout(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
+// Preconditioning (WorkloadSpec::precondition): its pass count, and
+// targets it may write: it writes every block of every one.
+absl::Status ValidatePreconditionFields(const WorkloadSpec& spec) {
+  const uint32_t passes = spec.precondition.sequential_passes;
+  if (passes == 0) return absl::OkStatus();
+  if (passes > kMaxPreconditionPasses) {
+    return Invalid("precondition.sequential_passes",
+                   absl::StrCat(passes, " is more than ",
+                                kMaxPreconditionPasses, " passes"));
+  }
+  if (spec.nop) {
+    return Invalid("precondition", "needs targets to write; nop has none");
+  }
+  if (spec.verify) {
+    return Invalid("precondition",
+                   "cannot be used with verify: it overwrites every block, "
+                   "so the generations verify recorded would no longer match");
+  }
+  for (size_t i = 0; i < spec.targets.size(); ++i) {
+    if (spec.targets[i].allow_write) continue;
+    return Invalid(
+        absl::StrCat("targets[", i, "].allow_write"),
+        absl::StrCat("is false, but precondition sequential:", passes,
+                     " writes every block of ", spec.targets[i].path,
+                     " (allow writing it, or drop precondition)"));
+  }
+  return absl::OkStatus();
+}
+
 // Checks that need no target, step by step: the first failing step's
 // error is returned. `groups` gets the resolved job groups (their defaults
 // filled in from the spec as given).
@@ -482,6 +511,7 @@ absl::Status ValidateFields(const WorkloadSpec& spec,
   BLKPERF_RETURN_IF_ERROR(ValidateAbFields(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateAlignmentAndTimeout(spec));
   BLKPERF_RETURN_IF_ERROR(ValidateSteadyStateFields(spec));
+  BLKPERF_RETURN_IF_ERROR(ValidatePreconditionFields(spec));
   return ValidateVerifyFields(spec);
 }
 
@@ -516,7 +546,8 @@ absl::Status CheckSplitForTarget(const SplitStrategy& strategy,
 
 absl::StatusOr<ValidatedSpec> ValidateSpec(const WorkloadSpec& spec,
                                            const EngineLimits& limits) {
-  ValidatedSpec validated{.spec = spec, .host_cpus = CurrentHostCpus()};
+  ValidatedSpec validated{
+      .spec = spec, .host_cpus = CurrentHostCpus(), .limits = limits};
   // The groups are resolved once, from the spec as given (a group's unset
   // batches follow its own depth), while the fields are validated.
   BLKPERF_RETURN_IF_ERROR(ValidateFields(spec, limits, validated.host_cpus,

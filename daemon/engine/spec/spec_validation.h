@@ -59,6 +59,9 @@ struct ValidatedSpec {
   WorkloadSpec spec;
   std::vector<GroupShape> groups;  // as ResolvedSpec::groups
   HostCpus host_cpus;              // what it was validated against
+  // The limits it was validated against: the engine's own runs for it
+  // (preconditioning, daemon/engine/precondition.cc) keep to them too.
+  EngineLimits limits;
 };
 
 // The checks that need no target (ranges, batches, CPUs, times, permission
