@@ -53,6 +53,7 @@ ABSL_DECLARE_FLAG(std::optional<std::string>, steady_state);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, steady_state_window);
 ABSL_DECLARE_FLAG(std::optional<absl::Duration>, steady_state_check);
 ABSL_DECLARE_FLAG(std::optional<std::string>, steady_state_mode);
+ABSL_DECLARE_FLAG(std::optional<std::string>, precondition);
 
 namespace blkperf {
 namespace {
@@ -145,6 +146,30 @@ TEST(SpecFromFlagsTest, ForceAsyncAndNoAbSchedule) {
   EXPECT_EQ(spec->ab_strategies_size(), 0);
   EXPECT_FALSE(spec->has_ab_slice());
   absl::SetFlag(&FLAGS_force_async, false);
+}
+
+TEST(SpecFromFlagsTest, PreconditionSequentialPasses) {
+  absl::StatusOr<v1::WorkloadSpec> spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_precondition());
+  absl::SetFlag(&FLAGS_precondition, "sequential:2");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->precondition().sequential_passes(), 2u);
+  absl::SetFlag(&FLAGS_precondition, "none");
+  spec = SpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_precondition());
+  for (const char* bad :
+       {"sequential", "sequential:", "sequential:0", "sequential:17",
+        "sequential:-1", "random:2", "2"}) {
+    absl::SetFlag(&FLAGS_precondition, bad);
+    const absl::Status status = SpecFromFlags().status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(absl::StrCat("--precondition=", bad, ":")));
+  }
+  absl::SetFlag(&FLAGS_precondition, std::nullopt);
 }
 
 TEST(SpecFromFlagsTest, LatencyModeAndIoTimeout) {

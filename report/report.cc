@@ -395,6 +395,10 @@ std::string SpecSummary(const WorkloadSpec& spec) {
   absl::StrAppend(&line, " latency_mode=", LatencyModeName(spec.latency_mode),
                   " io_timeout=", absl::FormatDuration(spec.io_timeout));
   absl::StrAppend(&line, ShapeSummary(spec));
+  if (spec.precondition.sequential_passes != 0) {
+    absl::StrAppend(&line, " precondition=sequential:",
+                    spec.precondition.sequential_passes);
+  }
   return line;
 }
 

@@ -184,6 +184,47 @@ TEST(TextReportTest, StatesIopsBandwidthAndPercentiles) {
   EXPECT_TRUE(absl::StrContains(text, "p50=")) << text;
 }
 
+TEST(PreconditionReportTest, TextJsonAndStatusLineSayWhatRan) {
+  WorkloadSpec spec = Spec();
+  spec.precondition.sequential_passes = 2;
+  WorkloadSnapshot s = Snapshot();
+  EXPECT_THAT(FormatJsonReport(spec, {}, s), ::testing::HasSubstr(
+                                                 "\"precondition\":null"));
+  EXPECT_FALSE(absl::StrContains(FormatTextReport(Spec(), {}, s),
+                                 "precondition"));
+  s.precondition = {.passes = 2,
+                    .passes_done = 2,
+                    .bytes_written = 2 << 20,
+                    .bytes_planned = 2 << 20,
+                    .time = absl::Milliseconds(250),
+                    .complete = true,
+                    .notes = {"targets[0] /f: written through the page cache"}};
+  const std::string text = FormatTextReport(spec, {}, s);
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "precondition: sequential 128 KiB writes, 2 of 2 "
+                        "passes complete, 2.00MiB of 2.00MiB written in "
+                        "0.25s\nprecondition note: targets[0] /f: written "
+                        "through the page cache\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr(" precondition=sequential:2"));
+  EXPECT_THAT(FormatJsonReport(spec, {}, s),
+              ::testing::HasSubstr(
+                  "\"precondition\":{\"passes\":2,\"passes_done\":2,"
+                  "\"bytes_written\":2097152,\"bytes_planned\":2097152,"
+                  "\"seconds\":0.25,\"complete\":true,\"block_size\":131072,"
+                  "\"notes\":[\"targets[0] /f: written through the page "
+                  "cache\"]}"));
+  // While it runs: the status line is its progress (pass 2 of 2, half).
+  WorkloadSnapshot live;
+  live.state = WorkloadState::kCreating;
+  live.precondition = {.passes = 2,
+                       .passes_done = 1,
+                       .bytes_written = 3 << 19,
+                       .bytes_planned = 2 << 20};
+  EXPECT_EQ(FormatStatusLine(live, live),
+            "[creating] preconditioning pass 2/2, 50 % (1.50MiB of 2.00MiB "
+            "written)");
+}
+
 // Batch turns' two parts are not fio's slat and clat: text and JSON name
 // them batch_wait and after_wait; per_io turns keep slat and clat.
 TEST(BatchTurnsTest, NameTheirPartsBatchWaitAndAfterWait) {

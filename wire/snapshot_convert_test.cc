@@ -17,6 +17,32 @@ LatencyHistogram SampleHistogram() {
   return h;
 }
 
+TEST(PreconditionProtoTest, RoundTripsEveryFieldAndIsAbsentWithout) {
+  WorkloadSnapshot s;
+  v1::Snapshot proto;
+  SnapshotToProto(s, {}, &proto);
+  EXPECT_FALSE(proto.has_precondition());
+  s.precondition = {.passes = 3,
+                    .passes_done = 2,
+                    .bytes_written = 12345,
+                    .bytes_planned = 67890,
+                    .time = absl::Milliseconds(1500),
+                    .complete = false,
+                    .notes = {"a", "b"}};
+  SnapshotToProto(s, {}, &proto);
+  ASSERT_TRUE(proto.has_precondition());
+  absl::StatusOr<WorkloadSnapshot> back = SnapshotFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const PreconditionSummary& p = back->precondition;
+  EXPECT_EQ(p.passes, 3u);
+  EXPECT_EQ(p.passes_done, 2u);
+  EXPECT_EQ(p.bytes_written, 12345u);
+  EXPECT_EQ(p.bytes_planned, 67890u);
+  EXPECT_EQ(p.time, absl::Milliseconds(1500));
+  EXPECT_FALSE(p.complete);
+  EXPECT_THAT(p.notes, ::testing::ElementsAre("a", "b"));
+}
+
 TEST(StartTimesProtoTest, RoundTripsEveryField) {
   StartTimes start;
   start.scheduled_monotonic_ns = 10'800'000'000'123;

@@ -152,8 +152,10 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   proto.mutable_ab_slice()->set_seconds(2);
   proto.set_latency_mode(v1::LATENCY_MODE_PER_IO);
   proto.mutable_io_timeout()->set_nanos(500000000);
+  proto.mutable_precondition()->set_sequential_passes(2);
   absl::StatusOr<WorkloadSpec> spec = SpecFromProto(proto);
   ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->precondition.sequential_passes, 2u);
   v1::WorkloadSpec full;
   SpecToProto(*spec, &full);
   absl::StatusOr<WorkloadSpec> again = SpecFromProto(full);
@@ -177,6 +179,7 @@ TEST(SpecFromProtoTest, RoundTripsThroughSpecToProto) {
   EXPECT_EQ(full.huge_pages(), v1::HUGE_PAGE_MODE_OFF);
   EXPECT_EQ(full.buffer_layout(), v1::BUFFER_LAYOUT_ONE_REGION);
   EXPECT_TRUE(full.has_vectored());
+  EXPECT_EQ(full.precondition().sequential_passes(), 2u);
 }
 
 TEST(SpecFromProtoTest, ShapeFieldsRoundTrip) {
