@@ -117,6 +117,11 @@ absl::StatusOr<ExperimentPlan> PlanExperimentFromFlags(bool live_arms) {
           "an experiment with A/B strategies (--spec_file's ab_strategies): "
           "give one of them");
     }
+    if (spec->precondition().sequential_passes() != 0) {
+      return absl::InvalidArgumentError(
+          "--precondition with an experiment: every round would precondition "
+          "its targets again; precondition them with a run of its own first");
+    }
     spec->mutable_runtime()->set_seconds(ns / 1000000000);
     spec->mutable_runtime()->set_nanos(static_cast<int32_t>(ns % 1000000000));
     spec->clear_io_count();

@@ -39,6 +39,11 @@ for bad in random:2 sequential:0 sequential:17 sequential:x; do
   [[ $rc == 2 ]] && grep -q -- "--precondition=$bad" "$dir/err" ||
     fail "--precondition=$bad: exit $rc, $(cat "$dir/err")"
 done
+rc=0
+"$blkperfd" run --target="$F" --allow_write --precondition=sequential:1 \
+  --vary=qd=1,2 --rounds=2 --round=200ms > /dev/null 2> "$dir/err" || rc=$?
+[[ $rc == 2 ]] && grep -q -- "--precondition with an experiment" "$dir/err" ||
+  fail "an experiment with --precondition: exit $rc, $(cat "$dir/err")"
 [[ $(md5sum < "$F") == "$before" ]] || fail "a refused run wrote the target"
 
 echo "== blkperfd run --precondition=sequential:2"
