@@ -10,7 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/target/target.h"
 #include "gtest/gtest.h"
 #include "liburing.h"

@@ -5,7 +5,7 @@
 // device and the file it creates.
 #include <string>
 
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gmock/gmock.h"

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gmock/gmock.h"

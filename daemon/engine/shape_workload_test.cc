@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/testing/fuse_file_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"

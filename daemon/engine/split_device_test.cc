@@ -3,7 +3,7 @@
 // the reason otherwise. Touches only the loop device and file it creates.
 #include <string>
 
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/workload.h"
 #include "daemon/engine/workload_test_util.h"
 #include "gtest/gtest.h"

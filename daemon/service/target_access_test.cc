@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "daemon/engine/loop_device_for_test.h"
+#include "daemon/engine/testing/loop_device_for_test.h"
 #include "daemon/engine/spec/spec_validation.h"
 #include "daemon/service/access_policy.h"
 #include "daemon/service/workload_backend.h"

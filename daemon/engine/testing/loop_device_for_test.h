@@ -6,8 +6,8 @@
 //   if (!loop.ok()) GTEST_SKIP() << loop.why();
 //   loop.SetQueueLimit("max_sectors_kb", 64);
 //   spec.targets.push_back({.path = loop.path()});
-#ifndef BLKPERF_DAEMON_ENGINE_LOOP_DEVICE_FOR_TEST_H_
-#define BLKPERF_DAEMON_ENGINE_LOOP_DEVICE_FOR_TEST_H_
+#ifndef BLKPERF_DAEMON_ENGINE_TESTING_LOOP_DEVICE_FOR_TEST_H_
+#define BLKPERF_DAEMON_ENGINE_TESTING_LOOP_DEVICE_FOR_TEST_H_
 
 #include <stdio.h>
 #include <unistd.h>
@@ -108,4 +108,4 @@ class LoopDeviceForTest {
 
 }  // namespace blkperf
 
-#endif  // BLKPERF_DAEMON_ENGINE_LOOP_DEVICE_FOR_TEST_H_
+#endif  // BLKPERF_DAEMON_ENGINE_TESTING_LOOP_DEVICE_FOR_TEST_H_
