@@ -14,7 +14,7 @@
 //   run [spec flags]     start + watch + final report (Ctrl-C stops it);
 //                        with --vary an experiment (docs/experiments.md)
 //   health               the standard gRPC health check of the daemon
-//   compare A.json B.json  two saved reports: spec and environment
+//   compare A B            two saved reports (files or store ids): spec and environment
 //                        differences, IOPS ratio (client/compare_command.h)
 //   fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|inventory
 //                        --hosts=...
@@ -125,7 +125,8 @@ constexpr char kUsage[] =
     "blkperf [--server=host:port] [--json] <command> [args] [flags]\n"
     "commands: caps | probe PATH | start | stop ID | status ID | list |\n"
     "          watch ID | split ID STRATEGY | run | health |\n"
-    "          compare A.json B.json [--margin --confidence] |\n"
+    "          compare A B (report files or results store ids)\n"
+    "            [--margin --confidence --results_db] |\n"
     "          import-fio JOB.fio (print the spec a fio job file maps to) |\n"
     "          fleet run|watch RUN|split RUN STRATEGY|abort RUN|report RUN|\n"
     "          inventory --hosts=...\n"

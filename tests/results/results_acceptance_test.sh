@@ -50,6 +50,13 @@ id=$(json "$dir/list.json" 'r["results"][0]["id"]')
 [[ $(json "$dir/show.json" 'r["report"]["series"] == json.load(open(sys.argv[1].replace("show","run")))["series"]') == True ]] ||
   fail "results show does not give back the run's series"
 "$blkperf" results show "$id" --results_db="$DB" | grep -q "^state: finished" || fail "results show text"
+# blkperf compare takes store ids as well as report files: the kept run
+# against its own --json report is the same spec and environment.
+"$blkperf" compare "$id" "$dir/run.json" --results_db="$DB" > "$dir/compare.txt" ||
+  fail "compare $id run.json: $(cat "$dir/compare.txt")"
+grep -q "spec differences: none" "$dir/compare.txt" || fail "compare by id: $(head -3 "$dir/compare.txt")"
+rc=0; "$blkperf" compare r0123456789abcdef "$dir/run.json" --results_db="$DB" 2> "$dir/err" || rc=$?
+(( rc == 2 )) && grep -q r0123456789abcdef "$dir/err" || fail "compare: an unknown id: rc $rc $(cat "$dir/err")"
 # A kept result in fio's json+ (issue 40: the store's export in fio's
 # format): the run's read I/Os, and bins that add up to them.
 "$blkperf" results show "$id" --results_db="$DB" --output_format=fio-json+ \
