@@ -1,6 +1,8 @@
 // The environment block checked against the kernel's own files: uname and
 // /proc for the host, /sys/block/loopN for a loop device this test attaches
-// (with a queue setting it changes, so a stale or guessed value fails).
+// (with a queue setting it changes, so a stale or guessed value fails), and
+// /sys/block/zram0 sized for the test (a bio device: no scheduler nor
+// nr_requests, which must say unknown rather than a guess).
 #include "daemon/engine/host/environment.h"
 
 #include <sys/utsname.h>
@@ -11,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/engine/testing/loop_device_for_test.h"
+#include "daemon/engine/testing/zram_for_test.h"
 #include "daemon/engine/target/target.h"
 #include "gtest/gtest.h"
 #include "liburing.h"
@@ -65,6 +68,41 @@ TEST(EnvironmentTest, LoopDeviceFactsMatchSysfs) {
   EXPECT_NE(scheduler.find(t.scheduler), std::string::npos);
   EXPECT_EQ(t.scheduler.find('['), std::string::npos);
   // A loop device has no model or firmware in sysfs: unknown, not a guess.
+  EXPECT_EQ(t.model, kUnknownFact);
+  EXPECT_EQ(t.firmware_rev, kUnknownFact);
+}
+
+// The kernel's value of queue setting `name`, or unknown where the device
+// has no such file.
+std::string QueueFact(const std::string& queue, const std::string& name) {
+  std::ifstream in(queue + name);
+  return in ? FileText(queue + name) : std::string(kUnknownFact);
+}
+
+TEST(EnvironmentTest, ZramFactsMatchSysfs) {
+  ZramForTest zram(64 << 20);
+  if (!zram.ok()) GTEST_SKIP() << zram.why();
+  absl::StatusOr<TargetInfo> info = ProbeTarget(zram.path());
+  ASSERT_TRUE(info.ok()) << info.status();
+  const TargetEnvironment t = CollectTargetEnvironment(*info);
+  const std::string queue = "/sys/block/zram0/queue/";
+  EXPECT_EQ(t.path, "/dev/zram0");
+  EXPECT_EQ(t.device, "zram0");
+  EXPECT_EQ(t.size_bytes, std::to_string(64 << 20));
+  EXPECT_EQ(t.logical_block_size, FileText(queue + "logical_block_size"));
+  EXPECT_EQ(t.physical_block_size, FileText(queue + "physical_block_size"));
+  EXPECT_EQ(t.rotational, FileText(queue + "rotational"));
+  EXPECT_EQ(t.max_sectors_kb, FileText(queue + "max_sectors_kb"));
+  EXPECT_EQ(t.write_cache, FileText(queue + "write_cache"));
+  EXPECT_EQ(t.nomerges, QueueFact(queue, "nomerges"));
+  EXPECT_EQ(t.nr_requests, QueueFact(queue, "nr_requests"));
+  if (QueueFact(queue, "scheduler") == kUnknownFact) {
+    EXPECT_EQ(t.scheduler, kUnknownFact);
+  } else {
+    EXPECT_NE(FileText(queue + "scheduler").find(t.scheduler),
+              std::string::npos);
+  }
+  // No device model or firmware behind zram: unknown, not a guess.
   EXPECT_EQ(t.model, kUnknownFact);
   EXPECT_EQ(t.firmware_rev, kUnknownFact);
 }
