@@ -157,6 +157,30 @@ TEST(PreconditionTest, ProgressShowsWhileItRunsAndAStopEndsTheWorkload) {
   unlink(path.c_str());
 }
 
+TEST(PreconditionTest, PastTheRuntimeLimitItFailsTheWorkloadSayingSo) {
+  const std::string path = TempPath("limit.dat");
+  WriteOldFile(path, 4096);
+  ASSERT_EQ(truncate(path.c_str(), 256 << 20), 0);
+  WorkloadSpec spec = ReadRunAfter(16, path);
+  spec.runtime = absl::Milliseconds(20);
+  absl::StatusOr<std::unique_ptr<Workload>> w =
+      Workload::Start(spec, EngineLimits{.max_runtime = absl::Milliseconds(50)});
+  ASSERT_TRUE(w.ok()) << w.status();
+  (*w)->Wait();
+  const absl::Time waited = absl::Now();
+  while ((*w)->Preconditioning() && absl::Now() - waited < absl::Seconds(10)) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  const WorkloadSnapshot s = (*w)->Snapshot();
+  EXPECT_EQ(s.state, WorkloadState::kFailed);
+  ASSERT_TRUE(s.has_error);
+  EXPECT_THAT(s.error.message, HasSubstr("precondition pass 1/16 of targets[0]"));
+  EXPECT_THAT(s.error.message, HasSubstr("ran past the limit max_runtime 50ms"));
+  EXPECT_FALSE(s.precondition.complete);
+  EXPECT_EQ(s.total.ios, 0u);
+  unlink(path.c_str());
+}
+
 TEST(PreconditionTest, RefusedWhereWritesAreNotAllowedNamingTheTarget) {
   const std::string path = TempPath("ro.dat");
   WriteOldFile(path, 1 << 20);
