@@ -366,7 +366,8 @@ struct WorkloadSnapshot {
   // not take: other processes, other daemon threads, a hypervisor's steal
   // (/proc/stat, daemon/engine/host/other_cpu.h: a lower bound, each CPU's
   // one-tick rounding left out). NaN where unknown (not started, no
-  // /proc/stat, a steady-state gate, a result from a daemon that does not report it).
+  // /proc/stat, a steady-state gate, a result from a daemon that does not
+  // report it).
   double other_cpu_share = std::numeric_limits<double>::quiet_NaN();
   // spec.steady_state's outcome (enabled false without one).
   SteadyStateResult steady_state;
