@@ -31,7 +31,8 @@ def cell(text):
 def verdict_text(metric):
     v = metric.get("verdict", "")
     if v == "inconclusive" and metric.get("more_rounds"):
-        v += f": about {metric['more_rounds']} more rounds would decide"
+        n = metric["more_rounds"]
+        v += f": about {n} more round{'' if n == 1 else 's'} would decide"
     return v
 
 
