@@ -6,7 +6,7 @@
 Fails (exit 1, naming each gap) when
   - a field of the API's spec messages (proto/blkperf.proto: WorkloadSpec,
     TargetSpec, JobGroup, SloSpec, BlockSizeSplit, BlockSizeShare,
-    SteadyStateSpec) is not
+    SteadyStateSpec, PreconditionSpec) is not
     named in docs/spec.md (as `name`, `x.name` or `x[].name`);
   - a flag defined under cli/ (the spec flags every binary shares) is not
     named in docs/ (as `--name` or `name`);
@@ -24,7 +24,8 @@ import subprocess
 import sys
 
 SPEC_MESSAGES = ("WorkloadSpec", "TargetSpec", "JobGroup", "SloSpec",
-                 "BlockSizeSplit", "BlockSizeShare", "SteadyStateSpec")
+                 "BlockSizeSplit", "BlockSizeShare", "SteadyStateSpec",
+                 "PreconditionSpec")
 
 
 def message_fields(proto, name):
