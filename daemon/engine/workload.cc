@@ -1409,30 +1409,6 @@ WorkloadState Workload::StateOf(const WorkloadSnapshot& snapshot,
   return WorkloadState::kRunning;
 }
 
-namespace {
-
-// Snapshot.other_cpu_share: the submitters' CPUs' busy time between the
-// readings (other_cpu.h's rule) less the workload's own threads' CPU time
-// over its measured window (submitters and io-wq workers, from their
-// baselines at the window's start).
-double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
-                       const std::vector<CpuTicks>& start,
-                       const std::vector<CpuTicks>& end) {
-  std::vector<int> cpus;
-  for (const ThreadSnapshot& t : snapshot.threads) {
-    if (t.cpu >= 0 && std::find(cpus.begin(), cpus.end(), t.cpu) == cpus.end()) {
-      cpus.push_back(t.cpu);
-    }
-  }
-  const ThreadSnapshot& own = snapshot.total;
-  return OtherCpuShare(
-      start, end, cpus,
-      own.user_cpu_seconds + own.system_cpu_seconds + own.io_worker_cpu_seconds,
-      static_cast<double>(sysconf(_SC_CLK_TCK)));
-}
-
-}  // namespace
-
 std::vector<CpuTicks> Workload::CpuTicksNow() {
   absl::StatusOr<std::vector<CpuTicks>> ticks = ReadCpuTicks();
   return ticks.ok() ? *std::move(ticks) : std::vector<CpuTicks>();
@@ -1496,8 +1472,13 @@ WorkloadSnapshot Workload::Snapshot() const {
   if (started && !Gated() && !locked.start_ticks.empty()) {
     std::vector<CpuTicks> end_ticks = locked.end_ticks;
     if (end_ticks.empty()) end_ticks = CpuTicksNow();  // still running
-    snapshot.other_cpu_share =
-        OtherCpuShareOf(snapshot, locked.start_ticks, end_ticks);
+    // The workload's own threads: submitters and io-wq workers, from
+    // their baselines at the measured window's start.
+    const ThreadSnapshot& own = snapshot.total;
+    snapshot.other_cpu_share = SubmitterCpusOtherShare(
+        snapshot, locked.start_ticks, end_ticks,
+        own.user_cpu_seconds + own.system_cpu_seconds +
+            own.io_worker_cpu_seconds);
   }
   snapshot.environment = environment_;
   snapshot.environment.io_uring_features = IoUringFeatures(snapshot.ring);

@@ -103,15 +103,10 @@ double OtherCpuShareOf(const WorkloadSnapshot& snapshot,
                        const std::vector<CpuTicks>& before,
                        const std::vector<CpuTicks>& after,
                        double own_cpu_seconds) {
-  std::vector<int> cpus;
-  for (const ThreadSnapshot& t : snapshot.threads) {
-    if (t.cpu >= 0) cpus.push_back(t.cpu);
-  }
   if (!std::isfinite(own_cpu_seconds)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  return OtherCpuShare(before, after, cpus, own_cpu_seconds,
-                       static_cast<double>(sysconf(_SC_CLK_TCK)));
+  return SubmitterCpusOtherShare(snapshot, before, after, own_cpu_seconds);
 }
 
 }  // namespace

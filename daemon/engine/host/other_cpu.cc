@@ -1,5 +1,8 @@
 #include "daemon/engine/host/other_cpu.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -63,6 +66,20 @@ double OtherCpuShare(const std::vector<CpuTicks>& before,
   }
   if (!(total > 0)) return std::numeric_limits<double>::quiet_NaN();
   return std::max(0.0, (busy - own_cpu_seconds * ticks_per_second) / total);
+}
+
+double SubmitterCpusOtherShare(const WorkloadSnapshot& run,
+                               const std::vector<CpuTicks>& before,
+                               const std::vector<CpuTicks>& after,
+                               double own_cpu_seconds) {
+  std::vector<int> cpus;
+  for (const ThreadSnapshot& t : run.threads) {
+    if (t.cpu >= 0 && std::find(cpus.begin(), cpus.end(), t.cpu) == cpus.end()) {
+      cpus.push_back(t.cpu);
+    }
+  }
+  return OtherCpuShare(before, after, cpus, own_cpu_seconds,
+                       static_cast<double>(sysconf(_SC_CLK_TCK)));
 }
 
 }  // namespace blkperf

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/snapshot.h"
 
 namespace blkperf {
 
@@ -40,6 +41,14 @@ double OtherCpuShare(const std::vector<CpuTicks>& before,
                      const std::vector<CpuTicks>& after,
                      const std::vector<int>& cpus, double own_cpu_seconds,
                      double ticks_per_second);
+
+// OtherCpuShare over the CPUs `run`'s submitter threads ran on, at the
+// kernel's USER_HZ: the one rule for the daemon's Snapshot.other_cpu_share
+// and `blkperfd run --vary`'s own measure around each round.
+double SubmitterCpusOtherShare(const WorkloadSnapshot& run,
+                               const std::vector<CpuTicks>& before,
+                               const std::vector<CpuTicks>& after,
+                               double own_cpu_seconds);
 
 }  // namespace blkperf
 
